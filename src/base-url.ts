@@ -1,0 +1,45 @@
+import { ConfigError } from './errors.js';
+
+/**
+ * Checks a base URL and returns it without a trailing slash, so that
+ * "https://api.example.com/v1/" and ".../v1" both lead to ".../v1/plants/42".
+ */
+export function normalizeBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): expected something like https://api.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): only http and https are supported`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(`the base URL (from ${source}) must not hold credentials; use plantstore auth login for the token`);
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): it must not have a query or fragment`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Loopback names a bearer token may travel to in clear text. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
+  return /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Refuses to send a token in clear text to anything but this machine. */
+export function assertSafeForToken(baseUrl: string, source: string): void {
+  const url = new URL(baseUrl);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new ConfigError(
+      `refusing to send the token over plain http to ${url.host} (base URL from ${source}); use https, or http only for loopback`,
+    );
+  }
+}
+
+export function plantUrl(baseUrl: string, id: string): string {
+  return `${baseUrl}/plants/${id}`;
+}

@@ -1,0 +1,85 @@
+import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
+import type { Context } from '../context.js';
+import { AuthError, Exit, UsageError, type ExitCode } from '../errors.js';
+import type { GlobalOptions } from '../global-options.js';
+import { readAllStdin, readHiddenLine } from '../prompt.js';
+import { resolveBaseUrl, resolveProfile, resolveToken } from '../settings.js';
+import { MAX_TOKEN_BYTES, maskToken, normalizeToken } from '../token.js';
+
+export interface LoginOptions {
+  withToken: boolean;
+  global: GlobalOptions;
+}
+
+/** Stores a token (and, with --base-url, the base URL) in the selected profile. */
+export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCode> {
+  const profile = resolveProfile(opts.global, ctx.env);
+  // Check the base URL before asking for the token, so a typo costs no paste.
+  const baseUrl = opts.global.baseUrl === undefined ? undefined : normalizeBaseUrl(opts.global.baseUrl, '--base-url');
+  if (baseUrl) assertSafeForToken(baseUrl, '--base-url');
+  const token = normalizeToken(await readToken(opts, ctx), opts.withToken ? 'standard input' : 'the prompt');
+  const config = ctx.config();
+  await config.updateProfile(profile, (current) => ({ ...current, token, ...(baseUrl ? { 'base-url': baseUrl } : {}) }));
+  if (opts.global.json) ctx.io.out(JSON.stringify({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path }));
+  ctx.io.err(`${ctx.io.errStyle().green('✓')} Token stored for profile '${profile}' in ${config.path}`);
+  if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err(`note: PLANTSTORE_TOKEN is set and takes precedence over the stored token`);
+  return Exit.ok;
+}
+
+async function readToken(opts: LoginOptions, ctx: Context): Promise<string> {
+  if (opts.withToken) return readAllStdin(ctx.stdin, MAX_TOKEN_BYTES * 2);
+  if (!ctx.io.stdinIsTTY) {
+    throw new UsageError('standard input is not a terminal: pipe the token with plantstore auth login --with-token');
+  }
+  return readHiddenLine(ctx.stdin, ctx.io.errText, 'Paste your Plant Store token (input hidden): ');
+}
+
+/** Removes only the token of the selected profile; other keys and profiles stay. */
+export async function runLogout(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
+  const profile = resolveProfile(opts.global, ctx.env);
+  const config = ctx.config();
+  if (config.profile(profile).token === undefined) {
+    ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
+  } else {
+    await config.updateProfile(profile, ({ token: _removed, ...rest }) => rest);
+    ctx.io.err(`${ctx.io.errStyle().green('✓')} Token removed from profile '${profile}'`);
+  }
+  if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err('note: PLANTSTORE_TOKEN is still set in this environment');
+  return Exit.ok;
+}
+
+/** Says where the token and base URL come from. It cannot check the token: the service has no read-only operation. */
+export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
+  const profile = resolveProfile(opts.global, ctx.env);
+  const token = resolveToken(ctx.env, ctx.config, profile);
+  const baseUrl = resolveBaseUrl(opts.global, ctx.env, ctx.config, profile);
+  if (opts.global.json) {
+    ctx.io.out(
+      JSON.stringify({
+        profile,
+        token: token ? { masked: maskToken(token.value), source: token.source } : null,
+        baseUrl: baseUrl ? { value: baseUrl.value, source: baseUrl.source } : null,
+        configPath: ctx.config().path,
+      }),
+    );
+  } else {
+    ctx.io.out(`Profile:  ${profile}`);
+    ctx.io.out(`Token:    ${token ? `${maskToken(token.value)} (from ${token.source})` : 'none'}`);
+    ctx.io.out(`Base URL: ${baseUrl ? `${baseUrl.value} (from ${baseUrl.source})` : 'not set'}`);
+    ctx.io.out(`Config:   ${ctx.config().path}`);
+  }
+  if (!token) {
+    ctx.io.err(`No token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
+    return Exit.auth;
+  }
+  return Exit.ok;
+}
+
+/** Prints the token itself, for piping into other tools. The one place it is ever shown. */
+export async function runToken(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
+  const profile = resolveProfile(opts.global, ctx.env);
+  const token = resolveToken(ctx.env, ctx.config, profile);
+  if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
+  ctx.io.out(token.value);
+  return Exit.ok;
+}

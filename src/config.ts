@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from './errors.js';
+import type { Env } from './io.js';
+
+/** One profile's stored settings. Keys are spelled as the user types them. */
+export interface Profile {
+  token?: string;
+  'base-url'?: string;
+}
+
+export const PROFILE_KEYS = ['base-url'] as const;
+export type ProfileKey = (typeof PROFILE_KEYS)[number];
+
+interface ConfigData {
+  profiles?: Record<string, Profile>;
+  [other: string]: unknown;
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function checkProfileName(name: string, source: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new ConfigError(`invalid profile name '${name}' (from ${source}): use letters, digits, '-' and '_'`);
+  }
+  return name;
+}
+
+/**
+ * The folder conf would choose for project "plantstore" with no suffix, computed
+ * here so that reading the config never has to load conf (and ajv) at all.
+ */
+export function configDir(env: Env): string {
+  const override = env['PLANTSTORE_CONFIG_DIR'];
+  if (override) return path.resolve(override);
+  const home = os.homedir();
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'plantstore');
+  if (process.platform === 'win32') {
+    return path.join(env['APPDATA'] ?? path.join(home, 'AppData', 'Roaming'), 'plantstore', 'Config');
+  }
+  return path.join(env['XDG_CONFIG_HOME'] || path.join(home, '.config'), 'plantstore');
+}
+
+export function configPath(env: Env): string {
+  return path.join(configDir(env), 'config.json');
+}
+
+export interface ConfigFile {
+  readonly path: string;
+  /** The stored settings of a profile; empty when the file or the profile does not exist. */
+  profile(name: string): Profile;
+  /** Rewrites one profile atomically; `undefined` removes it. Other profiles and keys are kept. */
+  updateProfile(name: string, change: (current: Profile) => Profile | undefined): Promise<void>;
+}
+
+export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
+  const file = configPath(env);
+  let cached: ConfigData | undefined;
+  const read = (): ConfigData => (cached ??= readConfigData(file, warn));
+  return {
+    path: file,
+    profile: (name) => ({ ...read().profiles?.[name] }),
+    async updateProfile(name, change) {
+      // Re-read right before writing: a corrupt file must stop us before conf touches it.
+      const data = readConfigData(file, () => {});
+      const profiles = { ...data.profiles };
+      const next = change({ ...profiles[name] });
+      if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
+      else profiles[name] = next;
+      await writeProfiles(file, profiles);
+      cached = { ...data, profiles };
+    },
+  };
+}
+
+function readConfigData(file: string, warn: (line: string) => void): ConfigData {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    throw new ConfigError(`cannot read config file ${file} (${code ?? 'unknown error'}): check its permissions`);
+  }
+  warnIfExposed(file, warn);
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    throw new ConfigError(`config file ${file} is not valid JSON: fix it by hand, or move it away and log in again`);
+  }
+  const problem = shapeProblem(data);
+  if (problem) throw new ConfigError(`config file ${file} is not a plantstore config (${problem}): fix it by hand, or move it away and log in again`);
+  return data as ConfigData;
+}
+
+function shapeProblem(data: unknown): string | undefined {
+  if (!isPlainObject(data)) return 'the top level is not an object';
+  const profiles = data['profiles'];
+  if (profiles === undefined) return undefined;
+  if (!isPlainObject(profiles)) return '"profiles" is not an object';
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (!isPlainObject(profile)) return `profile "${name}" is not an object`;
+    for (const key of ['token', 'base-url']) {
+      if (profile[key] !== undefined && typeof profile[key] !== 'string') return `"${key}" of profile "${name}" is not a string`;
+    }
+  }
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Like ssh: a token others can read is a token others can use.
+function warnIfExposed(file: string, warn: (line: string) => void): void {
+  if (process.platform === 'win32') return;
+  const mode = fs.statSync(file).mode & 0o777;
+  if (mode & 0o077) {
+    warn(`warning: config file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
+  }
+}
+
+async function writeProfiles(file: string, profiles: Record<string, Profile>): Promise<void> {
+  const dir = path.dirname(file);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
+  } catch (error) {
+    throw new ConfigError(`cannot create config folder ${dir} (${(error as NodeJS.ErrnoException).code}): set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`);
+  }
+  // conf is loaded only here: it costs ~100 ms at import (ajv), and only writes need
+  // its atomic temp-file-and-rename and its file mode handling.
+  const { default: Conf } = await import('conf');
+  try {
+    const store = new Conf<{ profiles: Record<string, Profile> }>({
+      cwd: dir,
+      configName: 'config',
+      projectSuffix: '',
+      configFileMode: 0o600,
+      clearInvalidConfig: false,
+      accessPropertiesByDotNotation: false,
+    });
+    store.set('profiles', profiles);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(`cannot write config file ${file} (${code}): check the folder is writable, or use PLANTSTORE_TOKEN`);
+  }
+}

@@ -1,0 +1,77 @@
+import { STATUS_CODES } from 'node:http';
+
+/** What a failed answer said, reduced to what the user needs: the API's code and message. */
+export interface ErrorDetails {
+  /** The Error object's `error` field, when the body was one. */
+  code: number | null;
+  message: string;
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const MAX_MESSAGE = 300;
+
+/**
+ * Turns whatever a server sent with a failure into one line. The spec promises an
+ * Error object {error, message}, but proxies send HTML, frameworks send
+ * problem+json, and broken servers send nothing or half a body.
+ */
+export function parseErrorBody(status: number, contentType: string | undefined, body: string): ErrorDetails {
+  const fallback = statusText(status);
+  const json = tryJson(contentType, body);
+  if (isRecord(json)) {
+    const code = json['error'];
+    const message = json['message'];
+    if (isInt32(code) && typeof message === 'string') return { code, message: oneLine(message) || fallback };
+    const problem = [json['title'], json['detail']].filter((part) => typeof part === 'string' && part.trim() !== '');
+    if (problem.length > 0) return { code: null, message: oneLine(problem.join(': ')) };
+    if (typeof message === 'string' && message.trim() !== '') return { code: null, message: oneLine(message) };
+    if (typeof code === 'string' && code.trim() !== '') return { code: null, message: oneLine(code) };
+  }
+  if (json === undefined && isPlainText(contentType)) {
+    const firstLine = body.split(/\r?\n/).find((line) => line.trim() !== '');
+    if (firstLine) return { code: null, message: oneLine(firstLine) };
+  }
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
+  if (title && title.trim() !== '') return { code: null, message: oneLine(title) };
+  return { code: null, message: fallback };
+}
+
+export function statusText(status: number): string {
+  return STATUS_CODES[status] ?? `HTTP status ${status}`;
+}
+
+function tryJson(contentType: string | undefined, body: string): unknown {
+  const declared = /\bjson\b/i.test(contentType ?? '');
+  const looksLikeJson = /^\s*[{[]/.test(body);
+  if (!declared && !looksLikeJson) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+function isPlainText(contentType: string | undefined): boolean {
+  return contentType === undefined || /^text\/plain\b/i.test(contentType);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isInt32(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+}
+
+/**
+ * A server's words go to a terminal: strip control characters (escape sequences could
+ * rewrite the screen), fold lines, and cap the length.
+ */
+export function oneLine(text: string): string {
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE)}…` : flat;
+}

@@ -1,0 +1,76 @@
+// The exit-code table is a public contract (README, --help): scripts branch on
+// these numbers, so a code never changes meaning once released.
+export const Exit = {
+  ok: 0,
+  apiRefused: 1,
+  usage: 2,
+  config: 3,
+  auth: 4,
+  notFound: 5,
+  server: 6,
+  network: 7,
+  timeout: 8,
+  internal: 70,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof Exit)[keyof typeof Exit];
+
+export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
+  [Exit.ok, 'every plant deleted'],
+  [Exit.apiRefused, 'the API refused (400 with an Error object, or another 4xx)'],
+  [Exit.usage, 'invalid command line or id'],
+  [Exit.config, 'configuration: base URL missing or invalid, config file unreadable, unsupported Node'],
+  [Exit.auth, 'authentication: no token, or the server answered 401/403'],
+  [Exit.notFound, 'the server answered 404'],
+  [Exit.server, 'server failure: 5xx, 429, a redirect, or a malformed answer'],
+  [Exit.network, 'network: DNS, connection refused or reset, TLS, proxy'],
+  [Exit.timeout, 'timeout'],
+  [Exit.internal, 'internal error (a bug): please report it'],
+  [Exit.interrupted, 'interrupted (Ctrl-C)'],
+];
+
+/** An error the user can act on: its message is printed as is, in one line. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exit: ExitCode,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, Exit.usage);
+  }
+}
+
+export class ConfigError extends CliError {
+  constructor(message: string) {
+    super(message, Exit.config);
+  }
+}
+
+export class AuthError extends CliError {
+  constructor(message: string) {
+    super(message, Exit.auth);
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor(message = 'interrupted') {
+    super(message, Exit.interrupted);
+  }
+}
+
+/** How an HTTP status that is not a success maps onto the exit-code table. */
+export function exitForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return Exit.auth;
+  if (status === 404) return Exit.notFound;
+  if (status === 429 || status >= 500 || (status >= 300 && status < 400)) return Exit.server;
+  if (status >= 400 && status < 500) return Exit.apiRefused;
+  // 1xx that reaches us, or anything outside the HTTP range: the answer is malformed.
+  return Exit.server;
+}

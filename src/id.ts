@@ -1,0 +1,38 @@
+import { UsageError } from './errors.js';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+// ASCII digits only: \d would also be ASCII in JS, but say it outright so no one "fixes" it to \p{Nd}.
+const ID_SYNTAX = /^-?[0-9]+$/;
+
+/**
+ * Parses a plant id exactly. Ids are int64, wider than a JS number can hold,
+ * so they stay strings end to end; BigInt is only used to range-check and to
+ * drop leading zeros. Returns the canonical decimal form ("007" -> "7", "-0" -> "0").
+ */
+export function parsePlantId(raw: string): string {
+  if (!ID_SYNTAX.test(raw)) {
+    throw new UsageError(`invalid plant id '${printable(raw)}': an id is a whole number such as 42`);
+  }
+  const value = BigInt(raw);
+  if (value < INT64_MIN || value > INT64_MAX) {
+    throw new UsageError(
+      `invalid plant id '${printable(raw)}': out of range (ids are 64-bit, ${INT64_MIN} to ${INT64_MAX})`,
+    );
+  }
+  return value.toString();
+}
+
+/** Validates every id before anything is sent, and drops repeats (first occurrence wins). */
+export function parsePlantIds(raws: readonly string[]): string[] {
+  if (raws.length === 0) throw new UsageError('no plant id given: try plantstore delete 42');
+  const ids = new Set<string>();
+  for (const raw of raws) ids.add(parsePlantId(raw));
+  return [...ids];
+}
+
+// An id in an error message must not carry terminal escapes or span lines.
+function printable(raw: string): string {
+  const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+  return shown.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

@@ -1,0 +1,88 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where a command writes. Commands never touch process.stdout or console directly. */
+export interface IO {
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
+  /** Writes one line to stdout. */
+  out(line: string): void;
+  /** Writes one line to stderr. */
+  err(line: string): void;
+  /** Writes to stderr without a line break: prompts. */
+  errText(text: string): void;
+  /** Styles for text bound for stdout / stderr; plain when that stream gets no color. */
+  outStyle(): ChalkInstance;
+  errStyle(): ChalkInstance;
+  /** --no-color is only known once argv is parsed. */
+  disableColor(): void;
+}
+
+/**
+ * Color rules, strongest first: --no-color, FORCE_COLOR, NO_COLOR, TERM=dumb,
+ * then color only when the stream is a terminal.
+ */
+export function colorLevel(isTTY: boolean, env: Env, disabledByFlag: boolean): 0 | 1 | 2 | 3 {
+  if (disabledByFlag) return 0;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined) {
+    if (force === '0' || force === 'false') return 0;
+    const level = Number(force);
+    return level === 2 || level === 3 ? level : 1;
+  }
+  if (env['NO_COLOR']) return 0;
+  if (env['TERM'] === 'dumb') return 0;
+  return isTTY ? 1 : 0;
+}
+
+interface Sink {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env): IO {
+  let disabledByFlag = false;
+  const styles = new Map<Sink, ChalkInstance>();
+  const styleFor = (sink: Sink): ChalkInstance => {
+    let style = styles.get(sink);
+    if (!style) {
+      style = new Chalk({ level: colorLevel(sink.isTTY === true, env, disabledByFlag) });
+      styles.set(sink, style);
+    }
+    return style;
+  };
+  return {
+    stdoutIsTTY: stdout.isTTY === true,
+    stderrIsTTY: stderr.isTTY === true,
+    stdinIsTTY,
+    out: (line) => void stdout.write(`${line}\n`),
+    err: (line) => void stderr.write(`${line}\n`),
+    errText: (text) => void stderr.write(text),
+    outStyle: () => styleFor(stdout),
+    errStyle: () => styleFor(stderr),
+    disableColor: () => {
+      disabledByFlag = true;
+      styles.clear();
+    },
+  };
+}
+
+export interface TestIO extends IO {
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Buffers instead of terminals, no color: what tests assert on. */
+export function createTestIO(options: { stdinIsTTY?: boolean; env?: Env } = {}): TestIO {
+  let out = '';
+  let err = '';
+  const io = createIO(
+    { write: (t: string) => (out += t) },
+    { write: (t: string) => (err += t) },
+    options.stdinIsTTY ?? false,
+    options.env ?? {},
+  );
+  return { ...io, stdout: () => out, stderr: () => err };
+}

@@ -1,0 +1,51 @@
+import { runCli } from './cli.js';
+import { createContext, type Stdin } from './context.js';
+import { Exit } from './errors.js';
+import { argvWantsJson, reportFatal } from './fatal.js';
+import { createIO } from './io.js';
+import pkg from '../package.json' with { type: 'json' };
+
+/** The process edge: the only module that touches `process`. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const io = createIO(process.stdout, process.stderr, process.stdin.isTTY === true, process.env);
+  const interrupt = new AbortController();
+  listenForInterrupts(interrupt);
+  endQuietlyOnClosedPipe();
+  const ctx = createContext({
+    io,
+    env: process.env,
+    stdin: process.stdin as unknown as Stdin,
+    version: pkg.version,
+    signal: interrupt.signal,
+  });
+  try {
+    process.exitCode = await runCli(argv, ctx);
+  } catch (error) {
+    process.exitCode = reportFatal(error, io, {
+      json: argvWantsJson(argv),
+      debug: process.env['PLANTSTORE_DEBUG'] === '1',
+      secrets: [process.env['PLANTSTORE_TOKEN']],
+    });
+  }
+}
+
+// First Ctrl-C: abort in-flight work so the command can report what was done.
+// Second: leave at once.
+function listenForInterrupts(controller: AbortController): void {
+  const onSignal = (): void => {
+    if (controller.signal.aborted) process.exit(Exit.interrupted);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+// `plantstore delete 1 2 3 | head -1`: the reader left; there is no one to tell.
+function endQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    throw error;
+  });
+}
+
+await main();

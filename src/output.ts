@@ -1,0 +1,61 @@
+import type { ExitCode } from './errors.js';
+import type { IO } from './io.js';
+import type { DeleteResult, NotDeleted } from './result.js';
+
+export interface OutputMode {
+  json: boolean;
+  quiet: boolean;
+}
+
+/** Prints results as they arrive: human lines, or one JSON object per id (NDJSON). */
+export interface Reporter {
+  result(result: DeleteResult): void;
+}
+
+export function createReporter(io: IO, mode: OutputMode): Reporter {
+  return {
+    result(result) {
+      if (mode.json) io.out(resultJson(result));
+      if (result.deleted) {
+        if (!mode.json && !mode.quiet) io.out(successLine(io, result.id));
+      } else {
+        // Failures always reach stderr, even with --quiet or --json: a human may be watching.
+        io.err(failureLine(io, result));
+      }
+    },
+  };
+}
+
+function successLine(io: IO, id: string): string {
+  const text = `Deleted plant ${id}`;
+  return io.stdoutIsTTY ? `${io.outStyle().green('✓')} ${text}` : text;
+}
+
+export function failureLine(io: IO, result: NotDeleted): string {
+  const code = result.error === null ? '' : `error ${result.error}: `;
+  const status = result.status === null ? '' : ` (HTTP ${result.status})`;
+  return `${io.errStyle().red('✗')} plant ${result.id}: ${code}${result.message}${status}`;
+}
+
+/**
+ * Ids are int64: written as bare JSON numbers with their exact digits, which
+ * JSON.stringify cannot do for values past 2^53, so the line is assembled by hand.
+ */
+export function resultJson(result: DeleteResult): string {
+  if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  const fields = [
+    `"id":${result.id}`,
+    `"deleted":false`,
+    `"status":${result.status ?? 'null'}`,
+    `"error":${result.error ?? 'null'}`,
+    `"message":${JSON.stringify(result.message)}`,
+    `"exit":${result.exit}`,
+  ];
+  if (!result.attempted) fields.push(`"attempted":false`);
+  return `{${fields.join(',')}}`;
+}
+
+/** The one object printed when a run stops before any request (usage, configuration). */
+export function fatalJson(exit: ExitCode, message: string): string {
+  return JSON.stringify({ deleted: false, exit, message });
+}

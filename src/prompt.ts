@@ -1,0 +1,45 @@
+import type { Stdin } from './context.js';
+import { InterruptedError, UsageError } from './errors.js';
+
+/** Reads all of stdin, refusing more than `limit` characters (a token is short; a file piped by mistake is not). */
+export async function readAllStdin(stdin: Stdin, limit: number): Promise<string> {
+  let text = '';
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    if (text.length > limit) throw new UsageError(`standard input holds more than ${limit} characters; pipe just the token`);
+  }
+  return text;
+}
+
+/**
+ * Reads one line from a terminal without echoing it, the way ssh and sudo ask
+ * for secrets. Ctrl-C aborts, Ctrl-U clears, backspace erases.
+ */
+export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void, prompt: string): Promise<string> {
+  if (!stdin.setRawMode) throw new UsageError('standard input is not a terminal; pipe the token with --with-token');
+  const setRawMode = stdin.setRawMode.bind(stdin);
+  writePrompt(prompt);
+  return new Promise((resolve, reject) => {
+    let line = '';
+    const finish = (error?: Error): void => {
+      stdin.off('data', onData);
+      setRawMode(false);
+      stdin.pause();
+      writePrompt('\n');
+      if (error) reject(error);
+      else resolve(line);
+    };
+    const onData = (chunk: Buffer): void => {
+      for (const char of chunk.toString('utf8')) {
+        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
+        if (char === '\u0003') return finish(new InterruptedError('login cancelled; nothing was stored'));
+        if (char === '\u0015') line = '';
+        else if (char === '\u007f' || char === '\b') line = line.slice(0, -1);
+        else line += char;
+      }
+    };
+    setRawMode(true);
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
