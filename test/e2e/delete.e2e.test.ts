@@ -1,0 +1,146 @@
+// The main job as a user meets it: the built binary against `plantstore sandbox`.
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runPlantstore, tempConfigDir, type RunOptions, type RunResult } from '../helpers/cli.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
+
+const TOKEN = 'e2e-Secret-Token-5f3a9c';
+const outputs: string[] = [];
+let sandbox: SandboxProcess;
+let config: ReturnType<typeof tempConfigDir>;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--token', TOKEN, '--plants', '50']);
+});
+afterAll(async () => {
+  const stopped = await sandbox.stop();
+  outputs.push(stopped.stdout, stopped.stderr);
+  expect(stopped.code).toBe(0);
+  // The token is given to the CLI in every test here; it must never come back out.
+  for (const output of outputs) expect(output).not.toContain(TOKEN);
+});
+beforeEach(() => {
+  config = tempConfigDir();
+});
+afterEach(() => config.cleanup());
+
+async function plantstore(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const result = await runPlantstore(args, { ...options, env: { PLANTSTORE_CONFIG_DIR: config.dir, ...options.env } });
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+const login = () => plantstore(['auth', 'login', '--with-token', '--base-url', sandbox.url], { input: `  ${TOKEN}\n` });
+
+describe('with a stored token', () => {
+  beforeEach(async () => {
+    const result = await login();
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("Token stored for profile 'default'");
+  });
+
+  it('stores the config file with mode 0600 in a 0700 folder', () => {
+    const file = path.join(config.dir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(config.dir).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(stored.profiles.default).toEqual({ token: TOKEN, 'base-url': sandbox.url });
+  });
+
+  it('reports where the token and base URL come from, token masked', async () => {
+    const result = await plantstore(['auth', 'status']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Profile:  default');
+    expect(result.stdout).toContain(`Token:    e2e-… (from profile 'default' in ${path.join(config.dir, 'config.json')})`);
+    expect(result.stdout).toContain(`Base URL: ${sandbox.url} (from profile 'default'`);
+  });
+
+  it('deletes a plant, then refuses the second delete with the API error (exit 1)', async () => {
+    const first = await plantstore(['delete', '7']);
+    expect(first).toMatchObject({ code: 0, stdout: "Deleted plant 8\n", stderr: '' });
+    const second = await plantstore(['delete', '7']);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(/^✗ plant 7: error \d+: .*7.* \(HTTP 400\)\n$/);
+  });
+
+  it('deletes several plants in order; the exit code is the first failure', async () => {
+    const result = await plantstore(['delete', '10', '999', '011', '10']);
+    expect(result.code).toBe(1);
+    // 011 is 11, and the repeated 10 is sent once.
+    expect(result.stdout).toBe('Deleted plant 10\nDeleted plant 11\n');
+    expect(result.stderr).toMatch(/✗ plant 999: error \d+: /);
+  });
+
+  it('sends nothing when any id is invalid (exit 2)', async () => {
+    const before = sandbox.requestLog().length;
+    const result = await plantstore(['delete', '20', '21', '1.5', '22']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe("plantstore: invalid plant id '1.5': an id is a whole number such as 42\n");
+    expect(sandbox.requestLog().length).toBe(before);
+    // ...and plant 20 is still there to delete.
+    expect((await plantstore(['delete', '20'])).code).toBe(0);
+  });
+
+  it('writes one JSON object per id with --json, ids as exact numbers', async () => {
+    const result = await plantstore(['--json', 'delete', '30', '9007199254740993']);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0]!)).toEqual({ id: 30, deleted: true, status: 204 });
+    expect(lines[1]).toMatch(/^\{"id":9007199254740993,"deleted":false,"status":400,"error":\d+,"message":".*9007199254740993.*","exit":1\}$/);
+    expect(result.stderr).toContain('✗ plant 9007199254740993');
+  });
+
+  it('prints nothing on success with --quiet', async () => {
+    const result = await plantstore(['-q', 'delete', '31']);
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('exits 4 when the server rejects the token', async () => {
+    const result = await plantstore(['delete', '32'], { env: { PLANTSTORE_TOKEN: 'not-the-right-token' } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/✗ plant 32: error 401: .* \(HTTP 401\)/);
+  });
+
+  it('prints the token only through auth token', async () => {
+    const result = await runPlantstore(['auth', 'token'], { env: { PLANTSTORE_CONFIG_DIR: config.dir } });
+    expect(result).toMatchObject({ code: 0, stdout: `${TOKEN}\n` });
+  });
+
+  it('logout removes the token and keeps the base URL', async () => {
+    expect((await plantstore(['auth', 'logout'])).code).toBe(0);
+    const status = await plantstore(['auth', 'status']);
+    expect(status.code).toBe(4);
+    expect(status.stdout).toContain('Token:    none');
+    expect(status.stdout).toContain(`Base URL: ${sandbox.url}`);
+  });
+});
+
+describe('without stored settings', () => {
+  it('exits 4 with no token anywhere', async () => {
+    const result = await plantstore(['delete', '40'], { env: { PLANTSTORE_BASE_URL: sandbox.url } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toBe("plantstore: no token for profile 'default': run plantstore auth login, or set PLANTSTORE_TOKEN\n");
+  });
+
+  it('exits 3 with no base URL, as JSON too', async () => {
+    const result = await plantstore(['--json', 'delete', '40'], { env: { PLANTSTORE_TOKEN: TOKEN } });
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stdout)).toEqual({ deleted: false, exit: 3, message: expect.stringContaining('no base URL') });
+  });
+
+  it('works from the environment alone, writing no config file', async () => {
+    const result = await plantstore(['delete', '41'], { env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url } });
+    expect(result).toMatchObject({ code: 0, stdout: 'Deleted plant 41\n' });
+    expect(() => statSync(path.join(config.dir, 'config.json'))).toThrow();
+  });
+
+  it('refuses login when stdin is not a terminal and --with-token is missing', async () => {
+    const result = await plantstore(['auth', 'login'], { input: TOKEN });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--with-token');
+  });
+});

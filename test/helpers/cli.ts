@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin', 'plantstore.js');
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  /** Node binary; defaults to the one running the tests (the project's own). */
+  node?: string;
+}
+
+/**
+ * An environment with nothing of the developer's: no real config, no token, no
+ * proxy, no color forcing. Each test passes what it needs on top.
+ */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const base: Record<string, string | undefined> = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    ...extra,
+  };
+  return Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/** Spawns the built CLI and waits for it to end; never rejects on a non-zero exit. */
+export function runPlantstore(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const child = startPlantstore(args, options);
+  return finished(child);
+}
+
+export function startPlantstore(args: readonly string[], options: RunOptions = {}): ChildProcess {
+  const child = spawn(options.node ?? process.execPath, [BIN, ...args], {
+    env: cleanEnv(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin?.end(options.input ?? '');
+  return child;
+}
+
+export function finished(child: ChildProcess): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A fresh config folder per test: the real home is never touched. */
+export function tempConfigDir(): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-test-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,34 @@
+import type { ChildProcess } from 'node:child_process';
+import { finished, startPlantstore, type RunResult } from './cli.js';
+
+export interface SandboxProcess {
+  url: string;
+  /** Request log lines the sandbox wrote so far (one per request). */
+  requestLog(): string[];
+  stop(signal?: NodeJS.Signals): Promise<RunResult>;
+}
+
+/** Runs `plantstore sandbox --port 0` as a user would and reads its base URL from the first stdout line. */
+export async function startSandboxProcess(args: readonly string[] = []): Promise<SandboxProcess> {
+  const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...args]);
+  const done = finished(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const newline = stdout.indexOf('\n');
+      if (newline !== -1) resolve(stdout.slice(0, newline));
+    });
+    void done.then((result) => reject(new Error(`sandbox ended early (${result.code}): ${result.stderr}`)));
+  });
+  return {
+    url,
+    requestLog: () => stderr.split('\n').filter((line) => /^[A-Z]+ \/\S* \d{3} /.test(line)),
+    stop(signal = 'SIGINT') {
+      child.kill(signal);
+      return done;
+    },
+  };
+}

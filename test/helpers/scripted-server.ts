@@ -1,0 +1,51 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+export interface ScriptedServer {
+  url: string;
+  requests: SeenRequest[];
+  /** Resolves when the next request arrives: lets a test act at the right moment without sleeping. */
+  nextRequest(): Promise<SeenRequest>;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on loopback whose answers each test writes itself. */
+export async function startScriptedServer(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<ScriptedServer> {
+  const requests: SeenRequest[] = [];
+  const waiting: Array<(request: SeenRequest) => void> = [];
+  const server = http.createServer((req, res) => {
+    const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers };
+    requests.push(seen);
+    waiting.splice(0).forEach((resolve) => resolve(seen));
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    nextRequest: () => new Promise((resolve) => waiting.push(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback port with nothing listening: connections to it are refused. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
