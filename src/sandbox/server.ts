@@ -1,0 +1,148 @@
+// In-memory implementation of the Plant Store service (see
+// /work/shared/spec/plant-store-service.md), used by `plantstore sandbox`
+// and the end-to-end tests. Only node: built-ins, so it runs anywhere.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { isIPv6 } from 'node:net';
+
+export interface SandboxOptions {
+  host: string;
+  port: number;
+  token: string;
+  plants: number;
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  url: string;
+  close(): Promise<void>;
+  readonly plantCount: number;
+  readonly requestCount: number;
+}
+
+// The spec only defines 400 "unexpected error"; these codes are sandbox choices.
+const ERR_NOT_FOUND = 1;
+const ERR_INVALID_ID = 2;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const PLANT_PATH = /^\/plants\/([^/]*)$/;
+
+function sendJson(res: ServerResponse, status: number, error: number, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error, message });
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+// Ids stay BigInt end to end: int64 ids above 2^53 would silently collide as JS numbers.
+function parsePlantId(raw: string): bigint | undefined {
+  if (!/^-?[0-9]+$/.test(raw)) return undefined;
+  const id = BigInt(raw);
+  return id >= INT64_MIN && id <= INT64_MAX ? id : undefined;
+}
+
+// Constant-time comparison so the sandbox doesn't teach clients a timing oracle.
+function isAuthorized(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer (.+)$/i.exec(header ?? '');
+  if (!match?.[1]) return false;
+  const given = Buffer.from(match[1], 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+// A bad percent-escape is just another malformed id, not a server crash.
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function formatUrl(host: string, port: number): string {
+  return `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Reject with the original error (EADDRINUSE, EACCES...) so the CLI can explain it.
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  if (opts.token === '') throw new TypeError('sandbox token must not be empty');
+  if (!Number.isSafeInteger(opts.plants) || opts.plants < 0) {
+    throw new RangeError(`sandbox plants must be a non-negative integer, got ${opts.plants}`);
+  }
+  const plants = new Set<bigint>();
+  for (let i = 1n; i <= BigInt(opts.plants); i++) plants.add(i);
+  const expectedToken = Buffer.from(opts.token, 'utf8');
+  let requestCount = 0;
+  let closing: Promise<void> | undefined;
+
+  function deletePlant(res: ServerResponse, rawId: string): void {
+    const id = parsePlantId(rawId);
+    if (id === undefined) return sendJson(res, 400, ERR_INVALID_ID, `invalid plant id '${rawId}'`);
+    if (!plants.delete(id)) return sendJson(res, 400, ERR_NOT_FOUND, `plant ${id} does not exist`);
+    res.writeHead(204);
+    res.end();
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, method: string, path: string): void {
+    if (!isAuthorized(req.headers.authorization, expectedToken)) {
+      return sendJson(res, 401, 401, 'missing or invalid bearer token', {
+        'WWW-Authenticate': 'Bearer realm="plantstore-sandbox"',
+      });
+    }
+    const match = PLANT_PATH.exec(path);
+    if (!match) return sendJson(res, 404, 404, `no route for ${method} ${path}`);
+    if (method !== 'DELETE') {
+      return sendJson(res, 405, 405, `method ${method} not allowed on ${path}`, { Allow: 'DELETE' });
+    }
+    deletePlant(res, decodeSegment(match[1] ?? ''));
+  }
+
+  const server = createServer((req, res) => {
+    const started = process.hrtime.bigint();
+    requestCount++;
+    // The spec says "no request body"; drain anything sent so keep-alive keeps working.
+    req.resume();
+    const method = req.method ?? 'GET';
+    // Route and log the raw pathname (no URL normalisation, so '//x' or '/a/../b' aren't rewritten);
+    // the query string is never needed and could carry secrets.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      opts.log?.(`${method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`);
+    });
+    route(req, res, method, path);
+  });
+
+  await listen(server, opts.host, opts.port);
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : opts.port;
+
+  return {
+    url: formatUrl(opts.host, port),
+    get plantCount() {
+      return plants.size;
+    },
+    get requestCount() {
+      return requestCount;
+    },
+    close() {
+      // Memoised so a second close() (e.g. test teardown after an explicit close) doesn't reject.
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Don't wait for idle keep-alive sockets to time out (Node >= 19 close() does this too;
+        // explicit so it doesn't hinge on that). In-flight requests still finish.
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
