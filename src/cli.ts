@@ -21,7 +21,7 @@ export async function runCli(argv: readonly string[], ctx: Context): Promise<Exi
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return Exit.ok;
     // `plantstore` alone: the help went to stderr; say what is missing.
     if (error.code === 'commander.help') throw new UsageError('no command given: try plantstore delete <id>, or plantstore --help');
-    throw new UsageError(`${commanderMessage(error.message)} (see plantstore --help)`);
+    throw new UsageError(`${commanderMessage(error.message)}; see plantstore --help`);
   }
   return exit;
 }

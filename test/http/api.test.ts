@@ -1,0 +1,188 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPlantApi, MAX_ERROR_BODY_BYTES, type PlantApi } from '../../src/api.js';
+import { userAgent } from '../../src/context.js';
+import { Exit } from '../../src/errors.js';
+import type { DeleteResult, NotDeleted } from '../../src/result.js';
+
+const BASE = 'https://api.example.com';
+const TOKEN = 'test-token-0123456789abcdef';
+const VERSION = '1.2.3';
+const UA = userAgent(VERSION);
+
+let apis: PlantApi[] = [];
+
+function api(baseUrl = BASE, timeoutMs = 5000): PlantApi {
+  const created = createPlantApi({ target: { profile: 'default', baseUrl, token: TOKEN }, userAgent: UA, timeoutMs });
+  apis.push(created);
+  return created;
+}
+
+const live = (): AbortSignal => new AbortController().signal;
+
+function failure(result: DeleteResult): NotDeleted {
+  expect(result.deleted).toBe(false);
+  return result as NotDeleted;
+}
+
+beforeAll(() => {
+  nock.disableNetConnect();
+});
+
+afterEach(async () => {
+  await Promise.all(apis.map((a) => a.close()));
+  apis = [];
+  // Every stub must have been used; report which were not before cleaning up.
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+afterAll(() => {
+  nock.enableNetConnect();
+});
+
+describe('request shape', () => {
+  it('sends DELETE with the bearer token, user agent and accept header', async () => {
+    nock(BASE)
+      .matchHeader('authorization', `Bearer ${TOKEN}`)
+      .matchHeader('user-agent', /^plantstore\/1\.2\.3 node\/\d+\.\d+\.\d+$/)
+      .matchHeader('accept', 'application/json')
+      .delete('/plants/42')
+      .reply(204);
+    expect(UA).toBe(`plantstore/${VERSION} node/${process.versions.node}`);
+    expect(await api().deletePlant('42', live())).toEqual({ id: '42', deleted: true, status: 204 });
+  });
+
+  it('keeps the path prefix of the base URL', async () => {
+    nock(BASE).delete('/v1/plants/42').reply(204);
+    expect((await api(`${BASE}/v1`).deletePlant('42', live())).deleted).toBe(true);
+  });
+
+  it('sends int64 ids with exact digits', async () => {
+    nock(BASE).delete('/plants/9223372036854775807').reply(204);
+    nock(BASE).delete('/plants/-9223372036854775808').reply(204);
+    const client = api();
+    expect(await client.deletePlant('9223372036854775807', live())).toMatchObject({ id: '9223372036854775807', deleted: true });
+    expect(await client.deletePlant('-9223372036854775808', live())).toMatchObject({ id: '-9223372036854775808', deleted: true });
+  });
+});
+
+describe('answers', () => {
+  it.each([204, 200, 202])('%i is deleted', async (status) => {
+    nock(BASE).delete('/plants/7').reply(status, status === 204 ? undefined : '{"ignored":true}');
+    expect(await api().deletePlant('7', live())).toEqual({ id: '7', deleted: true, status });
+  });
+
+  it.each<[string, number, Record<string, string>, string, Omit<NotDeleted, 'id' | 'deleted' | 'attempted'>]>([
+    ['400 Error object', 400, { 'content-type': 'application/json' }, '{"error":13,"message":"plant 13 is protected"}',
+      { status: 400, error: 13, message: 'plant 13 is protected', exit: Exit.apiRefused }],
+    ['400 non-JSON', 400, { 'content-type': 'text/plain' }, 'Bad things happened\nmore detail', { status: 400, error: null, message: 'Bad things happened', exit: Exit.apiRefused }],
+    ['401', 401, { 'content-type': 'application/json' }, '{"error":401,"message":"invalid token"}', { status: 401, error: 401, message: 'invalid token', exit: Exit.auth }],
+    ['403 empty', 403, {}, '', { status: 403, error: null, message: 'Forbidden', exit: Exit.auth }],
+    ['404', 404, { 'content-type': 'application/json' }, '{"error":5,"message":"no plant 13"}', { status: 404, error: 5, message: 'no plant 13', exit: Exit.notFound }],
+    ['409', 409, {}, '', { status: 409, error: null, message: 'Conflict', exit: Exit.apiRefused }],
+    ['429', 429, { 'retry-after': '5' }, '', { status: 429, error: null, message: 'Too Many Requests', exit: Exit.server }],
+    ['500 HTML', 500, { 'content-type': 'text/html' }, '<html><head><title>Internal Oops</title></head><body>stack</body></html>',
+      { status: 500, error: null, message: 'Internal Oops', exit: Exit.server }],
+    ['503 truncated JSON', 503, { 'content-type': 'application/json' }, '{"error":1,"mess', { status: 503, error: null, message: 'Service Unavailable', exit: Exit.server }],
+  ])('%s', async (_name, status, headers, body, expected) => {
+    nock(BASE).delete('/plants/13').reply(status, body, headers);
+    expect(await api().deletePlant('13', live())).toEqual({ id: '13', deleted: false, attempted: true, ...expected });
+  });
+
+  it('does not follow a redirect: exit 6, the message names the Location', async () => {
+    // No interceptor for evil.example.net: with net connect disabled, a request there would fail the test.
+    nock(BASE).delete('/plants/1').reply(302, '', { location: 'https://evil.example.net/steal' });
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result).toMatchObject({ status: 302, error: null, exit: Exit.server, attempted: true });
+    expect(result.message).toContain('https://evil.example.net/steal');
+    expect(result.message).toMatch(/redirects are not followed/);
+  });
+
+  it('a redirect without Location is still exit 6', async () => {
+    nock(BASE).delete('/plants/1').reply(301);
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result).toMatchObject({ status: 301, exit: Exit.server });
+    expect(result.message).toContain('(no Location header)');
+  });
+
+  it('a Location with control characters is shown on one line', async () => {
+    nock(BASE).delete('/plants/1').reply(307, '', { location: 'https://x.example/\u001b[2J' });
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result.message).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
+
+describe('oversized bodies', () => {
+  const BIG = 200 * 1024;
+
+  it('reads at most 64 KiB: a title past the cut is never seen', async () => {
+    const body = `<html>${'x'.repeat(MAX_ERROR_BODY_BYTES)}<title>Past The Cut</title>${'y'.repeat(BIG)}</html>`;
+    nock(BASE).delete('/plants/1').reply(500, body, { 'content-type': 'text/html' });
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result).toMatchObject({ status: 500, exit: Exit.server, message: 'Internal Server Error' });
+  });
+
+  it('a title within the first 64 KiB of a 200 KiB page is kept', async () => {
+    const body = `<html><title>Early Title</title>${'z'.repeat(BIG)}</html>`;
+    nock(BASE).delete('/plants/1').reply(502, body, { 'content-type': 'text/html' });
+    expect(failure(await api().deletePlant('1', live())).message).toBe('Early Title');
+  });
+
+  it.each([
+    ['JSON-ish', 'application/json', `{"error":1,"message":"${'m'.repeat(BIG)}"}`],
+    ['plain text', 'text/plain', 'w'.repeat(BIG)],
+  ])('a 200 KiB %s body yields a short one-line message', async (_name, contentType, body) => {
+    nock(BASE).delete('/plants/1').reply(400, body, { 'content-type': contentType });
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result).toMatchObject({ status: 400, exit: Exit.apiRefused });
+    expect(result.message).not.toContain('\n');
+    expect(result.message.length).toBeLessThanOrEqual(301);
+    expect(result.message.length).toBeGreaterThan(0);
+  });
+});
+
+describe('transport failures', () => {
+  it.each([
+    ['ECONNREFUSED', /^connection refused \(api\.example\.com\)$/],
+    ['ECONNRESET', /^connection reset before a complete answer \(api\.example\.com\)$/],
+    ['ENOTFOUND', /^host not found \(DNS\) \(api\.example\.com\)$/],
+  ])('%s -> exit 7, no status', async (code, message) => {
+    nock(BASE).delete('/plants/1').replyWithError({ code, message: `${code} somewhere` });
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result).toMatchObject({ status: null, error: null, exit: Exit.network, attempted: true });
+    expect(result.message).toMatch(message);
+  });
+
+  it('ETIMEDOUT from the socket -> exit 8', async () => {
+    nock(BASE).delete('/plants/1').replyWithError({ code: 'ETIMEDOUT', message: 'timed out' });
+    expect(failure(await api().deletePlant('1', live())).exit).toBe(Exit.timeout);
+  });
+
+  it('scrubs the token from an error message of a lower layer', async () => {
+    nock(BASE).delete('/plants/1').replyWithError(`proxy said: bad header "Authorization: Bearer ${TOKEN}"`);
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result.exit).toBe(Exit.network);
+    expect(result.message).not.toContain(TOKEN);
+    expect(result.message).toContain('***');
+    expect(result.message).toMatch(/^request to api\.example\.com failed: /);
+  });
+
+  it('an already-aborted signal is exit 130 and sends nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = failure(await api().deletePlant('1', controller.signal));
+    expect(result).toMatchObject({ status: null, exit: Exit.interrupted });
+    expect(result.message).toMatch(/interrupted/);
+  });
+
+  it('an answer slower than the timeout is exit 8', async () => {
+    nock(BASE).delete('/plants/1').delay(2000).reply(204);
+    const started = Date.now();
+    const result = failure(await api(BASE, 50).deletePlant('1', live()));
+    expect(result).toMatchObject({ status: null, error: null, exit: Exit.timeout });
+    expect(result.message).toBe('no complete answer from api.example.com within 0.05s (timeout; raise it with --timeout)');
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+});

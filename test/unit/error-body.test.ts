@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { parseErrorBody, oneLine, statusText, type ErrorDetails } from '../../src/error-body.js';
+import { Exit, exitForStatus } from '../../src/errors.js';
+
+const JSON_TYPE = 'application/json';
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+describe('parseErrorBody', () => {
+  it.each<[string, number, string | undefined, string, ErrorDetails]>([
+    ['spec Error object', 400, JSON_TYPE, '{"error":13,"message":"plant 13 is protected"}', { code: 13, message: 'plant 13 is protected' }],
+    ['Error object with charset', 400, 'application/json; charset=utf-8', '{"error":-2,"message":"no"}', { code: -2, message: 'no' }],
+    ['Error object at int32 edges', 400, JSON_TYPE, '{"error":2147483647,"message":"max"}', { code: 2147483647, message: 'max' }],
+    ['Error object with negative int32 edge', 400, JSON_TYPE, '{"error":-2147483648,"message":"min"}', { code: -2147483648, message: 'min' }],
+    ['Error object without a content type', 400, undefined, '{"error":1,"message":"plant 1 does not exist"}', { code: 1, message: 'plant 1 does not exist' }],
+    ['Error object with an empty message', 400, JSON_TYPE, '{"error":3,"message":"   "}', { code: 3, message: 'Bad Request' }],
+    ['non-int32 error 1.5', 400, JSON_TYPE, '{"error":1.5,"message":"odd code"}', { code: null, message: 'odd code' }],
+    ['non-int32 error 2**31', 400, JSON_TYPE, `{"error":${2 ** 31},"message":"too big"}`, { code: null, message: 'too big' }],
+    ['string error "13"', 400, JSON_TYPE, '{"error":"13","message":"stringly"}', { code: null, message: 'stringly' }],
+    ['string error alone', 400, JSON_TYPE, '{"error":"invalid_token"}', { code: null, message: 'invalid_token' }],
+    ['problem+json title and detail', 404, 'application/problem+json', '{"type":"about:blank","title":"Not Found","detail":"no plant 5","status":404}', { code: null, message: 'Not Found: no plant 5' }],
+    ['problem+json title only', 422, 'application/problem+json', '{"title":"Unprocessable"}', { code: null, message: 'Unprocessable' }],
+    ['HTML with a title', 502, 'text/html', '<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>', { code: null, message: '502 Bad Gateway' }],
+    ['HTML with a spread-out title', 503, 'text/html', '<TITLE lang="en">\n  Service\n  Unavailable\n</TITLE>', { code: null, message: 'Service Unavailable' }],
+    ['HTML without a title', 502, 'text/html', '<html><body><h1>oops</h1></body></html>', { code: null, message: 'Bad Gateway' }],
+    ['empty body, no content type', 500, undefined, '', { code: null, message: 'Internal Server Error' }],
+    ['empty body declared JSON', 503, JSON_TYPE, '', { code: null, message: 'Service Unavailable' }],
+    ['truncated JSON', 400, JSON_TYPE, '{"error":1,"mess', { code: null, message: 'Bad Request' }],
+    ['JSON array', 400, JSON_TYPE, '[1,2,3]', { code: null, message: 'Bad Request' }],
+    ['JSON with nothing useful', 409, JSON_TYPE, '{"ok":false}', { code: null, message: 'Conflict' }],
+    ['text/plain first non-empty line', 400, 'text/plain; charset=utf-8', '\n\r\n  Service down  \r\nsecond line', { code: null, message: 'Service down' }],
+    ['unknown status with empty body', 599, undefined, '', { code: null, message: 'HTTP status 599' }],
+  ])('%s', (_name, status, contentType, body, expected) => {
+    expect(parseErrorBody(status, contentType, body)).toEqual(expected);
+  });
+
+  it.each([
+    ['ANSI escapes in an Error message', JSON_TYPE, '{"error":2,"message":"\\u001b[31mred\\u001b[0m\\nnext\\u009b2J"}'],
+    ['control characters in plain text', 'text/plain', 'bell\u0007 and\u0008 back\u0000space\u001b]0;title\u0007'],
+    ['line separators in a problem detail', 'application/problem+json', '{"title":"a\\u2028b","detail":"c\\u2029d\\te"}'],
+  ])('strips control characters: %s', (_name, contentType, body) => {
+    const { message } = parseErrorBody(400, contentType, body);
+    expect(message).not.toMatch(CONTROL);
+    expect(message).not.toMatch(/\s{2,}/);
+    expect(message).toBe(message.trim());
+    expect(message.length).toBeGreaterThan(3);
+  });
+
+  it('keeps the words around stripped escapes', () => {
+    const { code, message } = parseErrorBody(400, JSON_TYPE, '{"error":2,"message":"\\u001b[31mred\\u001b[0m\\nnext"}');
+    expect(code).toBe(2);
+    expect(message).toContain('red');
+    expect(message).toContain('next');
+    expect(message).not.toContain('\u001b');
+  });
+
+  it('caps a long message at 300 characters plus an ellipsis', () => {
+    const long = 'x'.repeat(5000);
+    const { code, message } = parseErrorBody(400, JSON_TYPE, JSON.stringify({ error: 7, message: long }));
+    expect(code).toBe(7);
+    expect(message).toBe(`${'x'.repeat(300)}…`);
+  });
+
+  it('caps a long HTML title too', () => {
+    const { message } = parseErrorBody(500, 'text/html', `<title>${'t '.repeat(1000)}</title>`);
+    expect(message.length).toBe(301);
+    expect(message.endsWith('…')).toBe(true);
+  });
+});
+
+describe('oneLine', () => {
+  it.each([
+    ['a\nb', 'a b'],
+    ['  a \r\n\t b  ', 'a b'],
+    ['\u001b[1mbold\u001b[0m', '[1mbold [0m'],
+    ['x\u2028y', 'x y'],
+    ['', ''],
+  ])('%j -> %j', (input, output) => {
+    expect(oneLine(input)).toBe(output);
+  });
+});
+
+describe('statusText', () => {
+  it.each([
+    [404, 'Not Found'],
+    [418, "I'm a Teapot"],
+    [599, 'HTTP status 599'],
+  ])('%i -> %j', (status, text) => {
+    expect(statusText(status)).toBe(text);
+  });
+});
+
+describe('exitForStatus', () => {
+  it.each([
+    [300, Exit.server],
+    [302, Exit.server],
+    [400, Exit.apiRefused],
+    [401, Exit.auth],
+    [403, Exit.auth],
+    [404, Exit.notFound],
+    [409, Exit.apiRefused],
+    [422, Exit.apiRefused],
+    [429, Exit.server],
+    [500, Exit.server],
+    [502, Exit.server],
+    [503, Exit.server],
+    [599, Exit.server],
+    [101, Exit.server],
+  ])('%i -> exit %i', (status, exit) => {
+    expect(exitForStatus(status)).toBe(exit);
+  });
+
+  it('uses the published numbers', () => {
+    expect([exitForStatus(400), exitForStatus(401), exitForStatus(404), exitForStatus(500)]).toEqual([1, 4, 5, 6]);
+  });
+});

@@ -1,0 +1,231 @@
+import { describe, expect, it } from 'vitest';
+import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
+import { argvWantsJson, reportFatal, type FatalOptions } from '../../src/fatal.js';
+import { createTestIO } from '../../src/io.js';
+import { createReporter, failureLine, fatalJson, resultJson, type OutputMode } from '../../src/output.js';
+import type { DeleteResult, NotDeleted } from '../../src/result.js';
+
+const MAX_ID = '9223372036854775807';
+const MIN_ID = '-9223372036854775808';
+
+const deleted = (id: string, status = 204): DeleteResult => ({ id, deleted: true, status });
+
+const refused: NotDeleted = {
+  id: '13',
+  deleted: false,
+  status: 400,
+  error: 13,
+  message: 'plant 13 is protected',
+  exit: Exit.apiRefused,
+  attempted: true,
+};
+
+const unreachable: NotDeleted = {
+  id: MAX_ID,
+  deleted: false,
+  status: null,
+  error: null,
+  message: 'connection refused (api.example.com)',
+  exit: Exit.network,
+  attempted: true,
+};
+
+const notSent: NotDeleted = {
+  id: '8',
+  deleted: false,
+  status: null,
+  error: null,
+  message: 'not sent: interrupted before its turn',
+  exit: Exit.interrupted,
+  attempted: false,
+};
+
+const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
+
+describe('resultJson', () => {
+  it.each([
+    [deleted(MAX_ID), `{"id":${MAX_ID},"deleted":true,"status":204}`],
+    [deleted(MIN_ID, 200), `{"id":${MIN_ID},"deleted":true,"status":200}`],
+    [deleted('9007199254740993'), '{"id":9007199254740993,"deleted":true,"status":204}'],
+  ])('a success keeps the exact digits of the id: %j', (result, raw) => {
+    const text = resultJson(result);
+    expect(text).toBe(raw);
+    expect(() => JSON.parse(text) as unknown).not.toThrow();
+  });
+
+  it.each<[string, NotDeleted, Record<string, unknown>]>([
+    ['an API refusal', refused, { id: 13, deleted: false, status: 400, error: 13, message: 'plant 13 is protected', exit: 1 }],
+    ['no answer at all', unreachable, { deleted: false, status: null, error: null, message: 'connection refused (api.example.com)', exit: 7 }],
+    ['never attempted', notSent, { id: 8, deleted: false, status: null, error: null, message: 'not sent: interrupted before its turn', exit: 130, attempted: false }],
+  ])('a failure (%s) is parseable and complete', (_name, result, expected) => {
+    const text = resultJson(result);
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    expect(parsed).toMatchObject(expected);
+    expect(text).toContain(`"id":${result.id},`);
+    expect(Object.hasOwn(parsed, 'attempted')).toBe(!result.attempted);
+    expect(text.includes('"attempted":false')).toBe(!result.attempted);
+  });
+
+  it('escapes quotes, backslashes and line breaks in the message', () => {
+    const message = 'he said "no"\\ and\nleft\u2028';
+    const text = resultJson({ ...refused, message });
+    expect(text).not.toContain('\n');
+    expect((JSON.parse(text) as { message: string }).message).toBe(message);
+  });
+
+  it('a negative id is a valid JSON number', () => {
+    expect(JSON.parse(resultJson(deleted('-5'))) as unknown).toEqual({ id: -5, deleted: true, status: 204 });
+  });
+});
+
+describe('fatalJson', () => {
+  it.each([
+    [Exit.usage, "invalid plant id 'abc'"],
+    [Exit.config, 'config file /x/config.json is not valid JSON'],
+    [Exit.auth, 'no token for profile "default"\n'],
+  ])('exit %i is one parseable line', (exit, message) => {
+    const text = fatalJson(exit, message);
+    expect(text).not.toContain('\n');
+    expect(JSON.parse(text) as unknown).toEqual({ deleted: false, exit, message });
+  });
+});
+
+describe('createReporter', () => {
+  const run = (mode: OutputMode, results: DeleteResult[]) => {
+    const io = createTestIO();
+    const reporter = createReporter(io, mode);
+    for (const result of results) reporter.result(result);
+    return { stdout: io.stdout(), stderr: io.stderr() };
+  };
+
+  it('human: a success line on stdout, nothing on stderr', () => {
+    expect(run({ json: false, quiet: false }, [deleted('42')])).toEqual({ stdout: 'Deleted plant 42\n', stderr: '' });
+  });
+
+  it('human: a failure line on stderr in the documented format', () => {
+    expect(run({ json: false, quiet: false }, [refused])).toEqual({
+      stdout: '',
+      stderr: '✗ plant 13: error 13: plant 13 is protected (HTTP 400)\n',
+    });
+  });
+
+  it('human: a failure without an answer has no code and no HTTP status', () => {
+    expect(run({ json: false, quiet: false }, [unreachable]).stderr).toBe(`✗ plant ${MAX_ID}: connection refused (api.example.com)\n`);
+  });
+
+  it('human: results stay in order, each on its own stream', () => {
+    const out = run({ json: false, quiet: false }, [deleted('1'), refused, deleted('2')]);
+    expect(out.stdout).toBe('Deleted plant 1\nDeleted plant 2\n');
+    expect(lines(out.stderr)).toHaveLength(1);
+  });
+
+  it('--quiet: nothing on success', () => {
+    expect(run({ json: false, quiet: true }, [deleted('1'), deleted('2')])).toEqual({ stdout: '', stderr: '' });
+  });
+
+  it('--quiet: failures still reach stderr', () => {
+    const out = run({ json: false, quiet: true }, [deleted('1'), refused]);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toBe('✗ plant 13: error 13: plant 13 is protected (HTTP 400)\n');
+  });
+
+  it.each([
+    { json: true, quiet: false },
+    { json: true, quiet: true },
+  ])('--json (%j): only JSON lines on stdout, one per result, failures also on stderr', (mode) => {
+    const out = run(mode, [deleted(MAX_ID), refused, notSent]);
+    const stdoutLines = lines(out.stdout);
+    expect(stdoutLines).toEqual([resultJson(deleted(MAX_ID)), resultJson(refused), resultJson(notSent)]);
+    for (const line of stdoutLines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(out.stdout).not.toContain('Deleted plant');
+    expect(lines(out.stderr)).toEqual([failureLine(createTestIO(), refused), failureLine(createTestIO(), notSent)]);
+  });
+});
+
+describe('reportFatal', () => {
+  const TOKEN = 'super-secret-token-42';
+  const options = (overrides: Partial<FatalOptions> = {}): FatalOptions => ({ json: false, debug: false, secrets: [], ...overrides });
+
+  it.each([
+    [new UsageError("invalid plant id 'abc'"), 2],
+    [new ConfigError('no base URL'), 3],
+    [new AuthError('no token'), 4],
+  ])('a CliError (%s) gives its exit code and one line', (error, exit) => {
+    const io = createTestIO();
+    expect(reportFatal(error, io, options())).toBe(exit);
+    expect(io.stdout()).toBe('');
+    expect(io.stderr()).toBe(`plantstore: ${error.message}\n`);
+  });
+
+  it('folds a multi-line message into one line', () => {
+    const io = createTestIO();
+    reportFatal(new UsageError('first\n  second\nthird'), io, options());
+    expect(io.stderr()).toBe('plantstore: first second third\n');
+  });
+
+  it.each([
+    ['an Error', new TypeError('x is not a function'), 'x is not a function'],
+    ['a thrown string', 'weird', 'weird'],
+  ])('%s is an internal error: exit 70, "please report", no stack', (_name, error, text) => {
+    const io = createTestIO();
+    expect(reportFatal(error, io, options())).toBe(Exit.internal);
+    const stderr = lines(io.stderr());
+    expect(stderr).toHaveLength(1);
+    expect(stderr[0]).toContain(`internal error: ${text}`);
+    expect(stderr[0]).toContain('please report');
+    expect(io.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints the stack of an internal error with debug', () => {
+    const io = createTestIO();
+    const error = new Error('boom');
+    expect(reportFatal(error, io, options({ debug: true }))).toBe(70);
+    expect(io.stderr()).toContain('internal error: boom');
+    expect(io.stderr()).toMatch(/\n\s+at /);
+  });
+
+  it('does not print a stack for a CliError even with debug', () => {
+    const io = createTestIO();
+    reportFatal(new ConfigError('bad file'), io, options({ debug: true }));
+    expect(io.stderr()).toBe('plantstore: bad file\n');
+  });
+
+  it.each([
+    ['a CliError', new ConfigError(`token ${TOKEN} rejected`), false],
+    ['an internal error', new Error(`oops Bearer ${TOKEN}`), false],
+    ['an internal error with its stack', new Error(`oops Bearer ${TOKEN}`), true],
+  ])('scrubs secrets from %s', (_name, error, debug) => {
+    const io = createTestIO();
+    reportFatal(error, io, options({ debug, json: true, secrets: [undefined, TOKEN] }));
+    expect(io.stderr()).not.toContain(TOKEN);
+    expect(io.stdout()).not.toContain(TOKEN);
+    expect(io.stderr()).toContain('***');
+    expect(io.stdout()).toContain('***');
+  });
+
+  it('json mode prints the fatal object on stdout and the line on stderr', () => {
+    const io = createTestIO();
+    expect(reportFatal(new UsageError('no plant id given'), io, options({ json: true }))).toBe(2);
+    expect(io.stdout()).toBe(`${fatalJson(2, 'no plant id given')}\n`);
+    expect(JSON.parse(io.stdout()) as unknown).toEqual({ deleted: false, exit: 2, message: 'no plant id given' });
+    expect(io.stderr()).toBe('plantstore: no plant id given\n');
+  });
+
+  it('json mode for an internal error carries exit 70', () => {
+    const io = createTestIO();
+    reportFatal(new Error('boom'), io, options({ json: true }));
+    expect(JSON.parse(io.stdout()) as unknown).toMatchObject({ deleted: false, exit: 70, message: expect.stringContaining('boom') });
+  });
+});
+
+describe('argvWantsJson', () => {
+  it.each<[string[], boolean]>([
+    [['delete', '1', '--json'], true],
+    [['--json', 'delete', '1'], true],
+    [['delete', '1'], false],
+    [['delete', '--', '--json'], false],
+    [['delete', '--jsonx'], false],
+  ])('%j -> %s', (argv, wants) => {
+    expect(argvWantsJson(argv)).toBe(wants);
+  });
+});
