@@ -17,10 +17,10 @@ export async function runCli(argv: readonly string[], ctx: Context): Promise<Exi
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    // Help and version were printed as asked for.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return Exit.ok;
-    // `plantstore` alone: the help went to stderr; say what is missing.
-    if (error.code === 'commander.help') throw new UsageError('no command given: try plantstore delete <id>, or plantstore --help');
+    // Help and version were printed as asked for (`--help`, `help [command]`, `--version`).
+    if (error.exitCode === 0) return Exit.ok;
+    // `plantstore` or `plantstore auth` alone: the help went to stderr; say what is missing.
+    if (error.code === 'commander.help') throw new UsageError('a command is missing: the help above lists them');
     throw new UsageError(`${commanderMessage(error.message)}; see plantstore --help`);
   }
   return exit;

@@ -73,5 +73,11 @@ export function oneLine(text: string): string {
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE)}…` : flat;
+  return truncate(flat, MAX_MESSAGE);
+}
+
+/** Cuts by code point, never between the halves of a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  const points = Array.from(text);
+  return points.length > max ? `${points.slice(0, max).join('')}…` : text;
 }

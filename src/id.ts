@@ -1,3 +1,4 @@
+import { truncate } from './error-body.js';
 import { UsageError } from './errors.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -33,6 +34,5 @@ export function parsePlantIds(raws: readonly string[]): string[] {
 
 // An id in an error message must not carry terminal escapes or span lines.
 function printable(raw: string): string {
-  const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
-  return shown.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return truncate(raw, 40).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

@@ -1,3 +1,4 @@
+import { oneLine } from './error-body.js';
 import { Exit, type ExitCode } from './errors.js';
 
 export interface DescribedError {
@@ -60,8 +61,8 @@ function errorCode(error: unknown): string {
 }
 
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s+/g, ' ').trim() || 'unknown error';
+  // Lower layers quote hostnames and certificate fields: clean them like a server's words.
+  return oneLine(error instanceof Error ? error.message : String(error)) || 'unknown error';
 }
 
 function safeHost(baseUrl: string): string {

@@ -58,7 +58,7 @@ describe('with a stored token', () => {
 
   it('deletes a plant, then refuses the second delete with the API error (exit 1)', async () => {
     const first = await plantstore(['delete', '7']);
-    expect(first).toMatchObject({ code: 0, stdout: "Deleted plant 8\n", stderr: '' });
+    expect(first).toMatchObject({ code: 0, stdout: 'Deleted plant 7\n', stderr: '' });
     const second = await plantstore(['delete', '7']);
     expect(second.code).toBe(1);
     expect(second.stdout).toBe('');

@@ -4,6 +4,7 @@ import { Exit, exitForStatus } from '../../src/errors.js';
 
 const JSON_TYPE = 'application/json';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 describe('parseErrorBody', () => {
   it.each<[string, number, string | undefined, string, ErrorDetails]>([
@@ -58,6 +59,13 @@ describe('parseErrorBody', () => {
     const { code, message } = parseErrorBody(400, JSON_TYPE, JSON.stringify({ error: 7, message: long }));
     expect(code).toBe(7);
     expect(message).toBe(`${'x'.repeat(300)}…`);
+  });
+
+  it('never splits a character in half when capping', () => {
+    // 299 ASCII characters then an emoji: a cut at 300 UTF-16 units would leave a lone surrogate.
+    const { message } = parseErrorBody(400, JSON_TYPE, JSON.stringify({ error: 7, message: `${'a'.repeat(299)}😀 and more` }));
+    expect(message).toMatch(/…$/);
+    expect(message).not.toMatch(LONE_SURROGATE);
   });
 
   it('caps a long HTML title too', () => {

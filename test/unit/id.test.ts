@@ -70,6 +70,13 @@ describe('parsePlantId: invalid ids are usage errors naming the argument', () =>
     expect(error.message).toContain('\\x1b');
   });
 
+  it('shortens a long bad id without splitting a character in half', () => {
+    // 39 ASCII characters then an emoji: a cut at 40 UTF-16 units would leave a lone surrogate.
+    const error = thrown(() => parsePlantId(`${'1'.repeat(39)}😀${'2'.repeat(10)}`)) as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+
   it('shortens a very long bad id in the message', () => {
     const error = thrown(() => parsePlantId('9'.repeat(5000))) as UsageError;
     expect(error).toBeInstanceOf(UsageError);

@@ -1,0 +1,47 @@
+// Builds dist/: src/ and every runtime dependency in one ESM bundle (plus lazily
+// loaded chunks for undici, conf and the sandbox), so `npx plantstore` downloads
+// one small package and nothing else. Run with `npm run build`.
+import { build } from 'esbuild';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const outdir = path.join(root, 'dist');
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: [path.join(root, 'src/main.ts')],
+  outdir,
+  bundle: true,
+  splitting: true, // undici and conf become chunks loaded only by the commands that need them
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  minify: true,
+  legalComments: 'none', // licences are collected whole below
+  metafile: true,
+  logLevel: 'warning',
+  // undici and a few of conf's dependencies are CommonJS and call require() for node: built-ins.
+  banner: { js: "import{createRequire as __psRequire}from'node:module';const require=__psRequire(import.meta.url);" },
+});
+
+writeFileSync(path.join(outdir, 'THIRD_PARTY_LICENSES.md'), licenceNotices(Object.keys(result.metafile.inputs)));
+
+/** The licence text of every package that ended up in the bundle, as their licences require. */
+function licenceNotices(inputs: string[]): string {
+  const packages = new Map<string, string>();
+  for (const input of inputs) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match?.[1]) packages.set(match[1], input.slice(0, match.index + match[0].length));
+  }
+  const sections = [...packages.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
+    const full = path.join(root, dir);
+    const pkg = JSON.parse(readFileSync(path.join(full, 'package.json'), 'utf8')) as { version: string; license?: string };
+    const licenceFiles = readdirSync(full).filter((file) => /^(licen[cs]e|notice|copying)/i.test(file));
+    if (licenceFiles.length === 0) throw new Error(`no licence file in ${full}: cannot bundle ${name} without its notice`);
+    const texts = licenceFiles.filter((file) => existsSync(path.join(full, file))).map((file) => readFileSync(path.join(full, file), 'utf8').trim());
+    return `## ${name}@${pkg.version} (${pkg.license ?? 'see below'})\n\n${texts.join('\n\n')}\n`;
+  });
+  return `# Third-party licences\n\nplantstore bundles these packages into dist/.\n\n${sections.join('\n')}`;
+}
