@@ -1,21 +1,42 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { plantUrl } from './base-url.js';
-import { parseErrorBody } from './error-body.js';
+import { parseErrorBody, statusText } from './error-body.js';
 import { Exit, exitForStatus } from './errors.js';
-import { describeRequestError } from './request-errors.js';
-import type { DeleteResult } from './result.js';
+import { createDispatcher } from './dispatcher.js';
+import type { Env } from './io.js';
+import { maskProxy, proxyFor } from './proxy.js';
+import { describeRequestError, formatSeconds } from './request-errors.js';
+import { decodeBody, readCapped } from './response-body.js';
+import type { DeleteResult, NotDeleted } from './result.js';
+import { backoffDelayMs, isRetryableStatus, parseRetryAfter, wait } from './retry.js';
 import type { Target } from './settings.js';
 import { scrubToken } from './token.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-export interface ApiOptions {
-  target: Target;
-  userAgent: string;
+export interface NetworkOptions {
   /** Bounds one attempt: connect, headers and body together. */
   timeoutMs: number;
+  /** Further attempts after the first, for failures worth retrying. */
+  retries: number;
+  /** The longest single wait between attempts, ours or the server's Retry-After. */
+  maxRetryWaitMs: number;
+  /** Extra trusted certificates (PEM), from --cacert. */
+  caPem?: string;
+  /** Connections kept per origin. */
+  connections?: number;
+}
+
+export interface ApiOptions extends NetworkOptions {
+  target: Target;
+  userAgent: string;
+  /** Proxy variables come from here. */
+  env: Env;
+  /** --verbose: one line per event, already free of the token. */
+  trace?: (line: string) => void;
   dispatcher?: Dispatcher;
+  random?: () => number;
 }
 
 export interface PlantApi {
@@ -23,89 +44,124 @@ export interface PlantApi {
   close(): Promise<void>;
 }
 
+/** What one attempt ended with, and whether another could end better. */
+interface Attempt {
+  result: DeleteResult;
+  retryable: boolean;
+  answerLost: boolean;
+  retryAfterMs?: number | undefined;
+}
+
 /** The only module that speaks HTTP. */
 export function createPlantApi(options: ApiOptions): PlantApi {
   const { target } = options;
-  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000 });
+  const dispatcher = options.dispatcher ?? createDispatcher(options);
+  const trace = options.trace ?? (() => {});
+  const proxy = maybeProxy(target.baseUrl, options.env);
   const headers = {
     authorization: `Bearer ${target.token}`,
     'user-agent': options.userAgent,
     accept: 'application/json',
   };
 
-  async function deletePlant(id: string, interrupt: AbortSignal): Promise<DeleteResult> {
+  async function attempt(id: string, number: number, interrupt: AbortSignal): Promise<Attempt> {
+    const url = plantUrl(target.baseUrl, id);
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = AbortSignal.any([interrupt, timeout]);
+    const started = performance.now();
+    trace(`* attempt ${number} of ${options.retries + 1}: DELETE ${url} ${proxy ? `via proxy ${proxy}` : '(direct)'}`);
+    trace(`> authorization: Bearer ***`);
+    trace(`> user-agent: ${headers['user-agent']}`);
     try {
-      const response = await request(plantUrl(target.baseUrl, id), {
-        method: 'DELETE',
-        headers,
-        signal,
-        dispatcher,
-      });
-      if (response.statusCode >= 200 && response.statusCode < 300) {
-        await response.body.dump();
-        return { id, deleted: true, status: response.statusCode };
+      const response = await request(url, { method: 'DELETE', headers, signal, dispatcher });
+      const status = response.statusCode;
+      trace(`< HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
+      for (const [name, value] of Object.entries(response.headers)) trace(`< ${name}: ${String(value)}`);
+      if (status >= 200 && status < 300) {
+        await response.body.dump({ limit: MAX_ERROR_BODY_BYTES, signal });
+        return { result: { id, deleted: true, status }, retryable: false, answerLost: false };
       }
-      const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      return failedAnswer(id, response.statusCode, response.headers, body);
-    } catch (error) {
-      const reason = interrupt.aborted ? 'interrupted' : timeout.aborted ? 'timeout' : undefined;
-      const described = describeRequestError(error, reason, options.timeoutMs, target.baseUrl);
+      const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      const body = decodeBody(raw, header(response.headers, 'content-encoding'), header(response.headers, 'content-type'), MAX_ERROR_BODY_BYTES);
       return {
-        id,
-        deleted: false,
-        status: null,
-        error: null,
-        message: scrubToken(described.message, target.token),
-        exit: described.exit,
-        attempted: true,
+        result: failedAnswer(id, status, response.headers, body),
+        retryable: isRetryableStatus(status),
+        answerLost: false,
+        retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), Date.now()),
       };
+    } catch (error) {
+      const aborted = interrupt.aborted ? 'interrupted' : timeout.aborted ? 'timeout' : undefined;
+      const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy });
+      trace(`* failed after ${elapsed(started)}: ${described.message}`);
+      const result: NotDeleted = { id, deleted: false, status: null, error: null, message: described.message, exit: described.exit, attempted: true };
+      return { result, retryable: described.retryable, answerLost: described.answerLost };
     }
+  }
+
+  async function deletePlant(id: string, interrupt: AbortSignal): Promise<DeleteResult> {
+    let earlierAnswerLost = false;
+    for (let number = 1; ; number++) {
+      const outcome = await attempt(id, number, interrupt);
+      const { result } = outcome;
+      if (result.deleted) return result;
+      const last = number > options.retries || !outcome.retryable || interrupt.aborted;
+      if (last) return finish(result, number, earlierAnswerLost);
+      if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > options.maxRetryWaitMs) {
+        return finish(
+          { ...result, message: `${result.message}; the server asked to retry after ${formatSeconds(outcome.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(options.maxRetryWaitMs)}` },
+          number,
+          false,
+        );
+      }
+      earlierAnswerLost ||= outcome.answerLost;
+      const delay = outcome.retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
+      trace(`* retrying plant ${id} in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`);
+      await wait(delay, interrupt);
+      if (interrupt.aborted) return finish(result, number, false);
+    }
+  }
+
+  /** Adds what the attempts teach: how many there were, and whether a 404 may be our own doing. */
+  function finish(result: NotDeleted, attempts: number, earlierAnswerLost: boolean): NotDeleted {
+    let message = result.message;
+    if (earlierAnswerLost && result.status === 404) {
+      message += ' (it may already have been deleted by an earlier attempt whose answer was lost)';
+    }
+    if (attempts > 1) message += ` (after ${attempts} attempts)`;
+    return { ...result, message: scrubToken(message, target.token) };
   }
 
   return { deletePlant, close: () => dispatcher.close() };
 }
 
-function failedAnswer(id: string, status: number, headers: Record<string, string | string[] | undefined>, body: string): DeleteResult {
+function failedAnswer(id: string, status: number, headers: Record<string, string | string[] | undefined>, body: string): NotDeleted {
   if (status >= 300 && status < 400) {
-    const location = headerValue(headers['location']) ?? '(no Location header)';
+    const location = parseErrorBody(status, 'text/plain', header(headers, 'location') ?? '(no Location header)').message;
     return {
       id,
       deleted: false,
       status,
       error: null,
       // Following it would hand the bearer token to wherever the server points.
-      message: `the server redirected to ${parseErrorBody(status, 'text/plain', location).message}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`,
+      message: `the server redirected to ${location}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`,
       exit: Exit.server,
       attempted: true,
     };
   }
-  const details = parseErrorBody(status, headerValue(headers['content-type']), body);
+  const details = parseErrorBody(status, header(headers, 'content-type'), body);
   return { id, deleted: false, status, error: details.code, message: details.message, exit: exitForStatus(status), attempted: true };
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-/**
- * Reads at most `limit` bytes, then drops the rest: a 1 GB error page must not fill
- * memory. The status already says what happened, so a body cut short by a reset or
- * the timeout still yields what arrived rather than hiding the status.
- */
-async function readCapped(body: AsyncIterable<Buffer>, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      const room = limit - size;
-      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      size += Math.min(chunk.length, room);
-      if (size >= limit) break; // leaving the loop destroys the stream and its connection
-    }
-  } catch {
-    // Keep the partial body.
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function maybeProxy(baseUrl: string, env: Env): string | undefined {
+  const proxy = proxyFor(new URL(baseUrl), env);
+  return proxy === undefined ? undefined : maskProxy(proxy);
+}
+
+function elapsed(started: number): string {
+  return `${(performance.now() - started).toFixed(1)} ms`;
 }

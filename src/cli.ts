@@ -45,7 +45,12 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .option('--json', 'write JSON to stdout (one object per line)')
     .option('-q, --quiet', 'print nothing on success')
     .option('--no-color', 'never use color (also NO_COLOR, TERM=dumb)')
-    .option('--timeout <seconds>', 'give up on a request after this long (env PLANTSTORE_TIMEOUT; default 30)')
+    .option('--timeout <seconds>', 'give up on an attempt after this long (env PLANTSTORE_TIMEOUT; default 30)')
+    .option('--retries <n>', 'retries on refused/reset connections, timeouts, 429/502/503/504 (env PLANTSTORE_RETRIES; default 2)')
+    .option('--max-retry-wait <seconds>', 'longest wait before a retry (env PLANTSTORE_MAX_RETRY_WAIT; default 30)')
+    .option('--cacert <file>', 'also trust the CA certificates in this PEM file (env PLANTSTORE_CA_CERT)')
+    .option('--token-file <path>', 'read the token from this file (env PLANTSTORE_TOKEN_FILE)')
+    .option('-v, --verbose', 'trace requests and answers to stderr, token masked (also PLANTSTORE_DEBUG=1)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -117,7 +122,9 @@ function exitCodeHelp(): string {
   const rows = EXIT_CODE_HELP.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`);
   return [
     '',
-    'Environment: PLANTSTORE_TOKEN, PLANTSTORE_BASE_URL, PLANTSTORE_PROFILE, PLANTSTORE_TIMEOUT, PLANTSTORE_CONFIG_DIR',
+    'Environment: PLANTSTORE_TOKEN, PLANTSTORE_TOKEN_FILE, PLANTSTORE_BASE_URL, PLANTSTORE_PROFILE, PLANTSTORE_CONFIG_DIR,',
+    '  PLANTSTORE_TIMEOUT, PLANTSTORE_RETRIES, PLANTSTORE_MAX_RETRY_WAIT, PLANTSTORE_CA_CERT, PLANTSTORE_DEBUG,',
+    '  HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS',
     '',
     'Exit codes (with several ids, the code of the first failing id):',
     ...rows,

@@ -1,6 +1,13 @@
-import type { ApiOptions, PlantApi } from './api.js';
+import type { NetworkOptions, PlantApi } from './api.js';
 import { openConfig, type ConfigFile } from './config.js';
 import type { Env, IO } from './io.js';
+import type { Target } from './settings.js';
+
+export interface ApiRequest {
+  target: Target;
+  network: NetworkOptions;
+  verbose: boolean;
+}
 
 /** What stdin offers a command: a stream, and raw mode for the hidden token prompt. */
 export interface Stdin extends AsyncIterable<Buffer | string> {
@@ -24,7 +31,7 @@ export interface Context {
   /** Aborted on Ctrl-C / SIGTERM. */
   signal: AbortSignal;
   config(): ConfigFile;
-  api(options: Omit<ApiOptions, 'userAgent'>): Promise<PlantApi>;
+  api(request: ApiRequest): Promise<PlantApi>;
 }
 
 export function userAgent(version: string): string {
@@ -44,9 +51,16 @@ export function createContext(parts: ContextParts): Context {
   return {
     ...parts,
     config: () => (config ??= openConfig(parts.env, (line) => parts.io.err(line))),
-    async api(options) {
+    async api({ target, network, verbose }) {
+      // undici is loaded only by commands that send requests: --help never pays for it.
       const { createPlantApi } = await import('./api.js');
-      return createPlantApi({ ...options, userAgent: userAgent(parts.version) });
+      return createPlantApi({
+        ...network,
+        target,
+        env: parts.env,
+        userAgent: userAgent(parts.version),
+        ...(verbose ? { trace: (line: string) => parts.io.err(line) } : {}),
+      });
     },
   };
 }

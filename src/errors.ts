@@ -12,6 +12,7 @@ export const Exit = {
   timeout: 8,
   internal: 70,
   interrupted: 130,
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof Exit)[keyof typeof Exit];
@@ -28,6 +29,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [Exit.timeout, 'timeout'],
   [Exit.internal, 'internal error (a bug): please report it'],
   [Exit.interrupted, 'interrupted (Ctrl-C)'],
+  [Exit.terminated, 'terminated (SIGTERM)'],
 ];
 
 /** An error the user can act on: its message is printed as is, in one line. */

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { NetworkOptions } from './api.js';
 import { ConfigError, UsageError } from './errors.js';
 import type { Env } from './io.js';
 import type { OutputMode } from './output.js';
@@ -6,22 +8,68 @@ import type { GlobalFlags } from './settings.js';
 /** Options every command accepts, as commander hands them over. */
 export interface GlobalOptions extends GlobalFlags, OutputMode {
   timeout?: string;
+  retries?: string;
+  maxRetryWait?: string;
+  cacert?: string;
+  verbose?: boolean;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 30;
+type Problem = typeof UsageError | typeof ConfigError;
+
+/** A flag, else its environment variable, else the default. Bad flags are usage errors; bad env values, configuration errors. */
+function pick(flag: string | undefined, flagName: string, env: Env, envName: string): { raw: string; source: string; Problem: Problem } | undefined {
+  if (flag !== undefined) return { raw: flag, source: flagName, Problem: UsageError };
+  const fromEnv = env[envName];
+  if (fromEnv) return { raw: fromEnv, source: envName, Problem: ConfigError };
+  return undefined;
+}
+
+function seconds(value: { raw: string; source: string; Problem: Problem }, allowZero: boolean): number {
+  const parsed = /^\d+(\.\d+)?$/.test(value.raw.trim()) ? Number(value.raw) : Number.NaN;
+  if (!(parsed >= 0) || (!allowZero && parsed === 0) || parsed > 86_400) {
+    throw new value.Problem(`invalid ${value.source} '${value.raw}': give a number of seconds${allowZero ? '' : ' greater than 0'}, such as 30 or 2.5`);
+  }
+  return Math.round(parsed * 1000);
+}
 
 /** --timeout, else PLANTSTORE_TIMEOUT, else 30 s; in milliseconds. */
 export function resolveTimeoutMs(options: GlobalOptions, env: Env): number {
-  if (options.timeout !== undefined) return secondsToMs(options.timeout, '--timeout', UsageError);
-  const fromEnv = env['PLANTSTORE_TIMEOUT'];
-  if (fromEnv) return secondsToMs(fromEnv, 'PLANTSTORE_TIMEOUT', ConfigError);
-  return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const value = pick(options.timeout, '--timeout', env, 'PLANTSTORE_TIMEOUT');
+  return value ? seconds(value, false) : 30_000;
 }
 
-function secondsToMs(raw: string, source: string, Problem: typeof UsageError | typeof ConfigError): number {
-  const seconds = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-  if (!(seconds > 0) || seconds > 86_400) {
-    throw new Problem(`invalid ${source} '${raw}': give a number of seconds greater than 0, such as 30 or 2.5`);
+/** Everything that shapes how requests travel: deadline, retries, trust. */
+export function resolveNetwork(options: GlobalOptions, env: Env): NetworkOptions {
+  const retries = pick(options.retries, '--retries', env, 'PLANTSTORE_RETRIES');
+  const maxWait = pick(options.maxRetryWait, '--max-retry-wait', env, 'PLANTSTORE_MAX_RETRY_WAIT');
+  const caFile = pick(options.cacert, '--cacert', env, 'PLANTSTORE_CA_CERT');
+  return {
+    timeoutMs: resolveTimeoutMs(options, env),
+    retries: retries ? count(retries, 10) : 2,
+    maxRetryWaitMs: maxWait ? seconds(maxWait, true) : 30_000,
+    ...(caFile ? { caPem: readPem(caFile.raw, caFile.source) } : {}),
+  };
+}
+
+export function isVerbose(options: GlobalOptions, env: Env): boolean {
+  return options.verbose === true || env['PLANTSTORE_DEBUG'] === '1';
+}
+
+function count(value: { raw: string; source: string; Problem: Problem }, max: number): number {
+  const parsed = /^\d+$/.test(value.raw.trim()) ? Number(value.raw) : Number.NaN;
+  if (!(parsed >= 0 && parsed <= max)) throw new value.Problem(`invalid ${value.source} '${value.raw}': give a whole number from 0 to ${max}`);
+  return parsed;
+}
+
+function readPem(file: string, source: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read the CA bundle ${file} (from ${source}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
-  return Math.round(seconds * 1000);
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return text;
 }

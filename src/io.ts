@@ -7,8 +7,15 @@ export interface IO {
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly stdinIsTTY: boolean;
-  /** Writes one line to stdout. */
+  /** Writes one line to stdout. Every secret registered with redact() is replaced by ***. */
   out(line: string): void;
+  /** Writes one line to stdout as is: only for `auth token`, whose whole point is to print it. */
+  outUnredacted(line: string): void;
+  /**
+   * Registers a secret that must never be printed. Scrubbing here, at the last step,
+   * covers messages from every layer, including ones we did not write.
+   */
+  redact(secret: string): void;
   /** Writes one line to stderr. */
   err(line: string): void;
   /** Writes to stderr without a line break: prompts. */
@@ -44,6 +51,11 @@ interface Sink {
 
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env): IO {
   let disabledByFlag = false;
+  const secrets = new Set<string>();
+  const scrub = (text: string): string => {
+    for (const secret of secrets) text = text.split(secret).join('***');
+    return text;
+  };
   const styles = new Map<Sink, ChalkInstance>();
   const styleFor = (sink: Sink): ChalkInstance => {
     let style = styles.get(sink);
@@ -57,9 +69,14 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
     stdoutIsTTY: stdout.isTTY === true,
     stderrIsTTY: stderr.isTTY === true,
     stdinIsTTY,
-    out: (line) => void stdout.write(`${line}\n`),
-    err: (line) => void stderr.write(`${line}\n`),
-    errText: (text) => void stderr.write(text),
+    out: (line) => void stdout.write(`${scrub(line)}\n`),
+    outUnredacted: (line) => void stdout.write(`${line}\n`),
+    err: (line) => void stderr.write(`${scrub(line)}\n`),
+    errText: (text) => void stderr.write(scrub(text)),
+    redact: (secret) => {
+      // A very short "secret" would shred ordinary words; tokens are validated longer in practice.
+      if (secret.length >= 4) secrets.add(secret);
+    },
     outStyle: () => styleFor(stdout),
     errStyle: () => styleFor(stderr),
     disableColor: () => {

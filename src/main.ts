@@ -8,6 +8,8 @@ import pkg from '../package.json' with { type: 'json' };
 /** The process edge: the only module that touches `process`. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   const io = createIO(process.stdout, process.stderr, process.stdin.isTTY === true, process.env);
+  const envToken = process.env['PLANTSTORE_TOKEN'];
+  if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
   listenForInterrupts(interrupt);
   endQuietlyOnClosedPipe();
@@ -18,23 +20,26 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     version: pkg.version,
     signal: interrupt.signal,
   });
+  let exit: number;
   try {
-    process.exitCode = await runCli(argv, ctx);
+    exit = await runCli(argv, ctx);
   } catch (error) {
-    process.exitCode = reportFatal(error, io, {
+    exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
       secrets: [process.env['PLANTSTORE_TOKEN']],
     });
   }
+  // Commands only know they were interrupted; the signal decides the conventional code (128 + n).
+  process.exitCode = exit === Exit.interrupted && interrupt.signal.reason === 'SIGTERM' ? Exit.terminated : exit;
 }
 
 // First Ctrl-C: abort in-flight work so the command can report what was done.
 // Second: leave at once.
 function listenForInterrupts(controller: AbortController): void {
-  const onSignal = (): void => {
-    if (controller.signal.aborted) process.exit(Exit.interrupted);
-    controller.abort();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) process.exit(signal === 'SIGTERM' ? Exit.terminated : Exit.interrupted);
+    controller.abort(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -1,9 +1,14 @@
 import { oneLine } from './error-body.js';
 import { Exit, type ExitCode } from './errors.js';
+import { isRetryableErrorCode } from './retry.js';
 
 export interface DescribedError {
   message: string;
   exit: ExitCode;
+  /** Trying again may help (refused, reset, timeout). */
+  retryable: boolean;
+  /** The request may have reached the server even though no answer came back. */
+  answerLost: boolean;
 }
 
 const NETWORK_CODES: Record<string, string> = {
@@ -16,38 +21,62 @@ const NETWORK_CODES: Record<string, string> = {
   ENETUNREACH: 'network unreachable',
   UND_ERR_SOCKET: 'connection closed before a complete answer',
   UND_ERR_CLOSED: 'connection closed before a complete answer',
+  UND_ERR_PRX_CONN: 'the proxy closed the connection',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was shorter than announced',
 };
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+// Codes of failures before the request could have left this machine.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-/**
- * Turns what undici or the socket threw into one line and an exit code.
- * `aborted` says which of our own signals fired, since an abort looks the same from inside.
- */
-export function describeRequestError(
-  error: unknown,
-  aborted: 'interrupted' | 'timeout' | undefined,
-  timeoutMs: number,
-  baseUrl: string,
-): DescribedError {
-  const host = safeHost(baseUrl);
-  if (aborted === 'interrupted') {
-    return { message: 'interrupted while waiting for the answer; the server may or may not have deleted it', exit: Exit.interrupted };
-  }
+export interface ErrorContext {
+  /** Which of our own signals fired, since an abort looks the same from inside. */
+  aborted: 'interrupted' | 'timeout' | undefined;
+  timeoutMs: number;
+  baseUrl: string;
+  /** The proxy in use, already masked. */
+  proxy: string | undefined;
+}
+
+/** Turns what undici or the socket threw into one line, an exit code and a retry verdict. */
+export function describeRequestError(error: unknown, context: ErrorContext): DescribedError {
+  const host = safeHost(context.baseUrl);
+  const via = context.proxy ? ` via proxy ${context.proxy}` : '';
   const code = errorCode(error);
-  if (aborted === 'timeout' || TIMEOUT_CODES.has(code)) {
-    return { message: `no complete answer from ${host} within ${formatSeconds(timeoutMs)} (timeout; raise it with --timeout)`, exit: Exit.timeout };
+  const answerLost = !NOT_SENT_CODES.has(code);
+  if (context.aborted === 'interrupted') {
+    return {
+      message: 'interrupted while waiting for the answer; the server may or may not have deleted it',
+      exit: Exit.interrupted,
+      retryable: false,
+      answerLost: true,
+    };
+  }
+  if (context.aborted === 'timeout' || TIMEOUT_CODES.has(code)) {
+    const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'could not connect to' : 'no complete answer from';
+    return {
+      message: `${what} ${host}${via} within ${formatSeconds(context.timeoutMs)} (timeout; raise it with --timeout)`,
+      exit: Exit.timeout,
+      retryable: true,
+      answerLost,
+    };
+  }
+  const text = messageOf(error);
+  if (context.proxy && /^Proxy response \((\d+)\)/.test(text)) {
+    const status = /\((\d+)\)/.exec(text)?.[1];
+    return { message: `proxy ${context.proxy} refused to connect to ${host} (HTTP ${status} to CONNECT)`, exit: Exit.network, retryable: false, answerLost: false };
   }
   const network = NETWORK_CODES[code];
-  if (network) return { message: `${network} (${host})`, exit: Exit.network };
-  if (/CERT|TLS|SSL|ERR_SSL/i.test(code)) {
-    return { message: `TLS failure talking to ${host}: ${messageOf(error)}`, exit: Exit.network };
+  if (network) {
+    return { message: `${network} (${host}${via})`, exit: Exit.network, retryable: isRetryableErrorCode(code), answerLost };
+  }
+  if (/CERT|TLS|SSL/i.test(code)) {
+    return { message: `TLS failure talking to ${host}${via}: ${text}`, exit: Exit.network, retryable: false, answerLost: false };
   }
   if (code.startsWith('HPE_') || (error instanceof Error && error.name === 'HTTPParserError')) {
-    return { message: `malformed HTTP answer from ${host}`, exit: Exit.server };
+    return { message: `malformed HTTP answer from ${host}${via}`, exit: Exit.server, retryable: false, answerLost: true };
   }
-  return { message: `request to ${host} failed: ${messageOf(error)}`, exit: Exit.network };
+  return { message: `request to ${host}${via} failed: ${text}`, exit: Exit.network, retryable: false, answerLost };
 }
 
 function errorCode(error: unknown): string {
@@ -73,6 +102,6 @@ function safeHost(baseUrl: string): string {
   }
 }
 
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))}s`;
 }

@@ -2,7 +2,8 @@ import { assertSafeForToken, normalizeBaseUrl } from './base-url.js';
 import { checkProfileName, type ConfigFile } from './config.js';
 import { AuthError, ConfigError } from './errors.js';
 import type { Env } from './io.js';
-import { normalizeToken } from './token.js';
+import { MAX_TOKEN_BYTES, normalizeToken } from './token.js';
+import { readFileSync } from 'node:fs';
 
 /** A resolved value and where it came from, so `auth status` and errors can say so. */
 export interface Sourced {
@@ -13,6 +14,7 @@ export interface Sourced {
 export interface GlobalFlags {
   profile?: string;
   baseUrl?: string;
+  tokenFile?: string;
 }
 
 /** Profile = --profile, else PLANTSTORE_PROFILE, else "default". */
@@ -39,16 +41,37 @@ function pickBaseUrl(flags: GlobalFlags, env: Env, config: () => ConfigFile, pro
   return undefined;
 }
 
-/** Token = PLANTSTORE_TOKEN, else the profile's stored token. The config file is not read when the env has one. */
-export function resolveToken(env: Env, config: () => ConfigFile, profile: string): Sourced | undefined {
+/**
+ * Token = PLANTSTORE_TOKEN, else a token file (--token-file, PLANTSTORE_TOKEN_FILE:
+ * secrets mounted in CI), else the profile's stored token. The config file is not
+ * read when an earlier source has one.
+ */
+export function resolveToken(env: Env, config: () => ConfigFile, profile: string, tokenFileFlag?: string): Sourced | undefined {
   const fromEnv = env['PLANTSTORE_TOKEN'];
   if (fromEnv) return { value: checkConfiguredToken(fromEnv, 'PLANTSTORE_TOKEN'), source: 'PLANTSTORE_TOKEN' };
+  const file = tokenFileFlag ?? (env['PLANTSTORE_TOKEN_FILE'] || undefined);
+  if (file !== undefined) {
+    const source = `token file ${file}`;
+    return { value: checkConfiguredToken(readTokenFile(file, tokenFileFlag === undefined ? 'PLANTSTORE_TOKEN_FILE' : '--token-file'), source), source };
+  }
   const stored = config().profile(profile).token;
   if (stored) {
     const source = `profile '${profile}' in ${config().path}`;
     return { value: checkConfiguredToken(stored, source), source };
   }
   return undefined;
+}
+
+function readTokenFile(file: string, origin: string): string {
+  try {
+    // Twice the token limit is plenty; a larger file is not a token file.
+    const text = readFileSync(file, 'utf8');
+    if (text.length > 2 * MAX_TOKEN_BYTES) throw new ConfigError(`token file ${file} (from ${origin}) is too large to hold a token`);
+    return text;
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`cannot read token file ${file} (from ${origin}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
 }
 
 // A malformed token already in the environment or the file is a configuration problem, not a typo on this command line.
@@ -75,7 +98,7 @@ export function resolveTarget(flags: GlobalFlags, env: Env, config: () => Config
       `no base URL for profile '${profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
     );
   }
-  const token = resolveToken(env, config, profile);
+  const token = resolveToken(env, config, profile, flags.tokenFile);
   if (!token) {
     throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
   }

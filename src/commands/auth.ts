@@ -18,6 +18,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
   const baseUrl = opts.global.baseUrl === undefined ? undefined : normalizeBaseUrl(opts.global.baseUrl, '--base-url');
   if (baseUrl) assertSafeForToken(baseUrl, '--base-url');
   const token = normalizeToken(await readToken(opts, ctx), opts.withToken ? 'standard input' : 'the prompt');
+  ctx.io.redact(token);
   const config = ctx.config();
   await config.updateProfile(profile, (current) => ({ ...current, token, ...(baseUrl ? { 'base-url': baseUrl } : {}) }));
   if (opts.global.json) ctx.io.out(JSON.stringify({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path }));
@@ -51,8 +52,9 @@ export async function runLogout(opts: { global: GlobalOptions }, ctx: Context): 
 /** Says where the token and base URL come from. It cannot check the token: the service has no read-only operation. */
 export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
   const profile = resolveProfile(opts.global, ctx.env);
-  const token = resolveToken(ctx.env, ctx.config, profile);
+  const token = resolveToken(ctx.env, ctx.config, profile, opts.global.tokenFile);
   const baseUrl = resolveBaseUrl(opts.global, ctx.env, ctx.config, profile);
+  if (token) ctx.io.redact(token.value);
   if (opts.global.json) {
     ctx.io.out(
       JSON.stringify({
@@ -78,8 +80,8 @@ export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): 
 /** Prints the token itself, for piping into other tools. The one place it is ever shown. */
 export async function runToken(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
   const profile = resolveProfile(opts.global, ctx.env);
-  const token = resolveToken(ctx.env, ctx.config, profile);
+  const token = resolveToken(ctx.env, ctx.config, profile, opts.global.tokenFile);
   if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
-  ctx.io.out(token.value);
+  ctx.io.outUnredacted(token.value);
   return Exit.ok;
 }

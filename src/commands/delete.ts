@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
-import { resolveTimeoutMs, type GlobalOptions } from '../global-options.js';
+import { isVerbose, resolveNetwork, type GlobalOptions } from '../global-options.js';
 import { parsePlantIds } from '../id.js';
 import { createReporter } from '../output.js';
 import { firstFailureExit, type DeleteResult } from '../result.js';
@@ -16,9 +16,10 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = parsePlantIds(opts.ids);
   const target = resolveTarget(opts.global, ctx.env, ctx.config);
-  const timeoutMs = resolveTimeoutMs(opts.global, ctx.env);
+  ctx.io.redact(target.token);
+  const network = resolveNetwork(opts.global, ctx.env);
   const reporter = createReporter(ctx.io, opts.global);
-  const api = await ctx.api({ target, timeoutMs });
+  const api = await ctx.api({ target, network, verbose: isVerbose(opts.global, ctx.env) });
   const results: DeleteResult[] = [];
   try {
     for (const id of ids) {
@@ -33,8 +34,16 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   }
   if (ctx.signal.aborted) {
     const deleted = results.filter((r) => r.deleted).map((r) => r.id);
-    ctx.io.err(`interrupted: deleted ${deleted.length} of ${ids.length}${deleted.length ? ` (${deleted.join(', ')})` : ''}`);
+    const notDeleted = results.filter((r) => !r.deleted).map((r) => r.id);
+    ctx.io.err(`interrupted: deleted ${deleted.length} of ${ids.length}${listIds(deleted)}; not deleted: ${notDeleted.length}${listIds(notDeleted)}`);
     return Exit.interrupted;
   }
   return firstFailureExit(results);
+}
+
+/** A list of ids short enough for one line of a terminal. */
+function listIds(ids: readonly string[], max = 20): string {
+  if (ids.length === 0) return '';
+  const shown = ids.slice(0, max).join(', ');
+  return ` (${shown}${ids.length > max ? `, and ${ids.length - max} more` : ''})`;
 }

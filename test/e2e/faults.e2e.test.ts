@@ -17,7 +17,8 @@ afterEach(async () => {
   config.cleanup();
 });
 
-const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl });
+// Retries are off here so each case shows one answer; test/e2e/hostile covers retrying.
+const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl, PLANTSTORE_RETRIES: '0' });
 
 describe.each([
   {

@@ -15,7 +15,7 @@ const UA = userAgent(VERSION);
 let apis: PlantApi[] = [];
 
 function api(baseUrl = BASE, timeoutMs = 5000): PlantApi {
-  const created = createPlantApi({ target: { profile: 'default', baseUrl, token: TOKEN }, userAgent: UA, timeoutMs });
+  const created = createPlantApi({ target: { profile: 'default', baseUrl, token: TOKEN }, userAgent: UA, timeoutMs, retries: 0, maxRetryWaitMs: 0, env: {} });
   apis.push(created);
   return created;
 }

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiOptions, PlantApi } from '../../src/api.js';
+import type { PlantApi } from '../../src/api.js';
 import { runCli } from '../../src/cli.js';
 import { openConfig, type ConfigFile } from '../../src/config.js';
-import type { Context, Stdin } from '../../src/context.js';
+import type { ApiRequest, Context, Stdin } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
 import { createTestIO, type Env, type TestIO } from '../../src/io.js';
 import type { DeleteResult } from '../../src/result.js';
@@ -31,7 +31,7 @@ interface Run {
   stdout: string;
   stderr: string;
   /** Options each api() call was built with; empty when nothing was going to be sent. */
-  built: Array<Omit<ApiOptions, 'userAgent'>>;
+  built: ApiRequest[];
   /** Ids handed to deletePlant, in order. */
   sent: string[];
   closed: number;
@@ -139,10 +139,12 @@ describe('argv reaches the delete command', () => {
     expect(result.closed).toBe(1);
   });
 
-  it.each<[string, string[], Partial<Omit<ApiOptions, 'userAgent'>>]>([
-    ['defaults', ['delete', '1'], { timeoutMs: 30_000, target: { profile: 'default', baseUrl: BASE, token: TOKEN } }],
-    ['--timeout before the command', ['--timeout', '2.5', 'delete', '1'], { timeoutMs: 2_500 }],
-    ['--timeout after the ids', ['delete', '1', '--timeout', '7'], { timeoutMs: 7_000 }],
+  it.each<[string, string[], Partial<ApiRequest>]>([
+    ['defaults', ['delete', '1'], { network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000 }, verbose: false, target: { profile: 'default', baseUrl: BASE, token: TOKEN } }],
+    ['--timeout before the command', ['--timeout', '2.5', 'delete', '1'], { network: expect.objectContaining({ timeoutMs: 2_500 }) }],
+    ['--timeout after the ids', ['delete', '1', '--timeout', '7'], { network: expect.objectContaining({ timeoutMs: 7_000 }) }],
+    ['--retries and --max-retry-wait', ['delete', '1', '--retries', '0', '--max-retry-wait', '5'], { network: expect.objectContaining({ retries: 0, maxRetryWaitMs: 5_000 }) }],
+    ['--verbose', ['--verbose', 'delete', '1'], { verbose: true }],
     ['--base-url', ['--base-url', 'https://other.example.com/v2/', 'delete', '1'], { target: { profile: 'default', baseUrl: 'https://other.example.com/v2', token: TOKEN } }],
     ['--profile', ['delete', '--profile', 'work', '1'], { target: { profile: 'work', baseUrl: BASE, token: TOKEN } }],
   ])('%s', async (_name, argv, expected) => {

@@ -1,0 +1,111 @@
+import { StringDecoder } from 'node:string_decoder';
+import { truncate } from './error-body.js';
+import { UsageError } from './errors.js';
+import { parsePlantId } from './id.js';
+
+// A valid id is at most 20 characters plus leading zeros; anything this long is
+// not an id, and capping it keeps a newline-free stream from growing one string forever.
+const MAX_TOKEN_CHARS = 1024;
+// Where a token ends: whitespace (any, as in the argument list) or the start of a comment.
+const TOKEN_END = /[\s#]/g;
+const SPACE = /\s/;
+
+/**
+ * Reads plant ids from a stream such as stdin: separated by any whitespace,
+ * `#` to end of line is a comment. Works chunk by chunk, so a million ids cost
+ * the set of canonical ids and never the input text. Every id is checked like
+ * an argument id, and repeats are dropped (first occurrence wins).
+ */
+export async function readIdsFromStream(input: AsyncIterable<string | Buffer>): Promise<string[]> {
+  const ids = new Set<string>();
+  const tokens = new Tokenizer((token, line) => ids.add(parseAt(token, line)));
+  // StringDecoder keeps the bytes of a character split across chunks for the next chunk.
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of input) {
+    // A string chunk means the stream decodes itself; finish any bytes we were holding first.
+    tokens.feed(typeof chunk === 'string' ? decoder.end() + chunk : decoder.write(chunk));
+  }
+  tokens.feed(decoder.end());
+  tokens.end();
+  if (ids.size === 0) throw new UsageError('no plant ids on standard input');
+  return [...ids];
+}
+
+/** Splits text fed in arbitrary pieces into tokens, tracking the line each one is on. */
+class Tokenizer {
+  private partial = '';
+  private inComment = false;
+  private line = 1;
+
+  constructor(private readonly onToken: (token: string, line: number) => void) {}
+
+  feed(text: string): void {
+    let i = 0;
+    while (i < text.length) {
+      if (this.inComment) {
+        const newline = text.indexOf('\n', i);
+        if (newline === -1) return;
+        this.inComment = false;
+        i = newline;
+        continue;
+      }
+      const char = text[i] as string;
+      if (char === '\n') {
+        this.flush();
+        this.line += 1;
+        i += 1;
+      } else if (char === '#') {
+        this.flush();
+        this.inComment = true;
+        i += 1;
+      } else if (SPACE.test(char)) {
+        // Includes the \r of CRLF: it ends the token like any other space.
+        this.flush();
+        i += 1;
+      } else {
+        TOKEN_END.lastIndex = i;
+        const end = TOKEN_END.exec(text)?.index ?? text.length;
+        this.partial += text.slice(i, end);
+        if (this.partial.length > MAX_TOKEN_CHARS) {
+          throw new UsageError(
+            `invalid plant id '${shown(this.partial)}' on line ${this.line} of standard input: too long (over ${MAX_TOKEN_CHARS} characters)`,
+          );
+        }
+        i = end;
+      }
+    }
+  }
+
+  /** The input is over: a last line without a newline still counts. */
+  end(): void {
+    this.flush();
+  }
+
+  private flush(): void {
+    if (this.partial === '') return;
+    const token = this.partial;
+    this.partial = '';
+    this.onToken(token, this.line);
+  }
+}
+
+// parsePlantId's message names the token; the line number is what finds it in a file of a million.
+function parseAt(token: string, line: number): string {
+  try {
+    return parsePlantId(token);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    // "invalid plant id 'x': why" -> "invalid plant id 'x' on line 7 of standard input: why".
+    // A token holds no whitespace, so the first "': " closes the quoted token.
+    const where = ` on line ${line} of standard input`;
+    const close = error.message.indexOf("': ");
+    throw new UsageError(
+      close === -1 ? `${error.message}${where}` : `${error.message.slice(0, close + 1)}${where}${error.message.slice(close + 1)}`,
+    );
+  }
+}
+
+// Same rule as id.ts: an id in a message must not carry terminal escapes.
+function shown(raw: string): string {
+  return truncate(raw, 40).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

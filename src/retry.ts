@@ -1,0 +1,50 @@
+// When to try a DELETE again, and how long to wait first. DELETE is idempotent, so
+// a repeat is safe; what is not safe is hammering a struggling server or waiting forever.
+
+/** Statuses that mean "not now" rather than "no". 500 is left out: it usually means a bug, not load. */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+/** Failures where the request may not have been processed and trying again can help. */
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+export const BASE_DELAY_MS = 250;
+
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.has(status);
+}
+
+export function isRetryableErrorCode(code: string): boolean {
+  return RETRYABLE_CODES.has(code);
+}
+
+/** Exponential backoff with full jitter: uniform in [0, min(cap, 250 ms × 2^(attempt-1))]. */
+export function backoffDelayMs(attempt: number, capMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(capMs, BASE_DELAY_MS * 2 ** (attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * Returns milliseconds from `now`, or undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Waits, unless the user interrupts first. */
+export function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
