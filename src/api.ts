@@ -7,7 +7,7 @@ import type { Env } from './io.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { describeRequestError, formatSeconds } from './request-errors.js';
 import { decodeBody, readCapped } from './response-body.js';
-import type { DeleteResult, NotDeleted } from './result.js';
+import type { Deleted, NotDeleted } from './result.js';
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, wait } from './retry.js';
 import type { Target } from './settings.js';
 import { scrubToken } from './token.js';
@@ -40,13 +40,13 @@ export interface ApiOptions extends NetworkOptions {
 }
 
 export interface PlantApi {
-  deletePlant(id: string, signal: AbortSignal): Promise<DeleteResult>;
+  deletePlant(id: string, signal: AbortSignal): Promise<Deleted | NotDeleted>;
   close(): Promise<void>;
 }
 
 /** What one attempt ended with, and whether another could end better. */
 interface Attempt {
-  result: DeleteResult;
+  result: Deleted | NotDeleted;
   retryable: boolean;
   answerLost: boolean;
   retryAfterMs?: number | undefined;
@@ -98,7 +98,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     }
   }
 
-  async function deletePlant(id: string, interrupt: AbortSignal): Promise<DeleteResult> {
+  async function deletePlant(id: string, interrupt: AbortSignal): Promise<Deleted | NotDeleted> {
     let earlierAnswerLost = false;
     for (let number = 1; ; number++) {
       const outcome = await attempt(id, number, interrupt);

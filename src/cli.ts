@@ -75,8 +75,29 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   program
     .command('delete')
     .description('delete plants by id: DELETE {base}/plants/{id} for each id')
-    .argument('<id...>', 'plant ids (64-bit integers); all are checked before any is sent')
-    .action(act((global, _command, ids: string[]) => runDelete({ ids, global }, ctx)));
+    .argument('[id...]', 'plant ids (64-bit integers); all are checked before any is sent; - reads stdin')
+    .option('--stdin', 'read ids from standard input (whitespace-separated, # comments)')
+    .option('--concurrency <n>', 'requests in flight at once, 1..64 (default 8)')
+    .option('--ignore-missing', 'count a 404 as success (already absent)')
+    .option('--fail-fast', 'send nothing new after the first failure')
+    .option('--dry-run', 'print the requests that would be sent; send nothing')
+    .action(
+      act((global, command, ids: string[]) => {
+        const flags = command.opts<{ stdin?: boolean; concurrency?: string; ignoreMissing?: boolean; failFast?: boolean; dryRun?: boolean }>();
+        return runDelete(
+          {
+            ids,
+            global,
+            stdin: flags.stdin === true,
+            ignoreMissing: flags.ignoreMissing === true,
+            failFast: flags.failFast === true,
+            dryRun: flags.dryRun === true,
+            ...defined({ concurrency: flags.concurrency }),
+          },
+          ctx,
+        );
+      }),
+    );
 
   const auth = program.command('auth').description('manage the stored bearer token');
   auth

@@ -45,15 +45,15 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
   };
 
   const drain = (): void => {
-    // After emit itself threw, writing more would only fail the same way.
-    while (!failure?.fromEmit && done.has(emitted)) {
+    // A failed item leaves a hole at its index, so nothing after it is emitted:
+    // output stays a prefix of the input, and after emit itself threw, nothing more is written.
+    while (done.has(emitted)) {
       const result = done.get(emitted) as R;
       done.delete(emitted);
       try {
         opts.emit(result, emitted);
       } catch (error) {
         fail(error);
-        failure = { ...failure!, fromEmit: true } as typeof failure;
         return;
       }
       emitted += 1;
@@ -118,9 +118,14 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
   // Everything started has been emitted; what is left was never started.
   if (!exhausted) {
     let index = started;
-    for (let step = iterator.next(); !step.done; step = iterator.next()) {
-      opts.emit(opts.notStarted(step.value, index), index);
-      index += 1;
+    try {
+      for (let step = iterator.next(); !step.done; step = iterator.next()) {
+        opts.emit(opts.notStarted(step.value, index), index);
+        index += 1;
+      }
+    } catch (error) {
+      closeQuietly(iterator);
+      throw error;
     }
   }
   return { started };

@@ -10,15 +10,27 @@ export interface OutputMode {
 /** Prints results as they arrive: human lines, or one JSON object per id (NDJSON). */
 export interface Reporter {
   result(result: DeleteResult): void;
+  /** Ends the run's output: says how many unsent ids were not listed one by one. */
+  finish(): void;
 }
 
+/** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
+const MAX_UNSENT_LINES = 10;
+
 export function createReporter(io: IO, mode: OutputMode): Reporter {
+  let unsent = 0;
   return {
+    finish() {
+      if (unsent > MAX_UNSENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${unsent - MAX_UNSENT_LINES} more plants not sent`);
+    },
     result(result) {
       if (mode.json) io.out(resultJson(result));
       if (result.deleted) {
-        if (!mode.json && !mode.quiet) io.out(successLine(io, result.id));
+        if (!mode.json && !mode.quiet) io.out(successLine(io, `Deleted plant ${result.id}`));
+      } else if (result.absent) {
+        if (!mode.json && !mode.quiet) io.out(successLine(io, `Plant ${result.id} already absent`));
       } else {
+        if (!result.attempted && ++unsent > MAX_UNSENT_LINES) return;
         // Failures always reach stderr, even with --quiet or --json: a human may be watching.
         io.err(failureLine(io, result));
       }
@@ -26,8 +38,7 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
   };
 }
 
-function successLine(io: IO, id: string): string {
-  const text = `Deleted plant ${id}`;
+function successLine(io: IO, text: string): string {
   return io.stdoutIsTTY ? `${io.outStyle().green('✓')} ${text}` : text;
 }
 
@@ -43,6 +54,7 @@ export function failureLine(io: IO, result: NotDeleted): string {
  */
 export function resultJson(result: DeleteResult): string {
   if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  if (result.absent) return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}}`;
   const fields = [
     `"id":${result.id}`,
     `"deleted":false`,

@@ -1,7 +1,7 @@
 import type { ExitCode } from './errors.js';
 
 /** What happened to one id. Rendered by output.ts; the first failure decides the exit code. */
-export type DeleteResult = Deleted | NotDeleted;
+export type DeleteResult = Deleted | Absent | NotDeleted;
 
 export interface Deleted {
   id: string;
@@ -9,20 +9,61 @@ export interface Deleted {
   status: number;
 }
 
+/** A 404 under --ignore-missing: the plant is not there, which is what was wanted. */
+export interface Absent {
+  id: string;
+  deleted: false;
+  absent: true;
+  status: number;
+}
+
 export interface NotDeleted {
   id: string;
   deleted: false;
+  absent?: undefined;
   /** HTTP status, or null when no answer arrived. */
   status: number | null;
   /** The API's Error.error code, or null when the body was not an Error object. */
   error: number | null;
   message: string;
   exit: ExitCode;
-  /** False when the request was never sent (interrupted before its turn). */
+  /** False when the request was never sent (interrupted, or stopped by --fail-fast). */
   attempted: boolean;
 }
 
+export function isFailure(result: DeleteResult): result is NotDeleted {
+  return !result.deleted && result.absent !== true;
+}
+
 export function firstFailureExit(results: Iterable<DeleteResult>): ExitCode | 0 {
-  for (const result of results) if (!result.deleted) return result.exit;
+  for (const result of results) if (isFailure(result)) return result.exit;
   return 0;
+}
+
+export function notAttempted(id: string, message: string, exit: ExitCode): NotDeleted {
+  return { id, deleted: false, status: null, error: null, message, exit, attempted: false };
+}
+
+/** Counts for the summary line, kept instead of the results so a million ids cost nothing here. */
+export class Tally {
+  deleted = 0;
+  absent = 0;
+  failed = 0;
+  notAttempted = 0;
+  /** The exit code of the first failure in input order. */
+  firstFailure: ExitCode | undefined;
+
+  add(result: DeleteResult): void {
+    if (result.deleted) this.deleted++;
+    else if (result.absent) this.absent++;
+    else {
+      if (result.attempted) this.failed++;
+      else this.notAttempted++;
+      this.firstFailure ??= result.exit;
+    }
+  }
+
+  get total(): number {
+    return this.deleted + this.absent + this.failed + this.notAttempted;
+  }
 }

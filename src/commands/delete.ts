@@ -1,49 +1,118 @@
+import { plantUrl } from '../base-url.js';
 import type { Context } from '../context.js';
-import { Exit, type ExitCode } from '../errors.js';
+import { Exit, UsageError, type ExitCode } from '../errors.js';
 import { isVerbose, resolveNetwork, type GlobalOptions } from '../global-options.js';
 import { parsePlantIds } from '../id.js';
+import { readIdsFromStream } from '../id-input.js';
+import { MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
 import { createReporter } from '../output.js';
-import { firstFailureExit, type DeleteResult } from '../result.js';
-import { resolveTarget } from '../settings.js';
+import { startProgress } from '../progress.js';
+import { isFailure, notAttempted, Tally, type DeleteResult } from '../result.js';
+import { resolveTarget, type Target } from '../settings.js';
 
 export interface DeleteOptions {
   ids: string[];
+  /** Read ids from standard input (also: `-` as the only id). */
+  stdin: boolean;
+  concurrency?: string;
+  /** A 404 counts as success: the plant is gone either way. */
+  ignoreMissing: boolean;
+  /** Start no new request after the first failure. */
+  failFast: boolean;
+  /** Print what would be sent; send nothing. */
+  dryRun: boolean;
   global: GlobalOptions;
 }
 
-/** Deletes each plant in input order; the exit code is that of the first failing id. */
+const DEFAULT_CONCURRENCY = 8;
+
+/** Deletes each plant; results come out in input order; the exit code is that of the first failing id. */
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
+  const concurrency = parseConcurrency(opts.concurrency);
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
-  const ids = parsePlantIds(opts.ids);
+  const ids = await readIds(opts, ctx);
   const target = resolveTarget(opts.global, ctx.env, ctx.config);
   ctx.io.redact(target.token);
   const network = resolveNetwork(opts.global, ctx.env);
+  if (opts.dryRun) return printDryRun(ids, target, opts, ctx);
+
+  const started = Date.now();
   const reporter = createReporter(ctx.io, opts.global);
-  const api = await ctx.api({ target, network, verbose: isVerbose(opts.global, ctx.env) });
-  const results: DeleteResult[] = [];
+  const tally = new Tally();
+  const progress = startProgress(ctx.io, ids.length, () => tally.total);
+  const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose: isVerbose(opts.global, ctx.env) });
+  let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
-    for (const id of ids) {
-      const result: DeleteResult = ctx.signal.aborted
-        ? { id, deleted: false, status: null, error: null, message: 'not sent: interrupted before its turn', exit: Exit.interrupted, attempted: false }
-        : await api.deletePlant(id, ctx.signal);
-      results.push(result);
-      reporter.result(result);
-    }
+    await runOrdered<string, DeleteResult>({
+      items: ids,
+      concurrency,
+      signal: ctx.signal,
+      async run(id) {
+        const result = await api.deletePlant(id, ctx.signal);
+        return opts.ignoreMissing && result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result;
+      },
+      emit(result) {
+        progress.clear();
+        tally.add(result);
+        reporter.result(result);
+      },
+      ...(opts.failFast
+        ? {
+            shouldStop: (result: DeleteResult) => {
+              if (isFailure(result)) stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
+              return isFailure(result);
+            },
+          }
+        : {}),
+      notStarted(id) {
+        if (ctx.signal.aborted) return notAttempted(id, 'not sent: interrupted before its turn', Exit.interrupted);
+        return notAttempted(id, stopReason?.message ?? 'not sent', stopReason?.exit ?? Exit.internal);
+      },
+    });
   } finally {
+    progress.stop();
+    reporter.finish();
     await api.close();
   }
+  if (ids.length > 1 && !(opts.global.quiet && tally.firstFailure === undefined)) ctx.io.err(summaryLine(tally, Date.now() - started));
   if (ctx.signal.aborted) {
-    const deleted = results.filter((r) => r.deleted).map((r) => r.id);
-    const notDeleted = results.filter((r) => !r.deleted).map((r) => r.id);
-    ctx.io.err(`interrupted: deleted ${deleted.length} of ${ids.length}${listIds(deleted)}; not deleted: ${notDeleted.length}${listIds(notDeleted)}`);
+    ctx.io.err(`interrupted: ${tally.deleted} of ${ids.length} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
   }
-  return firstFailureExit(results);
+  return tally.firstFailure ?? Exit.ok;
 }
 
-/** A list of ids short enough for one line of a terminal. */
-function listIds(ids: readonly string[], max = 20): string {
-  if (ids.length === 0) return '';
-  const shown = ids.slice(0, max).join(', ');
-  return ` (${shown}${ids.length > max ? `, and ${ids.length - max} more` : ''})`;
+async function readIds(opts: DeleteOptions, ctx: Context): Promise<string[]> {
+  const dash = opts.ids.length === 1 && opts.ids[0] === '-';
+  if (opts.stdin || dash) {
+    if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
+    if (ctx.io.stdinIsTTY) ctx.io.err('Reading plant ids from standard input; end with Ctrl-D.');
+    return readIdsFromStream(ctx.stdin);
+  }
+  if (opts.ids.length === 0) throw new UsageError('no plant id given: try plantstore delete 42, or pipe ids to plantstore delete --stdin');
+  return parsePlantIds(opts.ids);
+}
+
+function parseConcurrency(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_CONCURRENCY;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_CONCURRENCY)) {
+    throw new UsageError(`invalid --concurrency '${raw}': give a whole number from 1 to ${MAX_CONCURRENCY}`);
+  }
+  return value;
+}
+
+/** What would be sent, exactly, with the token masked. */
+function printDryRun(ids: readonly string[], target: Target, opts: DeleteOptions, ctx: Context): ExitCode {
+  for (const id of ids) {
+    const url = plantUrl(target.baseUrl, id);
+    if (opts.global.json) ctx.io.out(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(url)}}`);
+    else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
+  }
+  ctx.io.err(`dry run: ${ids.length} request${ids.length === 1 ? '' : 's'} not sent (profile '${target.profile}')`);
+  return Exit.ok;
+}
+
+function summaryLine(tally: Tally, elapsedMs: number): string {
+  return `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notAttempted} not attempted in ${(elapsedMs / 1000).toFixed(1)}s`;
 }

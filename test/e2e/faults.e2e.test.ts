@@ -107,7 +107,7 @@ it('exits 130 on Ctrl-C, saying what was and was not deleted', async () => {
   server = await startScriptedServer((req, res) => {
     if (req.url === '/plants/1') res.writeHead(204).end(); // the second request hangs until interrupted
   });
-  const child = startPlantstore(['delete', '1', '2', '3'], { env: envFor(server.url) });
+  const child = startPlantstore(['delete', '--concurrency', '1', '1', '2', '3'], { env: envFor(server.url) });
   const done = finished(child);
   await server.nextRequest();
   await server.nextRequest();
@@ -117,7 +117,8 @@ it('exits 130 on Ctrl-C, saying what was and was not deleted', async () => {
   expect(result.stdout).toBe('Deleted plant 1\n');
   expect(result.stderr).toContain('✗ plant 2: interrupted while waiting for the answer');
   expect(result.stderr).toContain('✗ plant 3: not sent: interrupted before its turn');
-  expect(result.stderr).toContain('interrupted: deleted 1 of 3 (1)');
+  expect(result.stderr).toContain('1 deleted, 0 already absent, 1 failed, 1 not attempted');
+  expect(result.stderr).toContain('interrupted: 1 of 3 deleted before the interrupt');
 });
 
 describe('an unsupported Node', () => {
