@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { runLogin, runLogout, runStatus, runToken } from './commands/auth.js';
+import { runCompletion } from './commands/completion.js';
 import { runConfig, type ConfigOptions } from './commands/config.js';
+import { SHELLS } from './completion.js';
 import { runDelete } from './commands/delete.js';
 import { DEFAULT_SANDBOX_TOKEN, runSandbox } from './commands/sandbox.js';
 import type { Context } from './context.js';
@@ -120,6 +122,13 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   config.command('unset').argument('<key>').description('remove a setting').action(configAction('unset'));
   config.command('list').description('print the settings of the profile').action(configAction('list'));
   config.command('path').description('print the config file location').action(configAction('path'));
+
+  program
+    .command('completion')
+    .description('print a shell completion script: plantstore completion bash >> ~/.bashrc')
+    .argument('[shell]', `one of ${SHELLS.join(', ')}`)
+    .addOption(new Option('--list-profiles', 'print profile names (used by the scripts)').hideHelp())
+    .action(act((global, command, shell?: string) => runCompletion({ global, listProfiles: command.opts()['listProfiles'] === true, ...defined({ shell }) }, ctx)));
 
   program
     .command('sandbox')

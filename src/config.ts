@@ -50,6 +50,8 @@ export interface ConfigFile {
   readonly path: string;
   /** The stored settings of a profile; empty when the file or the profile does not exist. */
   profile(name: string): Profile;
+  /** Names of the stored profiles. */
+  profileNames(): string[];
   /** Rewrites one profile atomically; `undefined` removes it. Other profiles and keys are kept. */
   updateProfile(name: string, change: (current: Profile) => Profile | undefined): Promise<void>;
 }
@@ -61,6 +63,7 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   return {
     path: file,
     profile: (name) => ({ ...read().profiles?.[name] }),
+    profileNames: () => Object.keys(read().profiles ?? {}),
     async updateProfile(name, change) {
       // Re-read right before writing: a corrupt file must stop us before conf touches it.
       const data = readConfigData(file, () => {});

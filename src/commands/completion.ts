@@ -1,0 +1,29 @@
+import { completionScript, SHELLS, type Shell } from '../completion.js';
+import type { Context } from '../context.js';
+import { Exit, UsageError, type ExitCode } from '../errors.js';
+import type { GlobalOptions } from '../global-options.js';
+
+export interface CompletionOptions {
+  shell?: string;
+  /** Hidden: what the scripts call to complete --profile. */
+  listProfiles: boolean;
+  global: GlobalOptions;
+}
+
+export async function runCompletion(opts: CompletionOptions, ctx: Context): Promise<ExitCode> {
+  if (opts.listProfiles) {
+    // Completion must never print errors into the user's command line: an unreadable config offers nothing.
+    try {
+      for (const name of ctx.config().profileNames()) ctx.io.out(name);
+    } catch {
+      // nothing to offer
+    }
+    return Exit.ok;
+  }
+  const shell = opts.shell;
+  if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
+    throw new UsageError(`completion needs a shell: plantstore completion ${SHELLS.join('|')}`);
+  }
+  ctx.io.out(completionScript(shell as Shell).replace(/\n$/, ''));
+  return Exit.ok;
+}

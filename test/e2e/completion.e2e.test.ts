@@ -1,0 +1,68 @@
+// The completion script as a shell loads it: printed by the built CLI, sourced by
+// bash, asking the same CLI for profile names.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BIN, cleanEnv, runPlantstore, tempConfigDir } from '../helpers/cli.js';
+
+const config = tempConfigDir();
+let script: string;
+let scriptFile: string;
+let binDir: string;
+
+beforeAll(async () => {
+  // A `plantstore` on PATH, as an installed CLI would be, running the built binary.
+  binDir = path.join(config.dir, 'bin');
+  mkdirSync(binDir);
+  const wrapper = path.join(binDir, 'plantstore');
+  writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  writeFileSync(
+    path.join(config.dir, 'config.json'),
+    JSON.stringify({ profiles: { default: { 'base-url': 'http://127.0.0.1:1' }, staging: { 'base-url': 'http://127.0.0.1:2' } } }),
+    { mode: 0o600 },
+  );
+  const printed = await runPlantstore(['completion', 'bash']);
+  expect(printed.code).toBe(0);
+  script = printed.stdout;
+  scriptFile = path.join(config.dir, 'plantstore.bash');
+  writeFileSync(scriptFile, script);
+});
+afterAll(() => config.cleanup());
+
+function complete(words: string[]): string[] {
+  const program = `
+    source "$1"
+    COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
+    COMP_CWORD=${words.length - 1}
+    COMP_LINE='${words.join(' ')}'
+    COMP_POINT=\${#COMP_LINE}
+    _plantstore
+    printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const out = execFileSync('bash', ['-c', program, 'bash', scriptFile], {
+    encoding: 'utf8',
+    env: cleanEnv({ PATH: `${binDir}:${process.env['PATH']}`, PLANTSTORE_CONFIG_DIR: config.dir }),
+  });
+  return out.split('\n').filter(Boolean).sort();
+}
+
+it('passes bash -n', () => {
+  expect(script).toContain('complete -F _plantstore plantstore');
+  expect(() => execFileSync('bash', ['-n', scriptFile])).not.toThrow();
+});
+
+it.each([
+  [['plantstore', 'de'], ['delete']],
+  [['plantstore', 'auth', 'l'], ['login', 'logout']],
+  [['plantstore', 'config', 'get', ''], ['base-url']],
+  [['plantstore', '--profile', ''], ['default', 'staging']],
+  [['plantstore', 'delete', '--ig'], ['--ignore-missing']],
+])('completes %j', (words, expected) => {
+  expect(complete(words)).toEqual(expected);
+});
+
+it('works through compgen -F', () => {
+  const out = execFileSync('bash', ['-c', 'source "$1"; compgen -F _plantstore -- de 2>/dev/null', 'bash', scriptFile], { encoding: 'utf8' });
+  expect(out.trim()).toBe('delete');
+});

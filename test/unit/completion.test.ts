@@ -1,0 +1,246 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completionScript, type Shell } from '../../src/completion.js';
+
+const COMMANDS = ['delete', 'auth', 'config', 'sandbox', 'completion', 'help'];
+const GLOBAL_OPTIONS = ['--profile', '--base-url', '--json', '--quiet', '-q', '--no-color', '--timeout', '--verbose', '--help', '--version'];
+const DELETE_OPTIONS = ['--stdin', '--concurrency', '--ignore-missing', '--fail-fast', '--dry-run'];
+
+function has(shell: string): boolean {
+  return spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
+}
+const hasZsh = has('zsh');
+const hasFish = has('fish');
+
+let dir: string;
+const scripts = {} as Record<Shell, string>;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'plantstore-completion-'));
+  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+    scripts[shell] = join(dir, `plantstore.${shell}`);
+    writeFileSync(scripts[shell], completionScript(shell));
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs a shell with no user startup files; HOME points at the temp dir so nothing of ours is read. */
+function shell(name: string, args: string[], env: Record<string, string> = {}): { stdout: string; stderr: string; status: number | null } {
+  const result = spawnSync(name, args, { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: dir, ...env }, timeout: 20_000 });
+  return { stdout: result.stdout, stderr: result.stderr, status: result.status };
+}
+
+// A stand-in for the real binary: only the hidden helper the scripts may call.
+const BASH_STUB = `plantstore() { [[ "$*" == "completion --list-profiles" ]] && printf 'default\\nstaging\\n'; }`;
+
+/** Completes WORDS (the last one is under the cursor) the way bash does on Tab. */
+function bashComplete(words: string[]): string[] {
+  const harness = `${BASH_STUB}
+source "$1"; shift
+COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMP_LINE="$*"; COMP_POINT=\${#COMP_LINE}
+_plantstore
+printf '<%s>\\n' "\${COMPREPLY[@]}"`;
+  const { stdout, stderr, status } = shell('bash', ['--norc', '--noprofile', '-c', harness, 'bash', scripts.bash, ...words]);
+  expect({ stderr, status }).toEqual({ stderr: '', status: 0 });
+  return [...stdout.matchAll(/^<(.*)>$/gm)].map((m) => m[1] as string).filter((word) => word !== '');
+}
+
+describe('completionScript: every script names every command and option', () => {
+  it.each(['bash', 'zsh', 'fish'] as const)('%s', (name) => {
+    const script = completionScript(name);
+    for (const word of [...COMMANDS, 'login', 'logout', 'status', 'token', 'get', 'set', 'unset', 'list', 'path', 'base-url', 'bash', 'zsh', 'fish']) {
+      expect(script).toMatch(new RegExp(`(^|[\\s'(|])${word}([\\s:'|)]|$)`, 'm'));
+    }
+    for (const option of [...GLOBAL_OPTIONS, ...DELETE_OPTIONS]) {
+      // fish spells options as -l name / -s q.
+      const spelled = name === 'fish' ? (option.startsWith('--') ? `-l ${option.slice(2)} ` : `-s ${option.slice(1)} `) : option;
+      expect(script).toContain(spelled);
+    }
+    // Profile names come from the binary at completion time; the script never reads the config file.
+    expect(script).toContain('plantstore completion --list-profiles');
+    expect(script).not.toMatch(/config\.json|\bjq\b|\bnode\b/);
+  });
+});
+
+describe('bash', () => {
+  it('passes bash -n', () => {
+    expect(shell('bash', ['-n', scripts.bash])).toMatchObject({ status: 0, stderr: '' });
+  });
+
+  it('registers _plantstore for plantstore', () => {
+    const { stdout } = shell('bash', ['--norc', '--noprofile', '-c', 'source "$1"; complete -p plantstore', 'bash', scripts.bash]);
+    expect(stdout.trim()).toBe('complete -F _plantstore plantstore');
+  });
+
+  it.each<[string[], string[]]>([
+    [['plantstore', ''], COMMANDS],
+    [['plantstore', 'de'], ['delete']],
+    [['plantstore', 'c'], ['config', 'completion']],
+    [['plantstore', 'auth', 'l'], ['login', 'logout']],
+    [['plantstore', 'auth', ''], ['login', 'logout', 'status', 'token']],
+    [['plantstore', 'config', ''], ['get', 'set', 'unset', 'list', 'path']],
+    [['plantstore', 'config', 'get', ''], ['base-url']],
+    [['plantstore', 'config', 'unset', 'b'], ['base-url']],
+    [['plantstore', 'config', 'set', 'base-url', ''], []],
+    [['plantstore', 'config', 'list', ''], []],
+    [['plantstore', 'completion', ''], ['bash', 'zsh', 'fish']],
+    [['plantstore', 'help', 'a'], ['auth']],
+    [['plantstore', 'delete', ''], []],
+    [['plantstore', 'delete', '42', ''], []],
+    [['plantstore', '--'], GLOBAL_OPTIONS.filter((o) => o.startsWith('--'))],
+    [['plantstore', '--j'], ['--json']],
+    [['plantstore', 'delete', '--'], [...GLOBAL_OPTIONS, ...DELETE_OPTIONS].filter((o) => o.startsWith('--'))],
+    [['plantstore', 'delete', '1', '--d'], ['--dry-run']],
+    [['plantstore', 'config', '--d'], []],
+    // After "--" every word is an id, even one that looks like an option.
+    [['plantstore', 'delete', '--', '--'], []],
+    // Profile names come from `plantstore completion --list-profiles`.
+    [['plantstore', '--profile', ''], ['default', 'staging']],
+    [['plantstore', '--profile', 'st'], ['staging']],
+    [['plantstore', 'delete', '--profile', ''], ['default', 'staging']],
+    [['plantstore', '--profile', '=', ''], ['default', 'staging']],
+    [['plantstore', '--profile', '='], ['default', 'staging']],
+    [['plantstore', '--profile=s'], ['--profile=staging']],
+    // An option's value is not a command.
+    [['plantstore', '--profile', 'staging', 'a'], ['auth']],
+    [['plantstore', '--timeout', '5', 'config', 'g'], ['get']],
+    [['plantstore', '--timeout', ''], []],
+    [['plantstore', '--json', 'auth', 'to'], ['token']],
+  ])('%j -> %j', (words, expected) => {
+    expect(bashComplete(words)).toEqual(expected);
+  });
+
+  it('offers no profiles, and prints nothing, when the helper fails', () => {
+    const { stdout, stderr } = shell('bash', [
+      '--norc',
+      '--noprofile',
+      '-c',
+      `plantstore() { echo 'boom' >&2; return 3; }
+source "$1"
+COMP_WORDS=(plantstore --profile ''); COMP_CWORD=2
+_plantstore
+echo "\${#COMPREPLY[@]}"`,
+      'bash',
+      scripts.bash,
+    ]);
+    expect({ stdout, stderr }).toEqual({ stdout: '0\n', stderr: '' });
+  });
+
+  it('never expands a profile name', () => {
+    const { stdout } = shell('bash', [
+      '--norc',
+      '--noprofile',
+      '-c',
+      `plantstore() { printf '%s\\n' '$(echo pwned)' '*'; }
+source "$1"
+COMP_WORDS=(plantstore --profile ''); COMP_CWORD=2
+_plantstore
+printf '<%s>\\n' "\${COMPREPLY[@]}"`,
+      'bash',
+      scripts.bash,
+    ]);
+    expect(stdout).toBe('<$(echo pwned)>\n<*>\n');
+  });
+
+  // compgen -F calls the function with COMP_CWORD=-1 and the word as $2; it warns on stderr.
+  it.each<[string, string, string[]]>([
+    ['', 'de', ['delete']],
+    ['', '', COMMANDS],
+    ['COMP_WORDS=(plantstore config get)', '', ['base-url']],
+    ['COMP_WORDS=(plantstore auth lo)', 'lo', ['login', 'logout']],
+    ['COMP_WORDS=(plantstore --profile)', '', ['default', 'staging']],
+  ])('compgen -F _plantstore with %s -- %j', (setup, word, expected) => {
+    const { stdout, status } = shell('bash', [
+      '--norc',
+      '--noprofile',
+      '-c',
+      `${BASH_STUB}\nsource "$1"\n${setup}\ncompgen -F _plantstore -- "$2" 2>/dev/null`,
+      'bash',
+      scripts.bash,
+      word,
+    ]);
+    expect(status).toBe(0);
+    expect(stdout.split('\n').filter(Boolean)).toEqual(expected);
+  });
+});
+
+describe.skipIf(!hasZsh)('zsh', () => {
+  it('passes zsh -n', () => {
+    expect(shell('zsh', ['-n', scripts.zsh])).toMatchObject({ status: 0, stderr: '' });
+  });
+
+  // Outside a completion widget, compadd and _describe are stood in for by functions that print the
+  // candidates; zsh itself filters them by what is typed, so these are the candidates for each place.
+  const harness = `plantstore() { [[ "$*" == "completion --list-profiles" ]] && printf 'default\\nstaging\\n'; }
+compdef() { print -r -- "compdef $*"; }
+compadd() { [[ $1 == -- ]] && shift; print -rl -- "$@"; }
+_describe() { local ref=\${@[-1]}; local -a items; items=("\${(@P)ref}"); print -rl -- "\${items[@]%%:*}"; }
+compset() { :; }
+source "$1"; shift
+words=("$@"); CURRENT=$#
+_plantstore`;
+
+  it('registers _plantstore for plantstore when sourced', () => {
+    const { stdout, stderr } = shell('zsh', ['-f', '-c', harness.replace(/_plantstore$/, ''), 'zsh', scripts.zsh, 'plantstore', '']);
+    expect({ stdout, stderr }).toEqual({ stdout: 'compdef _plantstore plantstore\n', stderr: '' });
+  });
+
+  it.each<[string[], string[]]>([
+    [['plantstore', ''], COMMANDS],
+    [['plantstore', 'auth', ''], ['login', 'logout', 'status', 'token']],
+    [['plantstore', 'config', ''], ['get', 'set', 'unset', 'list', 'path']],
+    [['plantstore', 'config', 'set', ''], ['base-url']],
+    [['plantstore', 'config', 'set', 'base-url', ''], []],
+    [['plantstore', 'completion', ''], ['bash', 'zsh', 'fish']],
+    [['plantstore', 'delete', ''], []],
+    [['plantstore', '-'], GLOBAL_OPTIONS],
+    [['plantstore', 'delete', '-'], [...GLOBAL_OPTIONS, ...DELETE_OPTIONS]],
+    [['plantstore', 'delete', '--', '-'], []],
+    [['plantstore', '--profile', ''], ['default', 'staging']],
+    [['plantstore', '--profile=st'], ['default', 'staging']],
+    [['plantstore', '--profile', 'staging', ''], COMMANDS],
+    [['plantstore', '--timeout', '5', 'auth', ''], ['login', 'logout', 'status', 'token']],
+  ])('%j -> %j', (words, expected) => {
+    const { stdout, stderr } = shell('zsh', ['-f', '-c', harness, 'zsh', scripts.zsh, ...words]);
+    expect(stderr).toBe('');
+    expect(stdout.split('\n').filter((line) => line !== '' && !line.startsWith('compdef '))).toEqual(expected);
+  });
+});
+
+describe.skipIf(!hasFish)('fish', () => {
+  it('passes fish -n', () => {
+    expect(shell('fish', ['-n', scripts.fish])).toMatchObject({ status: 0, stderr: '' });
+  });
+
+  it.each<[string, string[]]>([
+    ['plantstore ', COMMANDS],
+    ['plantstore de', ['delete']],
+    ['plantstore auth l', ['login', 'logout']],
+    ['plantstore config ', ['get', 'set', 'unset', 'list', 'path']],
+    ['plantstore config get ', ['base-url']],
+    ['plantstore config set base-url ', []],
+    ['plantstore completion ', ['bash', 'zsh', 'fish']],
+    ['plantstore help ', COMMANDS.filter((c) => c !== 'help')],
+    ['plantstore delete 1 ', []],
+    ['plantstore --j', ['--json']],
+    ['plantstore delete --d', ['--dry-run']],
+    ['plantstore config --d', []],
+    ['plantstore --profile ', ['default', 'staging']],
+    ['plantstore --profile st', ['staging']],
+    ['plantstore --profile=', ['--profile=default', '--profile=staging']],
+    ['plantstore --profile staging ', COMMANDS],
+    ['plantstore --timeout 5 auth ', ['login', 'logout', 'status', 'token']],
+  ])('%j -> %j', (line, expected) => {
+    const harness = `function plantstore
+    test "$argv" = "completion --list-profiles"; and printf '%s\\n' default staging
+end
+source $SCRIPT
+complete --do-complete=$LINE`;
+    const { stdout, stderr } = shell('fish', ['--no-config', '-c', harness], { SCRIPT: scripts.fish, LINE: line });
+    expect(stderr).toBe('');
+    const offered = stdout.split('\n').filter(Boolean).map((row) => row.split('\t')[0]);
+    expect(offered.sort()).toEqual([...expected].sort());
+  });
+});
