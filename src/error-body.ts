@@ -1,5 +1,3 @@
-import { STATUS_CODES } from 'node:http';
-
 /** What a failed answer said, reduced to what the user needs: the API's code and message. */
 export interface ErrorDetails {
   /** The Error object's `error` field, when the body was one. */
@@ -37,8 +35,25 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
   return { code: null, message: fallback };
 }
 
+// Not node:http's STATUS_CODES: importing node:http from ESM evaluates its lazy
+// exports (WebSocket and Node's internal undici with them), ~40 ms on every run.
+const STATUS_TEXT: Record<number, string> = {
+  300: 'Multiple Choices', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified',
+  307: 'Temporary Redirect', 308: 'Permanent Redirect',
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 407: 'Proxy Authentication Required', 408: 'Request Timeout',
+  409: 'Conflict', 410: 'Gone', 411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large',
+  414: 'URI Too Long', 415: 'Unsupported Media Type', 418: "I'm a Teapot", 421: 'Misdirected Request',
+  422: 'Unprocessable Entity', 423: 'Locked', 424: 'Failed Dependency', 425: 'Too Early', 426: 'Upgrade Required',
+  428: 'Precondition Required', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
+  451: 'Unavailable For Legal Reasons',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  504: 'Gateway Timeout', 505: 'HTTP Version Not Supported', 507: 'Insufficient Storage', 508: 'Loop Detected',
+  511: 'Network Authentication Required',
+};
+
 export function statusText(status: number): string {
-  return STATUS_CODES[status] ?? `HTTP status ${status}`;
+  return STATUS_TEXT[status] ?? `HTTP status ${status}`;
 }
 
 function tryJson(contentType: string | undefined, body: string): unknown {
