@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { truncate } from './error-body.js';
 import { UsageError } from './errors.js';
 import { parsePlantId } from './id.js';
+import { IdList } from './id-list.js';
 
 // A valid id is at most 20 characters plus leading zeros; anything this long is
 // not an id, and capping it keeps a newline-free stream from growing one string forever.
@@ -16,8 +17,8 @@ const SPACE = /\s/;
  * the set of canonical ids and never the input text. Every id is checked like
  * an argument id, and repeats are dropped (first occurrence wins).
  */
-export async function readIdsFromStream(input: AsyncIterable<string | Buffer>): Promise<string[]> {
-  const ids = new Set<string>();
+export async function readIdsFromStream(input: AsyncIterable<string | Buffer>): Promise<IdList> {
+  const ids = new IdList();
   const tokens = new Tokenizer((token, line) => ids.add(parseAt(token, line)));
   // StringDecoder keeps the bytes of a character split across chunks for the next chunk.
   const decoder = new StringDecoder('utf8');
@@ -28,7 +29,7 @@ export async function readIdsFromStream(input: AsyncIterable<string | Buffer>): 
   tokens.feed(decoder.end());
   tokens.end();
   if (ids.size === 0) throw new UsageError('no plant ids on standard input');
-  return [...ids];
+  return ids;
 }
 
 /** Splits text fed in arbitrary pieces into tokens, tracking the line each one is on. */

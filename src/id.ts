@@ -1,5 +1,6 @@
 import { truncate } from './error-body.js';
 import { UsageError } from './errors.js';
+import { IdList } from './id-list.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -25,11 +26,9 @@ export function parsePlantId(raw: string): string {
 }
 
 /** Validates every id before anything is sent, and drops repeats (first occurrence wins). */
-export function parsePlantIds(raws: readonly string[]): string[] {
+export function parsePlantIds(raws: readonly string[]): IdList {
   if (raws.length === 0) throw new UsageError('no plant id given: try plantstore delete 42');
-  const ids = new Set<string>();
-  for (const raw of raws) ids.add(parsePlantId(raw));
-  return [...ids];
+  return IdList.from(raws.map(parsePlantId));
 }
 
 // An id in an error message must not carry terminal escapes or span lines.

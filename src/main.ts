@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { runCli } from './cli.js';
 import { createContext, type Stdin } from './context.js';
 import { Exit } from './errors.js';
@@ -7,6 +8,10 @@ import pkg from '../package.json' with { type: 'json' };
 
 /** The process edge: the only module that touches `process`. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  // Keep V8's young generation at its starting size. A batch run keeps thousands of
+  // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
+  // for them; with this, a million deletions peak well under 200 MB at the same speed.
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
   const io = createIO(process.stdout, process.stderr, process.stdin.isTTY === true, process.env);
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { Exit, UsageError, type ExitCode } from '../errors.js';
 import { isVerbose, resolveNetwork, type GlobalOptions } from '../global-options.js';
 import { parsePlantIds } from '../id.js';
+import type { IdList } from '../id-list.js';
 import { readIdsFromStream } from '../id-input.js';
 import { MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
 import { createReporter } from '../output.js';
@@ -39,7 +40,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const started = Date.now();
   const reporter = createReporter(ctx.io, opts.global);
   const tally = new Tally();
-  const progress = startProgress(ctx.io, ids.length, () => tally.total);
+  const progress = startProgress(ctx.io, ids.size, () => tally.total);
   const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose: isVerbose(opts.global, ctx.env) });
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
@@ -74,15 +75,15 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     reporter.finish();
     await api.close();
   }
-  if (ids.length > 1 && !(opts.global.quiet && tally.firstFailure === undefined)) ctx.io.err(summaryLine(tally, Date.now() - started));
+  if (ids.size > 1 && !(opts.global.quiet && tally.firstFailure === undefined)) ctx.io.err(summaryLine(tally, Date.now() - started));
   if (ctx.signal.aborted) {
-    ctx.io.err(`interrupted: ${tally.deleted} of ${ids.length} deleted before the interrupt; the rest were not, or may not have been`);
+    ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
   }
   return tally.firstFailure ?? Exit.ok;
 }
 
-async function readIds(opts: DeleteOptions, ctx: Context): Promise<string[]> {
+async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   const dash = opts.ids.length === 1 && opts.ids[0] === '-';
   if (opts.stdin || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
@@ -103,13 +104,13 @@ function parseConcurrency(raw: string | undefined): number {
 }
 
 /** What would be sent, exactly, with the token masked. */
-function printDryRun(ids: readonly string[], target: Target, opts: DeleteOptions, ctx: Context): ExitCode {
+function printDryRun(ids: IdList, target: Target, opts: DeleteOptions, ctx: Context): ExitCode {
   for (const id of ids) {
     const url = plantUrl(target.baseUrl, id);
     if (opts.global.json) ctx.io.out(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(url)}}`);
     else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
   }
-  ctx.io.err(`dry run: ${ids.length} request${ids.length === 1 ? '' : 's'} not sent (profile '${target.profile}')`);
+  ctx.io.err(`dry run: ${ids.size} request${ids.size === 1 ? '' : 's'} not sent (profile '${target.profile}')`);
   return Exit.ok;
 }
 

@@ -32,7 +32,7 @@ describe('readIdsFromStream: what counts as an id', () => {
     ['byte order mark and unicode spaces', '\uFEFF1\u00A02\u30003', ['1', '2', '3']],
     ['beyond a JS number', '9007199254740993', ['9007199254740993']],
   ])('%s', async (_name, text, expected) => {
-    expect(await readIdsFromStream(chunks(Buffer.from(text)))).toEqual(expected);
+    expect([...(await readIdsFromStream(chunks(Buffer.from(text))))]).toEqual(expected);
   });
 });
 
@@ -43,7 +43,7 @@ describe('readIdsFromStream: chunk boundaries never matter', () => {
   const bytes = Buffer.from(text);
 
   it.each([...Array(bytes.length + 1).keys()])('split at byte %i', async (at) => {
-    expect(await readIdsFromStream(chunks(bytes.subarray(0, at), bytes.subarray(at)))).toEqual(expected);
+    expect([...(await readIdsFromStream(chunks(bytes.subarray(0, at), bytes.subarray(at))))]).toEqual(expected);
   });
 
   it.each([
@@ -51,7 +51,7 @@ describe('readIdsFromStream: chunk boundaries never matter', () => {
     ['one character at a time, as strings', () => Array.from(text)],
     ['strings and buffers mixed', () => [text.slice(0, 20), Buffer.from(text.slice(20))]],
   ])('%s', async (_name, split) => {
-    expect(await readIdsFromStream(chunks(...split()))).toEqual(expected);
+    expect([...(await readIdsFromStream(chunks(...split())))]).toEqual(expected);
   });
 
   it.each([...Array(6).keys()])('a bad id with multi-byte characters split at byte %i is shown intact', async (at) => {
@@ -123,7 +123,7 @@ describe('readIdsFromStream: a million ids', () => {
       }
       yield Buffer.from(pending);
     }
-    const ids = await readIdsFromStream(input());
+    const ids = [...(await readIdsFromStream(input()))];
     expect(ids.length).toBe(total);
     expect(ids[0]).toBe('1');
     expect(ids[499_999]).toBe('500000');

@@ -92,7 +92,7 @@ describe('parsePlantIds', () => {
     [['7', '007', '-0', '0'], ['7', '0']],
     [['9223372036854775807', '9223372036854775807'], ['9223372036854775807']],
   ])('%j -> %j (duplicates removed, first occurrence kept in order)', (raws, ids) => {
-    expect(parsePlantIds(raws)).toEqual(ids);
+    expect([...parsePlantIds(raws)]).toEqual(ids);
   });
 
   it('rejects an empty list as a usage error (exit 2)', () => {
