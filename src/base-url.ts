@@ -18,7 +18,8 @@ export function normalizeBaseUrl(raw: string, source: string): string {
     throw new ConfigError(`the base URL (from ${source}) must not hold credentials; use plantstore auth login for the token`);
   }
   if (url.search || url.hash) {
-    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): it must not have a query or fragment`);
+    // Not echoed whole: a query is where people paste tokens.
+    throw new ConfigError(`invalid base URL '${url.origin}${url.pathname}?…' (from ${source}): it must not have a query or fragment`);
   }
   return url.href.replace(/\/+$/, '');
 }

@@ -65,14 +65,21 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
     profile: (name) => ({ ...read().profiles?.[name] }),
     profileNames: () => Object.keys(read().profiles ?? {}),
     async updateProfile(name, change) {
-      // Re-read right before writing: a corrupt file must stop us before conf touches it.
-      const data = readConfigData(file, () => {});
-      const profiles = { ...data.profiles };
-      const next = change({ ...profiles[name] });
-      if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
-      else profiles[name] = next;
-      await writeProfiles(file, profiles);
-      cached = { ...data, profiles };
+      // conf is loaded only here: it costs ~100 ms at import (ajv), and only writes need
+      // its atomic temp-file-and-rename and its file mode handling.
+      const { default: Conf } = await import('conf');
+      ensureFolder(path.dirname(file));
+      // Read, change and write under a lock, so two logins to different profiles both land.
+      cached = withLock(file, () => {
+        // Re-read right before writing: a corrupt file must stop us before conf touches it.
+        const data = readConfigData(file, () => {});
+        const profiles = { ...data.profiles };
+        const next = change({ ...profiles[name] });
+        if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
+        else profiles[name] = next;
+        writeProfiles(Conf, file, profiles);
+        return { ...data, profiles };
+      });
     },
   };
 }
@@ -125,17 +132,57 @@ function warnIfExposed(file: string, warn: (line: string) => void): void {
   }
 }
 
-async function writeProfiles(file: string, profiles: Record<string, Profile>): Promise<void> {
-  const dir = path.dirname(file);
+function ensureFolder(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     fs.chmodSync(dir, 0o700);
   } catch (error) {
     throw new ConfigError(`cannot create config folder ${dir} (${(error as NodeJS.ErrnoException).code}): set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`);
   }
-  // conf is loaded only here: it costs ~100 ms at import (ajv), and only writes need
-  // its atomic temp-file-and-rename and its file mode handling.
-  const { default: Conf } = await import('conf');
+}
+
+const LOCK_WAIT_MS = 10_000;
+// A lock older than this was left by a process that died mid-write.
+const LOCK_STALE_MS = 30_000;
+
+/** An exclusive lock file beside the config (O_EXCL create), held for one read-change-write. */
+function withLock<T>(file: string, work: () => T): T {
+  const lock = `${file}.lock`;
+  const giveUp = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw new ConfigError(`cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`);
+      if (isStale(lock)) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > giveUp) {
+        throw new ConfigError(`config file ${file} is locked by another plantstore (${lock}); if none is running, delete that file`);
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 20);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+function isStale(lock: string): boolean {
+  try {
+    return Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS;
+  } catch {
+    return false; // gone already: the next attempt will take it
+  }
+}
+
+function writeProfiles(Conf: typeof import('conf').default, file: string, profiles: Record<string, Profile>): void {
+  const dir = path.dirname(file);
   try {
     const store = new Conf<{ profiles: Record<string, Profile> }>({
       cwd: dir,

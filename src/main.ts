@@ -12,12 +12,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
-  const io = createIO(process.stdout, process.stderr, process.stdin.isTTY === true, process.env);
+  const io = createIO(stdoutUntilClosed(), process.stderr, process.stdin.isTTY === true, process.env);
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
   listenForInterrupts(interrupt);
-  endQuietlyOnClosedPipe();
   const ctx = createContext({
     io,
     env: process.env,
@@ -50,12 +49,21 @@ function listenForInterrupts(controller: AbortController): void {
   process.on('SIGTERM', onSignal);
 }
 
-// `plantstore delete 1 2 3 | head -1`: the reader left; there is no one to tell.
-function endQuietlyOnClosedPipe(): void {
+/**
+ * `plantstore delete --stdin < ids | head -1`: once the reader leaves, output is
+ * dropped quietly, but the deletions asked for go on and the exit code still
+ * reports them. Stopping halfway and exiting 0 would hide a half-done batch.
+ */
+function stdoutUntilClosed(): { isTTY: boolean; write(text: string): boolean } {
+  let closed = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
   });
+  return {
+    isTTY: process.stdout.isTTY === true,
+    write: (text) => closed || process.stdout.write(text),
+  };
 }
 
 await main();

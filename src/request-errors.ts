@@ -25,6 +25,9 @@ const NETWORK_CODES: Record<string, string> = {
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was shorter than announced',
 };
 
+// OpenSSL verification codes do not all mention CERT (UNABLE_TO_VERIFY_LEAF_SIGNATURE, for one).
+const TLS_CODE = /CERT|TLS|SSL|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|UNABLE_TO_GET_CRL|HOSTNAME_MISMATCH|ALTNAME/i;
+const PROXY_SOCKET_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 // Codes of failures before the request could have left this machine.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -67,11 +70,17 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
     return { message: `proxy ${context.proxy} refused to connect to ${host} (HTTP ${status} to CONNECT)`, exit: Exit.network, retryable: false, answerLost: false };
   }
   const network = NETWORK_CODES[code];
+  // Through a proxy, the only socket undici opens is to the proxy: a refusal or a lookup failure is the proxy's.
+  if (network && context.proxy && PROXY_SOCKET_CODES.has(code)) {
+    return { message: `${network} by proxy ${context.proxy} (while reaching ${host})`, exit: Exit.network, retryable: isRetryableErrorCode(code), answerLost };
+  }
   if (network) {
     return { message: `${network} (${host}${via})`, exit: Exit.network, retryable: isRetryableErrorCode(code), answerLost };
   }
-  if (/CERT|TLS|SSL/i.test(code)) {
-    return { message: `TLS failure talking to ${host}${via}: ${text}`, exit: Exit.network, retryable: false, answerLost: false };
+  if (TLS_CODE.test(code)) {
+    // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
+    const reason = text.replace(/;\s*if the root CA is installed locally.*$/i, '');
+    return { message: `TLS failure talking to ${host}${via}: ${reason} (trust a private CA with --cacert)`, exit: Exit.network, retryable: false, answerLost: false };
   }
   if (code.startsWith('HPE_') || (error instanceof Error && error.name === 'HTTPParserError')) {
     return { message: `malformed HTTP answer from ${host}${via}`, exit: Exit.server, retryable: false, answerLost: true };

@@ -89,16 +89,21 @@ export interface Target {
   token: string;
 }
 
-/** Everything a request needs, or the configuration error that stops it. */
-export function resolveTarget(flags: GlobalFlags, env: Env, config: () => ConfigFile): Target {
+/**
+ * Everything a request needs, or the configuration error that stops it.
+ * `redact` learns the token before anything else can fail, so no later error
+ * message (a base URL with the token pasted into it, say) can show it.
+ */
+export function resolveTarget(flags: GlobalFlags, env: Env, config: () => ConfigFile, redact: (secret: string) => void = () => {}): Target {
   const profile = resolveProfile(flags, env);
+  const token = resolveToken(env, config, profile, flags.tokenFile);
+  if (token) redact(token.value);
   const baseUrl = resolveBaseUrl(flags, env, config, profile);
   if (!baseUrl) {
     throw new ConfigError(
       `no base URL for profile '${profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
     );
   }
-  const token = resolveToken(env, config, profile, flags.tokenFile);
   if (!token) {
     throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
   }

@@ -53,8 +53,8 @@ export async function runLogout(opts: { global: GlobalOptions }, ctx: Context): 
 export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
   const profile = resolveProfile(opts.global, ctx.env);
   const token = resolveToken(ctx.env, ctx.config, profile, opts.global.tokenFile);
-  const baseUrl = resolveBaseUrl(opts.global, ctx.env, ctx.config, profile);
   if (token) ctx.io.redact(token.value);
+  const baseUrl = resolveBaseUrl(opts.global, ctx.env, ctx.config, profile);
   if (opts.global.json) {
     ctx.io.out(
       JSON.stringify({

@@ -32,8 +32,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const concurrency = parseConcurrency(opts.concurrency);
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = resolveTarget(opts.global, ctx.env, ctx.config);
-  ctx.io.redact(target.token);
+  const target = resolveTarget(opts.global, ctx.env, ctx.config, ctx.io.redact);
   const network = resolveNetwork(opts.global, ctx.env);
   if (opts.dryRun) return printDryRun(ids, target, opts, ctx);
 

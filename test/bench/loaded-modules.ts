@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkOk, NODE, ROOT, runOnce, type Command } from './proc.js';
+import { checkOk, NODE, ROOT, runOnce, type Command, type Options } from './proc.js';
 
 const HOOK = path.join(path.dirname(fileURLToPath(import.meta.url)), 'record-loads.mjs');
 const MARKERS = ['Config schema violation', 'Failed to decrypt config data'];
@@ -40,19 +40,19 @@ function verifiedMarkers(): string[] {
 }
 
 /** The loaded URLs that are conf: its own files, or a dist/ chunk carrying conf's code. */
-export function confModules(urls: readonly string[]): string[] {
+export function confModules(urls: readonly string[], pkg: string): string[] {
   const markers = verifiedMarkers();
   return urls.filter((url) => {
     const file = fileURLToPath(url);
     if (file.includes(`${path.sep}node_modules${path.sep}conf${path.sep}`)) return true;
-    if (!file.startsWith(path.join(ROOT, 'dist') + path.sep)) return false;
+    if (!file.startsWith(path.join(pkg, 'dist') + path.sep)) return false;
     const text = readFileSync(file, 'utf8');
     return markers.some((marker) => text.includes(marker));
   });
 }
 
-export function distNames(urls: readonly string[]): string[] {
-  const dist = path.join(ROOT, 'dist') + path.sep;
+export function distNames(urls: readonly string[], pkg: string): string[] {
+  const dist = path.join(pkg, 'dist') + path.sep;
   return urls.map((url) => fileURLToPath(url)).filter((file) => file.startsWith(dist)).map((file) => file.slice(dist.length));
 }
 
@@ -66,16 +66,16 @@ export interface ConfCheck {
  * Whether `command` loads conf. `control` must be a run that does load it
  * (`auth login --with-token`): it proves the detector before it is believed.
  */
-export async function checkConfLoaded(command: Command, control: Command, tmp: string): Promise<ConfCheck> {
+export async function checkConfLoaded(command: Command, control: Command, { tmp, pkg }: Options): Promise<ConfCheck> {
   const controlUrls = await loadedModules(control, tmp, 'auth login (conf detector control)');
-  const controlConf = confModules(controlUrls);
+  const controlConf = confModules(controlUrls, pkg);
   const urls = await loadedModules(command, tmp, 'delete with PLANTSTORE_TOKEN (module record)');
-  const conf = confModules(urls);
-  const files = distNames(urls).join(', ');
+  const conf = confModules(urls, pkg);
+  const files = distNames(urls, pkg).join(', ');
   if (controlConf.length === 0) {
-    return { loaded: undefined, note: `conf detector unproven: auth login showed no conf chunk (dist files it loaded: ${distNames(controlUrls).join(', ')}); delete loaded: ${files}` };
+    return { loaded: undefined, note: `conf detector unproven: auth login showed no conf chunk (dist files it loaded: ${distNames(controlUrls, pkg).join(', ')}); delete loaded: ${files}` };
   }
-  const confNames = distNames(controlConf).join(', ') || controlConf.join(', ');
+  const confNames = distNames(controlConf, pkg).join(', ') || controlConf.join(', ');
   return {
     loaded: conf.length > 0,
     note: `conf ${conf.length > 0 ? 'WAS' : 'was not'} loaded (conf is in ${confNames}, seen loaded by auth login); dist files the delete loaded: ${files}`,

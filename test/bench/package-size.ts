@@ -1,7 +1,7 @@
 // Size of the package as published: what `npx plantstore` downloads.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { benchEnv, ROOT } from './proc.js';
+import { benchEnv, type Options } from './proc.js';
 import { formatKB, type Row } from './table.js';
 
 const TARGET_BYTES = 400 * 1000; // npm's kB, as `npm pack` prints it
@@ -13,14 +13,14 @@ interface PackReport {
 }
 
 /**
- * `npm pack --dry-run --json` on the current dist/. --ignore-scripts: `prepare`
- * would otherwise rebuild dist/ under whoever else is using it.
+ * `npm pack --dry-run --json` of the bench's snapshot of the package (the same
+ * build the other figures are of). --ignore-scripts: `prepare` would rebuild.
  */
-export function benchPackageSize(tmp: string): Row[] {
-  const figure = 'packed tarball (npm pack --dry-run)';
+export function benchPackageSize({ tmp, pkg }: Options): Row[] {
+  const figure = 'npm pack tarball size';
   const target = `≤ ${formatKB(TARGET_BYTES)}`;
   const npm = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--cache', path.join(tmp, 'npm-cache')], {
-    cwd: ROOT,
+    cwd: pkg,
     env: benchEnv(tmp),
     encoding: 'utf8',
   });

@@ -1,12 +1,11 @@
 // Child-process helpers shared by the benchmarks: which Node, which environment,
 // and wall-clock timing from spawn to exit.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'bin', 'plantstore.js');
 
 /** The project's own Node (the `node` devDependency); the one running the bench only as a fallback. */
 export const NODE = ((): string => {
@@ -20,7 +19,38 @@ export interface Options {
   warmups: number;
   /** A temp folder for this bench run; removed by the caller. */
   tmp: string;
+  /** The snapshot of the built package that is measured (see snapshotPackage). */
+  pkg: string;
 }
+
+/**
+ * Copies the package as published (package.json and what its "files" lists:
+ * bin/, dist/, README.md, LICENSE) into `tmp`/package and returns that folder.
+ * Every figure of a bench run is then of one and the same build, even if someone
+ * runs `npm run build` (which empties dist/ first) while the bench is going.
+ * Fails if the copy caught dist/ half-rebuilt (a chunk imported but missing).
+ */
+export function snapshotPackage(tmp: string): string {
+  const pkg = path.join(tmp, 'package');
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files?: string[] };
+  for (const entry of ['package.json', ...(manifest.files ?? [])]) {
+    const from = path.join(ROOT, entry);
+    if (!existsSync(from)) throw new Error(`${from} is missing${entry.startsWith('dist') ? ': run npm run build first' : ''}`);
+    cpSync(from, path.join(pkg, entry), { recursive: true });
+  }
+  const dist = path.join(pkg, 'dist');
+  const files = new Set(existsSync(dist) ? readdirSync(dist) : []);
+  if (!files.has('main.js')) throw new Error('dist/main.js is missing: run npm run build first');
+  for (const file of files) {
+    if (!file.endsWith('.js')) continue;
+    for (const [, chunk] of readFileSync(path.join(dist, file), 'utf8').matchAll(/["']\.\/([\w.-]+\.js)["']/g)) {
+      if (chunk && !files.has(chunk)) throw new Error(`dist/ changed while it was copied (${file} imports missing ${chunk}): run the bench again`);
+    }
+  }
+  return pkg;
+}
+
+export const binOf = (pkg: string): string => path.join(pkg, 'bin', 'plantstore.js');
 
 /**
  * Nothing of the developer's environment but PATH and HOME, so that NODE_OPTIONS,

