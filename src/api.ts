@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from './undici-parts.js';
 import { plantUrl } from './base-url.js';
 import { parseErrorBody, statusText } from './error-body.js';
 import { Exit, exitForStatus } from './errors.js';

@@ -1,8 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { runLogin, runLogout, runStatus, runToken } from './commands/auth.js';
-import { runCompletion } from './commands/completion.js';
 import { runConfig, type ConfigOptions } from './commands/config.js';
-import { SHELLS } from './completion.js';
 import { runDelete } from './commands/delete.js';
 import { DEFAULT_SANDBOX_TOKEN, runSandbox } from './commands/sandbox.js';
 import type { Context } from './context.js';
@@ -126,9 +124,15 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   program
     .command('completion')
     .description('print a shell completion script: plantstore completion bash >> ~/.bashrc')
-    .argument('[shell]', `one of ${SHELLS.join(', ')}`)
+    .argument('[shell]', 'one of bash, zsh, fish')
     .addOption(new Option('--list-profiles', 'print profile names (used by the scripts)').hideHelp())
-    .action(act((global, command, shell?: string) => runCompletion({ global, listProfiles: command.opts()['listProfiles'] === true, ...defined({ shell }) }, ctx)));
+    .action(
+      act(async (global, command, shell?: string) => {
+        // The scripts are long strings that no other command needs at start-up.
+        const { runCompletion } = await import('./commands/completion.js');
+        return runCompletion({ global, listProfiles: command.opts()['listProfiles'] === true, ...defined({ shell }) }, ctx);
+      }),
+    );
 
   program
     .command('sandbox')

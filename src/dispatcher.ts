@@ -1,5 +1,6 @@
 import tls from 'node:tls';
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { EnvHttpProxyAgent } from './undici-parts.js';
 import type { Env } from './io.js';
 
 export interface DispatcherOptions {

@@ -1,22 +1,42 @@
-import v8 from 'node:v8';
-import { runCli } from './cli.js';
-import { createContext, type Stdin } from './context.js';
-import { Exit } from './errors.js';
-import { argvWantsJson, reportFatal } from './fatal.js';
-import { createIO } from './io.js';
+import { readFileSync } from 'node:fs';
+import type { Stdin } from './context.js';
 import pkg from '../package.json' with { type: 'json' };
 
-/** The process edge: the only module that touches `process`. */
+/**
+ * The process edge: the only module that touches `process`. It imports almost
+ * nothing up front, so `plantstore --version` answers before commander, chalk or
+ * any command is loaded; everything else is loaded once we know it is needed.
+ */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(`${pkg.version}\n`);
+    return;
+  }
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    const help = prebuiltHelp();
+    if (help !== undefined) {
+      process.stdout.write(help);
+      return;
+    }
+  }
+  const [{ runCli }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8] = await Promise.all([
+    import('./cli.js'),
+    import('./context.js'),
+    import('./errors.js'),
+    import('./fatal.js'),
+    import('./io.js'),
+    import('node:v8'),
+  ]);
   // Keep V8's young generation at its starting size. A batch run keeps thousands of
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
+
   const io = createIO(stdoutUntilClosed(), process.stderr, process.stdin.isTTY === true, process.env);
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
-  listenForInterrupts(interrupt);
+  listenForInterrupts(interrupt, Exit.interrupted, Exit.terminated);
   const ctx = createContext({
     io,
     env: process.env,
@@ -38,11 +58,20 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.exitCode = exit === Exit.interrupted && interrupt.signal.reason === 'SIGTERM' ? Exit.terminated : exit;
 }
 
+/** The top-level help, captured from commander at build time; absent when running from source. */
+function prebuiltHelp(): string | undefined {
+  try {
+    return readFileSync(new URL('help.txt', import.meta.url), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 // First Ctrl-C: abort in-flight work so the command can report what was done.
 // Second: leave at once.
-function listenForInterrupts(controller: AbortController): void {
+function listenForInterrupts(controller: AbortController, interrupted: number, terminated: number): void {
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) process.exit(signal === 'SIGTERM' ? Exit.terminated : Exit.interrupted);
+    if (controller.signal.aborted) process.exit(signal === 'SIGTERM' ? terminated : interrupted);
     controller.abort(signal);
   };
   process.on('SIGINT', onSignal);

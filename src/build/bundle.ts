@@ -2,10 +2,12 @@
 // loaded chunks for undici, conf and the sandbox), so `npx plantstore` downloads
 // one small package and nothing else. Run with `npm run build`.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const HELP_FILE = 'help.txt';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outdir = path.join(root, 'dist');
 
@@ -27,6 +29,12 @@ const result = await build({
 });
 
 writeFileSync(path.join(outdir, 'THIRD_PARTY_LICENSES.md'), licenceNotices(Object.keys(result.metafile.inputs)));
+
+// `plantstore --help` is printed from this file without loading commander (see
+// src/main.ts). It is commander's own output, captured from the build just made,
+// so it cannot drift; test/e2e/help.e2e.test.ts compares the two.
+const help = execFileSync(process.execPath, [path.join(root, 'bin/plantstore.js'), 'help'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+writeFileSync(path.join(outdir, HELP_FILE), help);
 
 /** The licence text of every package that ended up in the bundle, as their licences require. */
 function licenceNotices(inputs: string[]): string {

@@ -1,0 +1,17 @@
+// Types for the undici modules plantstore loads directly instead of the package
+// index (see src/undici-parts.ts). They are the same objects the index exports.
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import { EnvHttpProxyAgent } from 'undici';
+  export default EnvHttpProxyAgent;
+}
+
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}
+
+declare module 'undici/lib/api/index.js' {
+  /** request, stream, pipeline, upgrade, connect: the methods the index puts on Dispatcher.prototype. */
+  const api: Record<string, (...args: unknown[]) => unknown>;
+  export default api;
+}

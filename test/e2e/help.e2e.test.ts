@@ -1,0 +1,26 @@
+// `--help` and `--version` are answered by fast paths in src/main.ts (a help text
+// captured at build time, the version from package.json): they must say exactly
+// what commander says.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { ROOT, runPlantstore } from '../helpers/cli.js';
+
+it('--help and -h print exactly what commander prints for `help`', async () => {
+  const fromCommander = await runPlantstore(['help']);
+  expect(fromCommander.code).toBe(0);
+  expect(fromCommander.stdout).toContain('Exit codes');
+  for (const flag of ['--help', '-h']) {
+    const fast = await runPlantstore([flag]);
+    expect(fast).toMatchObject({ code: 0, stdout: fromCommander.stdout, stderr: '' });
+  }
+});
+
+it('--version and -V print the package version', async () => {
+  const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V']) {
+    expect(await runPlantstore([flag])).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+  }
+  // With anything else on the line, commander parses it as usual.
+  expect((await runPlantstore(['--version', '--json'])).stdout).toBe(`${version}\n`);
+});
