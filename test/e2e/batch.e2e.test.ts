@@ -1,0 +1,157 @@
+// Many ids in one process: order, accounting, stdin, dry runs, against real loopback servers.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'batch-Token-3e9d1a77';
+let config: ReturnType<typeof tempConfigDir>;
+let server: ScriptedServer | undefined;
+
+beforeEach(() => {
+  config = tempConfigDir();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  config.cleanup();
+});
+
+const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl, PLANTSTORE_RETRIES: '0' });
+const idOf = (url: string) => url.split('/').pop() ?? '';
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+const jsonLines = (stdout: string) => stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+
+// A deterministic shuffle of answer delays, so responses come back out of order.
+function latencyFor(id: string): number {
+  return (Number(id) * 7919) % 23;
+}
+
+it('prints results in input order whatever order the answers arrive in', async () => {
+  const answered: string[] = [];
+  server = await startScriptedServer((req, res) => {
+    const id = idOf(req.url ?? '');
+    setTimeout(() => {
+      answered.push(id);
+      res.writeHead(204).end();
+    }, latencyFor(id));
+  });
+  const ids = range(1, 60);
+  const human = await runPlantstore(['delete', '--concurrency', '16', ...ids], { env: envFor(server.url) });
+  expect(human.code).toBe(0);
+  expect(human.stdout).toBe(ids.map((id) => `Deleted plant ${id}\n`).join(''));
+  const json = await runPlantstore(['--json', 'delete', '--stdin'], { env: envFor(server.url), input: ids.join('\n') });
+  expect(jsonLines(json.stdout).map((r) => r['id'])).toEqual(ids.map(Number));
+  expect(server.requests.length).toBe(120);
+  // The answers really were out of order: the server finished them in another order.
+  expect(answered.slice(0, 60)).not.toEqual(ids);
+});
+
+it('--fail-fast sends nothing new after a failure and accounts for every id', async () => {
+  server = await startScriptedServer((req, res) => {
+    const id = idOf(req.url ?? '');
+    if (id === '5') res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":9,"message":"plant 5 is protected"}');
+    else res.writeHead(204).end();
+  });
+  const ids = range(1, 40);
+  const result = await runPlantstore(['--json', 'delete', '--fail-fast', '--concurrency', '2', ...ids], { env: envFor(server.url) });
+  expect(result.code).toBe(1);
+  const lines = jsonLines(result.stdout);
+  expect(lines.map((r) => r['id'])).toEqual(ids.map(Number));
+  const attempted = lines.filter((r) => r['attempted'] !== false);
+  const notAttempted = lines.filter((r) => r['attempted'] === false);
+  expect(lines[4]).toMatchObject({ id: 5, deleted: false, status: 400, error: 9, exit: 1 });
+  // Only what was in flight when 5 failed (at most one more with two in flight) was sent.
+  expect(attempted.length).toBeLessThanOrEqual(6);
+  expect(server.requests.length).toBe(attempted.length);
+  expect(notAttempted.length).toBe(40 - attempted.length);
+  for (const line of notAttempted) expect(line).toMatchObject({ deleted: false, status: null, exit: 1, attempted: false });
+  expect(result.stderr).toContain(`${attempted.length - 1} deleted, 0 already absent, 1 failed, ${notAttempted.length} not attempted`);
+});
+
+it('without --fail-fast every id is attempted', async () => {
+  server = await startScriptedServer((req, res) => res.writeHead(idOf(req.url ?? '') === '2' ? 500 : 204).end());
+  const result = await runPlantstore(['delete', ...range(1, 10)], { env: envFor(server.url) });
+  expect(result.code).toBe(6);
+  expect(server.requests.length).toBe(10);
+  expect(result.stderr).toContain('9 deleted, 0 already absent, 1 failed, 0 not attempted');
+});
+
+it('--ignore-missing counts a 404 as already absent (exit 0)', async () => {
+  server = await startScriptedServer((req, res) => res.writeHead(Number(idOf(req.url ?? '')) % 2 === 0 ? 404 : 204).end());
+  const human = await runPlantstore(['delete', '--ignore-missing', '1', '2', '3'], { env: envFor(server.url) });
+  expect(human).toMatchObject({ code: 0, stdout: 'Deleted plant 1\nPlant 2 already absent\nDeleted plant 3\n' });
+  expect(human.stderr).toContain('2 deleted, 1 already absent, 0 failed, 0 not attempted');
+  const json = await runPlantstore(['--json', 'delete', '--ignore-missing', '2'], { env: envFor(server.url) });
+  expect(json.code).toBe(0);
+  expect(jsonLines(json.stdout)).toEqual([{ id: 2, deleted: false, absent: true, status: 404 }]);
+  const strict = await runPlantstore(['delete', '2'], { env: envFor(server.url) });
+  expect(strict.code).toBe(5);
+});
+
+describe('--dry-run', () => {
+  it('prints each request, token masked, and sends nothing', async () => {
+    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const result = await runPlantstore(['delete', '--dry-run', '1', '007', '9223372036854775807'], { env: envFor(`${server.url}/v1/`) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [1, 7, '9223372036854775807'].map((id) => `DELETE ${server!.url}/v1/plants/${id}  (Authorization: Bearer ***)\n`).join(''),
+    );
+    const json = await runPlantstore(['--json', 'delete', '--dry-run', '1'], { env: envFor(server.url) });
+    expect(jsonLines(json.stdout)).toEqual([{ id: 1, dryRun: true, method: 'DELETE', url: `${server.url}/plants/1` }]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [['delete', '--dry-run', '1', 'x'], {}, 2],
+    [['delete', '--dry-run', '1'], { PLANTSTORE_BASE_URL: '' }, 3],
+  ])('still stops on usage and configuration errors: %j', async (args, env, exit) => {
+    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const result = await runPlantstore(args, { env: { ...envFor(server.url), ...env } });
+    expect(result.code).toBe(exit);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('ids from standard input', () => {
+  it('reads whitespace-separated ids with comments, via --stdin or -', async () => {
+    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const input = '# plants to remove\n1 2\t3\n\n  4 # the old fern\r\n5';
+    for (const args of [['delete', '--stdin'], ['delete', '-']]) {
+      const result = await runPlantstore(args, { env: envFor(server.url), input });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(range(1, 5).map((id) => `Deleted plant ${id}\n`).join(''));
+    }
+  });
+
+  it('names the line of an invalid id and deletes nothing', async () => {
+    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: '1\n2\n# fine\n3 4x\n5\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("plantstore: invalid plant id '4x' on line 4 of standard input: an id is a whole number such as 42\n");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [['delete', '--stdin', '5'], 'not both'],
+    [['delete', '--concurrency', '0', '1'], '--concurrency'],
+    [['delete', '--concurrency', '65', '1'], '--concurrency'],
+  ])('refuses %j (exit 2)', async (args, message) => {
+    const result = await runPlantstore(args, { env: envFor('http://127.0.0.1:9') });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('deletes 100,000 plants from stdin in one run, leaving the sandbox empty', async () => {
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 100_000 });
+    try {
+      const ids = range(1, 100_000).join('\n');
+      const result = await runPlantstore(['-q', 'delete', '--stdin', '--concurrency', '16'], { env: envFor(sandbox.url), input: ids });
+      expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      expect(sandbox.plantCount).toBe(0);
+      expect(sandbox.requestCount).toBe(100_000);
+    } finally {
+      await sandbox.close();
+    }
+  }, 120_000);
+});
