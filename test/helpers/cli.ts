@@ -35,9 +35,24 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 }
 
 /** Spawns the built CLI and waits for it to end; never rejects on a non-zero exit. */
-export function runPlantstore(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const child = startPlantstore(args, options);
-  return finished(child);
+export async function runPlantstore(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const result = await finished(startPlantstore(args, options));
+  assertNoTokenLeak(args, options, result);
+  return result;
+}
+
+/**
+ * Every run of the whole suite, whatever it tests, is also a leak test: a token
+ * handed in through the environment or piped to a login must not come back out,
+ * except from `auth token`, whose job is to print it.
+ */
+function assertNoTokenLeak(args: readonly string[], options: RunOptions, result: RunResult): void {
+  const secrets = [options.env?.['PLANTSTORE_TOKEN'], options.input?.trim()].filter((s): s is string => !!s && s.length >= 8 && !/\s/.test(s));
+  const printsToken = args.includes('auth') && args.includes('token');
+  for (const secret of secrets) {
+    const leaked = printsToken ? result.stderr.includes(secret) : result.stdout.includes(secret) || result.stderr.includes(secret);
+    if (leaked) throw new Error(`plantstore ${args.join(' ')} printed the token it was given`);
+  }
 }
 
 export function startPlantstore(args: readonly string[], options: RunOptions = {}): ChildProcess {
