@@ -4,15 +4,18 @@
 // all) makes it exit 1.
 //
 // Each benchmark is a sibling module taking the shared Options and returning
-// rows for the shared table (startup.ts, package-size.ts; a batch-throughput
-// one can join them). All of them measure one snapshot of the built package.
-// BENCH_RUNS / BENCH_WARMUPS override the run counts (default 15 after 2);
+// rows for the shared table (startup.ts, batch.ts, package-size.ts). All of them
+// measure one snapshot of the built package.
+// BENCH_RUNS / BENCH_WARMUPS override the run counts (default 15 after 2; the
+// batch figures take at most 3 after 1, see batch.ts for BENCH_BATCH_RUNS and
+// BENCH_CURL_IDS);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { benchBatch } from './batch.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, snapshotPackage, type Options } from './proc.js';
 import { benchStartup } from './startup.js';
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
   try {
     options = { runs: Math.max(1, count('BENCH_RUNS', 15)), warmups: count('BENCH_WARMUPS', 2), tmp, pkg: packageUnderTest(tmp) };
     rows.push(...(await benchStartup(options)));
+    rows.push(...(await benchBatch(options)));
     rows.push(...benchPackageSize(options));
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -1,0 +1,248 @@
+// Batch throughput: 10,000 ids through `plantstore delete --stdin` at the default
+// concurrency (8), beside the floor of a minimal undici Pool script sending the
+// same DELETEs with the same concurrency, and beside what people do without
+// plantstore: `xargs -P 8 -n 1 curl …`, one process per id. Also the peak RSS of
+// the plantstore batch.
+//
+// The server is server.ts's, run in a child process (server-process.ts) so that
+// answering ~10,000 requests a second is not done on the timing process's event
+// loop, and so its CPU time can be read: on a small machine the client and the
+// server share the CPUs, and the notes say how much the server took.
+//
+// Runs: BENCH_BATCH_RUNS (default: BENCH_RUNS, at most 3) after at most one
+// warm-up (BENCH_WARMUPS 0 skips it). xargs+curl costs a process per id (~4-8 ms
+// of CPU each), so it is timed on the first BENCH_CURL_IDS ids (default 1,000;
+// 10,000 for all of them, ~45 s a run on 2 CPUs): its rate does not depend on the count.
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { buildBatchFloor } from './batch-floor.js';
+import { benchEnv, binOf, checkOk, median, NODE, peakRssKiB, rssMethod, runOnce, type Command, type Options } from './proc.js';
+import { startDeleteServerProcess, type DeleteServerProcess } from './server-process.js';
+import { formatMiB, formatMs, type Row } from './table.js';
+
+const TOKEN = 'bench-token-0123456789';
+const IDS = 10_000;
+const CONCURRENCY = 8;
+const FLOOR_MIN = 0.8; // plantstore's rate / the floor's
+const SPEEDUP_MIN = 20; // plantstore's rate / xargs+curl's
+
+const count = (name: string, fallback: number): number => {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value >= 0 ? value : fallback;
+};
+
+const formatRate = (perSecond: number): string => `${Math.round(perSecond).toLocaleString('en-US')} /s`;
+const formatCount = (n: number): string => n.toLocaleString('en-US');
+const formatShare = (cpuMs: number, wallMs: number): string => `${Math.round((cpuMs / wallMs) * 100)}%`;
+/** Judged as printed (two decimals), as startup.ts does. */
+const atLeast = (ratio: number, min: number): boolean => Math.round(ratio * 100) / 100 >= min;
+
+/** An executable of that name on PATH, or undefined. */
+function onPath(name: string, pathVar: string): string | undefined {
+  for (const dir of pathVar.split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+interface Timed {
+  ms: number;
+  /** CPU the server process used during the run. */
+  serverCpuMs: number;
+}
+
+/** Runs a command once, and fails unless the server saw exactly `expected` DELETEs, every one with the token. */
+async function timedBatch(server: DeleteServerProcess, command: Command, what: string, expected: number): Promise<Timed> {
+  const before = await server.stats();
+  const ran = checkOk(await runOnce(command), what);
+  const after = await server.stats();
+  checkSent(before, after, what, expected);
+  return { ms: ran.ms, serverCpuMs: after.cpuMs - before.cpuMs };
+}
+
+function checkSent(before: { authorized: number; total: number }, after: { authorized: number; total: number }, what: string, expected: number): void {
+  const total = after.total - before.total;
+  const authorized = after.authorized - before.authorized;
+  if (total !== expected || authorized !== expected) {
+    throw new Error(`${what} sent ${formatCount(total)} requests (${formatCount(authorized)} authorized DELETEs), not ${formatCount(expected)}`);
+  }
+}
+
+const failedRow = (figure: string, target: string, error: unknown): Row => ({
+  figure,
+  value: 'error',
+  floor: '—',
+  target,
+  notes: [`not measured: ${(error as Error).message}`],
+});
+
+export async function benchBatch(options: Options): Promise<Row[]> {
+  const { tmp, pkg } = options;
+  const runs = Math.max(1, count('BENCH_BATCH_RUNS', Math.min(3, options.runs)));
+  const warmups = Math.min(1, options.warmups);
+  const curlIds = Math.min(IDS, Math.max(1, count('BENCH_CURL_IDS', 1000)));
+  const ids = Array.from({ length: IDS }, (_, i) => String(i + 1));
+  const idsText = `${ids.join('\n')}\n`;
+  const runsNote = `median of ${runs} run${runs === 1 ? '' : 's'}${warmups ? ` after ${warmups} warm-up` : ''}`;
+  const rows: Row[] = [];
+
+  const server = await startDeleteServerProcess(TOKEN);
+  try {
+    const plantstore: Command = {
+      file: NODE,
+      args: [binOf(pkg), 'delete', '--stdin', '--concurrency', String(CONCURRENCY)],
+      env: benchEnv(tmp, {
+        PLANTSTORE_CONFIG_DIR: path.join(tmp, 'config-batch-unused'), // never created: nothing to read
+        PLANTSTORE_TOKEN: TOKEN,
+        PLANTSTORE_BASE_URL: server.url,
+      }),
+      input: idsText,
+    };
+
+    const floorScript: string | Error = await buildBatchFloor(tmp).catch((error: unknown) => error as Error);
+    const floorCommand = (): Command => {
+      if (floorScript instanceof Error) throw new Error(`could not build the floor script: ${floorScript.message}`);
+      return {
+        file: NODE,
+        args: [floorScript, server.url, TOKEN, String(CONCURRENCY)],
+        // As in startup.ts: the launcher enables the compile cache, so the floor gets it too.
+        env: benchEnv(tmp, { NODE_COMPILE_CACHE: path.join(tmp, 'floor-compile-cache') }),
+        input: idsText,
+      };
+    };
+
+    // 1: plantstore against the Pool floor, interleaved.
+    let plantstoreRate: number | undefined;
+    const throughputFigure = `batch ${formatCount(IDS)} ids, --concurrency ${CONCURRENCY} / undici Pool script`;
+    const throughputTarget = `≥ ${FLOOR_MIN.toFixed(2)}×`;
+    try {
+      const floor = floorCommand();
+      const figures: Timed[] = [];
+      const floors: Timed[] = [];
+      for (let i = 0; i < warmups + runs; i++) {
+        const a = await timedBatch(server, plantstore, 'plantstore delete --stdin', IDS);
+        const b = await timedBatch(server, floor, 'undici Pool floor script', IDS);
+        if (i >= warmups) {
+          figures.push(a);
+          floors.push(b);
+        }
+      }
+      const ms = median(figures.map((t) => t.ms));
+      const floorMs = median(floors.map((t) => t.ms));
+      plantstoreRate = (IDS / ms) * 1000;
+      const floorRate = (IDS / floorMs) * 1000;
+      const ratio = plantstoreRate / floorRate;
+      const share = (timed: Timed[]): string => formatShare(median(timed.map((t) => t.serverCpuMs)), median(timed.map((t) => t.ms)));
+      rows.push({
+        figure: throughputFigure,
+        value: formatRate(plantstoreRate),
+        floor: formatRate(floorRate),
+        ratio,
+        target: throughputTarget,
+        met: atLeast(ratio, FLOOR_MIN),
+        notes: [
+          `deletions per second = ${formatCount(IDS)} / wall-clock from spawn to exit (start-up included), ${runsNote}: ` +
+            `plantstore ${formatMs(ms)}, floor ${formatMs(floorMs)}; stdout drained through a pipe. ` +
+            `Floor: one undici Pool (${CONCURRENCY} connections), ${CONCURRENCY} workers, no validation, ordering or output, bundled like dist/, with NODE_COMPILE_CACHE. ` +
+            `Every run must send exactly ${formatCount(IDS)} DELETEs with the bearer token`,
+          `the loopback server runs in its own process and used ${share(figures)} of one CPU during the plantstore runs, ` +
+            `${share(floors)} during the floor runs (the client and the server share this machine's CPUs)`,
+        ],
+      });
+    } catch (error) {
+      rows.push(failedRow(throughputFigure, throughputTarget, error));
+    }
+
+    // 2: xargs -P 8 -n 1 curl, one process per id.
+    const curlFigure = `batch, plantstore / xargs -P ${CONCURRENCY} -n 1 curl`;
+    const curlTarget = `≥ ${SPEEDUP_MIN.toFixed(2)}×`;
+    const pathVar = plantstore.env['PATH'] ?? '';
+    const curl = onPath('curl', pathVar);
+    const xargs = onPath('xargs', pathVar);
+    if (!curl || !xargs) {
+      rows.push({
+        figure: curlFigure,
+        value: 'skipped',
+        floor: '—',
+        target: curlTarget,
+        notes: [`not measured: ${curl ? 'xargs' : 'curl'} is not installed (not on PATH: ${pathVar})`],
+      });
+    } else {
+      try {
+        const xargsCurl: Command = {
+          file: xargs,
+          args: ['-P', String(CONCURRENCY), '-n', '1', curl, '-s', '-o', '/dev/null', '-X', 'DELETE', '-H', `Authorization: Bearer ${TOKEN}`],
+          env: benchEnv(tmp),
+          input: `${ids
+            .slice(0, curlIds)
+            .map((id) => `${server.url}/plants/${id}`)
+            .join('\n')}\n`,
+        };
+        const times: Timed[] = [];
+        for (let i = 0; i < runs; i++) times.push(await timedBatch(server, xargsCurl, 'xargs curl', curlIds));
+        const curlMs = median(times.map((t) => t.ms));
+        const curlRate = (curlIds / curlMs) * 1000;
+        const subset = curlIds === IDS ? `all ${formatCount(IDS)} ids` : `the first ${formatCount(curlIds)} of the ${formatCount(IDS)} ids (BENCH_CURL_IDS=${IDS} for all)`;
+        const notes = [
+          `xargs -P ${CONCURRENCY} -n 1 curl -s -o /dev/null -X DELETE -H "Authorization: Bearer …" <url>, one curl process per id, over ${subset}: ` +
+            `${formatMs(curlMs)}, median of ${runs} run${runs === 1 ? '' : 's'}; the floor column is its rate, the median column plantstore's from the row above`,
+        ];
+        if (plantstoreRate === undefined) {
+          rows.push({ figure: curlFigure, value: 'error', floor: formatRate(curlRate), target: curlTarget, notes: [...notes, 'plantstore not measured (see the row above)'] });
+        } else {
+          const ratio = plantstoreRate / curlRate;
+          rows.push({
+            figure: curlFigure,
+            value: formatRate(plantstoreRate),
+            floor: formatRate(curlRate),
+            ratio,
+            target: curlTarget,
+            met: atLeast(ratio, SPEEDUP_MIN),
+            notes,
+          });
+        }
+      } catch (error) {
+        rows.push(failedRow(curlFigure, curlTarget, error));
+      }
+    }
+
+    // 3: peak RSS of the plantstore batch run (and of the floor, for scale).
+    try {
+      const floor = floorCommand();
+      const figures: number[] = [];
+      const floors: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        let before = await server.stats();
+        figures.push(await peakRssKiB(plantstore, tmp, 'plantstore delete --stdin under time'));
+        let after = await server.stats();
+        checkSent(before, after, 'plantstore delete --stdin under time', IDS);
+        before = after;
+        floors.push(await peakRssKiB(floor, tmp, 'undici Pool floor under time'));
+        after = await server.stats();
+        checkSent(before, after, 'undici Pool floor under time', IDS);
+      }
+      const rss = median(figures);
+      const floorRss = median(floors);
+      rows.push({
+        figure: `peak RSS, batch ${formatCount(IDS)} ids / undici Pool script`,
+        value: formatMiB(rss),
+        floor: formatMiB(floorRss),
+        ratio: rss / floorRss,
+        target: '—',
+        notes: [`median of ${runs} run${runs === 1 ? '' : 's'} each, measured with ${rssMethod()}; MB = 2^20 bytes; no target set for a batch`],
+      });
+    } catch (error) {
+      rows.push(failedRow(`peak RSS, batch ${formatCount(IDS)} ids`, '—', error));
+    }
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
