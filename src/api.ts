@@ -1,8 +1,8 @@
 import type { Dispatcher } from 'undici';
-import { request } from './undici-parts.js';
 import { plantUrl } from './base-url.js';
 import { parseErrorBody, statusText } from './error-body.js';
 import { Exit, exitForStatus } from './errors.js';
+import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
 import type { Env } from './io.js';
 import { maskProxy, proxyFor } from './proxy.js';
@@ -56,11 +56,22 @@ interface Attempt {
 /** The only module that speaks HTTP. */
 export function createPlantApi(options: ApiOptions): PlantApi {
   const { target } = options;
-  const dispatcher = options.dispatcher ?? createDispatcher(options);
+  const base = new URL(target.baseUrl);
+  const rawProxy = proxyFor(base, options.env);
+  const proxy = rawProxy === undefined ? undefined : maskProxy(rawProxy);
+  const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
   // Trace lines are built only when someone reads them: a batch of a million
   // requests should not format a million unused strings.
   const trace = options.trace;
-  const proxy = maybeProxy(target.baseUrl, options.env);
+  // Shared per interrupt signal, which in the CLI is one for the whole run.
+  let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
+  const deadlinesFor = (interrupt: AbortSignal): Deadlines => {
+    if (deadlines?.for !== interrupt) {
+      deadlines?.signals.dispose();
+      deadlines = { for: interrupt, signals: new Deadlines(options.timeoutMs, interrupt) };
+    }
+    return deadlines.signals;
+  };
   const headers = {
     authorization: `Bearer ${target.token}`,
     'user-agent': options.userAgent,
@@ -69,8 +80,8 @@ export function createPlantApi(options: ApiOptions): PlantApi {
 
   async function attempt(id: string, number: number, interrupt: AbortSignal): Promise<Attempt> {
     const url = plantUrl(target.baseUrl, id);
-    const deadline = new Deadline(options.timeoutMs, interrupt);
-    const { signal } = deadline;
+    const path = url.slice(base.origin.length);
+    const signal = deadlinesFor(interrupt).signal();
     const started = performance.now();
     if (trace) {
       trace(`* attempt ${number} of ${options.retries + 1}: DELETE ${url} ${proxy ? `via proxy ${proxy}` : '(direct)'}`);
@@ -78,14 +89,14 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       trace(`> user-agent: ${headers['user-agent']}`);
     }
     try {
-      const response = await request(url, { method: 'DELETE', headers, signal, dispatcher });
+      const response = await dispatcher.request({ origin: base.origin, path, method: 'DELETE', headers, signal });
       const status = response.statusCode;
       if (trace) {
         trace(`< HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
         for (const [name, value] of Object.entries(response.headers)) trace(`< ${name}: ${String(value)}`);
       }
       if (status >= 200 && status < 300) {
-        await response.body.dump({ limit: MAX_ERROR_BODY_BYTES, signal });
+        await response.body.dump({ limit: MAX_ERROR_BODY_BYTES });
         return { result: { id, deleted: true, status }, retryable: false, answerLost: false };
       }
       const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
@@ -97,13 +108,11 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), Date.now()),
       };
     } catch (error) {
-      const aborted = interrupt.aborted ? 'interrupted' : deadline.expired ? 'timeout' : undefined;
+      const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
       const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy });
       trace?.(`* failed after ${elapsed(started)}: ${described.message}`);
       const result: NotDeleted = { id, deleted: false, status: null, error: null, message: described.message, exit: described.exit, attempted: true };
       return { result, retryable: described.retryable, answerLost: described.answerLost };
-    } finally {
-      deadline.dispose();
     }
   }
 
@@ -140,7 +149,13 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     return { ...result, message: scrubToken(message, target.token) };
   }
 
-  return { deletePlant, close: () => dispatcher.close() };
+  return {
+    deletePlant,
+    close: () => {
+      deadlines?.signals.dispose();
+      return dispatcher.close();
+    },
+  };
 }
 
 function failedAnswer(id: string, status: number, headers: Record<string, string | string[] | undefined>, body: string): NotDeleted {
@@ -166,44 +181,6 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 }
 
-function maybeProxy(baseUrl: string, env: Env): string | undefined {
-  const proxy = proxyFor(new URL(baseUrl), env);
-  return proxy === undefined ? undefined : maskProxy(proxy);
-}
-
 function elapsed(started: number): string {
   return `${(performance.now() - started).toFixed(1)} ms`;
-}
-
-/**
- * One attempt's abort signal: fires on the user's interrupt or when the attempt's
- * time is up. Built by hand rather than with AbortSignal.timeout/any because those
- * keep every signal alive until its timer fires, which for a batch of thousands of
- * quick requests meant hundreds of megabytes held for 30 s.
- */
-class Deadline {
-  readonly #controller = new AbortController();
-  readonly #timer: NodeJS.Timeout;
-  readonly #interrupt: AbortSignal;
-  readonly #onInterrupt = (): void => this.#controller.abort(this.#interrupt.reason);
-  expired = false;
-
-  constructor(ms: number, interrupt: AbortSignal) {
-    this.#interrupt = interrupt;
-    this.#timer = setTimeout(() => {
-      this.expired = true;
-      this.#controller.abort(new Error(`timed out after ${ms} ms`));
-    }, ms);
-    if (interrupt.aborted) this.#onInterrupt();
-    else interrupt.addEventListener('abort', this.#onInterrupt, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  dispose(): void {
-    clearTimeout(this.#timer);
-    this.#interrupt.removeEventListener('abort', this.#onInterrupt);
-  }
 }

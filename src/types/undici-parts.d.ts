@@ -1,8 +1,13 @@
 // Types for the undici modules plantstore loads directly instead of the package
 // index (see src/undici-parts.ts). They are the same objects the index exports.
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import { EnvHttpProxyAgent } from 'undici';
-  export default EnvHttpProxyAgent;
+declare module 'undici/lib/dispatcher/pool.js' {
+  import { Pool } from 'undici';
+  export default Pool;
+}
+
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import { ProxyAgent } from 'undici';
+  export default ProxyAgent;
 }
 
 declare module 'undici/lib/dispatcher/dispatcher.js' {
