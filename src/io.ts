@@ -53,7 +53,7 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
   let disabledByFlag = false;
   const secrets = new Set<string>();
   const scrub = (text: string): string => {
-    for (const secret of secrets) text = text.split(secret).join('***');
+    for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join('***');
     return text;
   };
   const styles = new Map<Sink, ChalkInstance>();

@@ -32,7 +32,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 
-  const io = createIO(stdoutUntilClosed(), process.stderr, process.stdin.isTTY === true, process.env);
+  const stdout = stdoutUntilClosed();
+  const io = createIO(stdout, process.stderr, process.stdin.isTTY === true, process.env);
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
@@ -54,6 +55,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       secrets: [process.env['PLANTSTORE_TOKEN']],
     });
   }
+  stdout.flush();
   // Commands only know they were interrupted; the signal decides the conventional code (128 + n).
   process.exitCode = exit === Exit.interrupted && interrupt.signal.reason === 'SIGTERM' ? Exit.terminated : exit;
 }
@@ -79,19 +81,37 @@ function listenForInterrupts(controller: AbortController, interrupted: number, t
 }
 
 /**
- * `plantstore delete --stdin < ids | head -1`: once the reader leaves, output is
- * dropped quietly, but the deletions asked for go on and the exit code still
- * reports them. Stopping halfway and exiting 0 would hide a half-done batch.
+ * stdout as commands see it.
+ * - `plantstore delete --stdin < ids | head -1`: once the reader leaves, output is
+ *   dropped quietly, but the deletions asked for go on and the exit code still
+ *   reports them. Stopping halfway and exiting 0 would hide a half-done batch.
+ * - Into a pipe or a file, lines written in the same turn of the event loop go out
+ *   in one write: a line per write costs a batch of 10,000 ids about a third of
+ *   its speed. A terminal gets each line at once.
  */
-function stdoutUntilClosed(): { isTTY: boolean; write(text: string): boolean } {
+function stdoutUntilClosed(): { isTTY: boolean; write(text: string): boolean; flush(): void } {
+  const isTTY = process.stdout.isTTY === true;
   let closed = false;
+  let pending = '';
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
     closed = true;
   });
+  const flush = (): void => {
+    if (pending !== '' && !closed) process.stdout.write(pending);
+    pending = '';
+  };
   return {
-    isTTY: process.stdout.isTTY === true,
-    write: (text) => closed || process.stdout.write(text),
+    isTTY,
+    flush,
+    write(text) {
+      if (closed) return true;
+      if (isTTY) return process.stdout.write(text);
+      if (pending === '') setImmediate(flush);
+      pending += text;
+      if (pending.length >= 64 * 1024) flush();
+      return true;
+    },
   };
 }
 
