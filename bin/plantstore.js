@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Launcher. Written in syntax any Node can parse, so that an old Node gets one
+// Launcher. Written in syntax any Node with ES modules (12+) can parse, so an old Node gets one
 // clear line instead of a SyntaxError from the bundle.
 import module from 'node:module';
 
@@ -10,7 +10,7 @@ var major = Number(parts[0]);
 var minor = Number(parts[1]);
 
 if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
-  process.stderr.write('plantstore needs Node.js >= ' + MIN_MAJOR + '.' + MIN_MINOR + '; this is ' + process.version + '\n');
+  process.stderr.write(`plantstore needs Node.js >= ${MIN_MAJOR}.${MIN_MINOR}; this is ${process.version}\n`);
   process.exit(3);
 }
 

@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { plantUrl } from './base-url.js';
-import { parseErrorBody, statusText } from './error-body.js';
-import { Exit, exitForStatus } from './errors.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
+import { parseErrorBody, statusText } from './error-body.js';
+import { Exit, exitForStatus } from './errors.js';
 import type { Env } from './io.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { describeRequestError, formatSeconds } from './request-errors.js';
@@ -100,7 +100,12 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         return { result: { id, deleted: true, status }, retryable: false, answerLost: false };
       }
       const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      const body = decodeBody(raw, header(response.headers, 'content-encoding'), header(response.headers, 'content-type'), MAX_ERROR_BODY_BYTES);
+      const body = decodeBody(
+        raw,
+        header(response.headers, 'content-encoding'),
+        header(response.headers, 'content-type'),
+        MAX_ERROR_BODY_BYTES,
+      );
       return {
         result: failedAnswer(id, status, response.headers, body),
         retryable: isRetryableStatus(status),
@@ -111,7 +116,15 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
       const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy });
       trace?.(`* failed after ${elapsed(started)}: ${described.message}`);
-      const result: NotDeleted = { id, deleted: false, status: null, error: null, message: described.message, exit: described.exit, attempted: true };
+      const result: NotDeleted = {
+        id,
+        deleted: false,
+        status: null,
+        error: null,
+        message: described.message,
+        exit: described.exit,
+        attempted: true,
+      };
       return { result, retryable: described.retryable, answerLost: described.answerLost };
     }
   }
@@ -126,14 +139,19 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       if (last) return finish(result, number, earlierAnswerLost);
       if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > options.maxRetryWaitMs) {
         return finish(
-          { ...result, message: `${result.message}; the server asked to retry after ${formatSeconds(outcome.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(options.maxRetryWaitMs)}` },
+          {
+            ...result,
+            message: `${result.message}; the server asked to retry after ${formatSeconds(outcome.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(options.maxRetryWaitMs)}`,
+          },
           number,
           false,
         );
       }
       earlierAnswerLost ||= outcome.answerLost;
       const delay = outcome.retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
-      trace?.(`* retrying plant ${id} in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`);
+      trace?.(
+        `* retrying plant ${id} in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`,
+      );
       await wait(delay, interrupt);
       if (interrupt.aborted) return finish(result, number, false);
     }

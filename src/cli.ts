@@ -1,10 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { runLogin, runLogout, runStatus, runToken } from './commands/auth.js';
-import { runConfig, type ConfigOptions } from './commands/config.js';
+import { type ConfigOptions, runConfig } from './commands/config.js';
 import { runDelete } from './commands/delete.js';
 import { DEFAULT_SANDBOX_TOKEN, runSandbox } from './commands/sandbox.js';
 import type { Context } from './context.js';
-import { EXIT_CODE_HELP, Exit, UsageError, type ExitCode } from './errors.js';
+import { EXIT_CODE_HELP, Exit, type ExitCode, UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
 
 /** Parses argv and runs one command. Commander wiring only: the work is in src/commands. */
@@ -41,7 +41,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .version(ctx.version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'use a named profile (env PLANTSTORE_PROFILE; default "default")')
-    .option('--base-url <url>', 'service base URL (env PLANTSTORE_BASE_URL; else the profile\'s base-url)')
+    .option('--base-url <url>', "service base URL (env PLANTSTORE_BASE_URL; else the profile's base-url)")
     .option('--json', 'write JSON to stdout (one object per line)')
     .option('-q, --quiet', 'print nothing on success')
     .option('--no-color', 'never use color (also NO_COLOR, TERM=dumb)')
@@ -83,7 +83,13 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .option('--dry-run', 'print the requests that would be sent; send nothing')
     .action(
       act((global, command, ids: string[]) => {
-        const flags = command.opts<{ stdin?: boolean; concurrency?: string; ignoreMissing?: boolean; failFast?: boolean; dryRun?: boolean }>();
+        const flags = command.opts<{
+          stdin?: boolean;
+          concurrency?: string;
+          ignoreMissing?: boolean;
+          failFast?: boolean;
+          dryRun?: boolean;
+        }>();
         return runDelete(
           {
             ids,
@@ -105,12 +111,18 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .description('store a token: from stdin with --with-token, else a hidden prompt')
     .option('--with-token', 'read the token from standard input')
     .action(act((global, command) => runLogin({ withToken: command.opts()['withToken'] === true, global }, ctx)));
-  auth.command('logout').description('remove the stored token of the profile').action(act((global) => runLogout({ global }, ctx)));
+  auth
+    .command('logout')
+    .description('remove the stored token of the profile')
+    .action(act((global) => runLogout({ global }, ctx)));
   auth
     .command('status')
     .description('show where the token and base URL come from (exit 4 when there is no token)')
     .action(act((global) => runStatus({ global }, ctx)));
-  auth.command('token').description('print the token to stdout, for piping').action(act((global) => runToken({ global }, ctx)));
+  auth
+    .command('token')
+    .description('print the token to stdout, for piping')
+    .action(act((global) => runToken({ global }, ctx)));
 
   const config = program.command('config').description('read and write profile settings (keys: base-url)');
   const configAction = (action: ConfigOptions['action']) =>

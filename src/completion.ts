@@ -333,7 +333,10 @@ end
 
 complete -c plantstore -f
 ${offer('__plantstore_at', COMMANDS)}
-${offer('__plantstore_at help', COMMANDS.filter(([name]) => name !== 'help'))}
+${offer(
+  '__plantstore_at help',
+  COMMANDS.filter(([name]) => name !== 'help'),
+)}
 ${offer('__plantstore_at auth', AUTH_COMMANDS)}
 ${offer('__plantstore_at config', CONFIG_COMMANDS)}
 ${offer(KEYED.map((sub) => `__plantstore_at config ${sub}`).join('; or '), CONFIG_KEYS)}

@@ -101,7 +101,8 @@ function readConfigData(file: string, warn: (line: string) => void): ConfigData 
     throw new ConfigError(`config file ${file} is not valid JSON: fix it by hand, or move it away and log in again`);
   }
   const problem = shapeProblem(data);
-  if (problem) throw new ConfigError(`config file ${file} is not a plantstore config (${problem}): fix it by hand, or move it away and log in again`);
+  if (problem)
+    throw new ConfigError(`config file ${file} is not a plantstore config (${problem}): fix it by hand, or move it away and log in again`);
   return data as ConfigData;
 }
 
@@ -137,7 +138,9 @@ function ensureFolder(dir: string): void {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     fs.chmodSync(dir, 0o700);
   } catch (error) {
-    throw new ConfigError(`cannot create config folder ${dir} (${(error as NodeJS.ErrnoException).code}): set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`);
+    throw new ConfigError(
+      `cannot create config folder ${dir} (${(error as NodeJS.ErrnoException).code}): set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`,
+    );
   }
 }
 
@@ -155,7 +158,10 @@ function withLock<T>(file: string, work: () => T): T {
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new ConfigError(`cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`);
+      if (code !== 'EEXIST')
+        throw new ConfigError(
+          `cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`,
+        );
       if (isStale(lock)) {
         fs.rmSync(lock, { force: true });
         continue;

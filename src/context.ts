@@ -1,5 +1,5 @@
 import type { NetworkOptions, PlantApi } from './api.js';
-import { openConfig, type ConfigFile } from './config.js';
+import { type ConfigFile, openConfig } from './config.js';
 import type { Env, IO } from './io.js';
 import type { Target } from './settings.js';
 

@@ -14,7 +14,9 @@ export interface FatalOptions {
 export function reportFatal(error: unknown, io: IO, options: FatalOptions): ExitCode {
   const known = error instanceof CliError;
   const exit = known ? error.exit : Exit.internal;
-  const raw = known ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
+  const raw = known
+    ? error.message
+    : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
   const message = options.secrets.reduce<string>((text, secret) => scrubToken(text, secret), raw.replace(/\s*\n\s*/g, ' '));
   if (options.json) io.out(fatalJson(exit, message));
   io.err(`${io.errStyle().red('plantstore:')} ${message}`);

@@ -17,7 +17,12 @@ export interface GlobalOptions extends GlobalFlags, OutputMode {
 type Problem = typeof UsageError | typeof ConfigError;
 
 /** A flag, else its environment variable, else the default. Bad flags are usage errors; bad env values, configuration errors. */
-function pick(flag: string | undefined, flagName: string, env: Env, envName: string): { raw: string; source: string; Problem: Problem } | undefined {
+function pick(
+  flag: string | undefined,
+  flagName: string,
+  env: Env,
+  envName: string,
+): { raw: string; source: string; Problem: Problem } | undefined {
   if (flag !== undefined) return { raw: flag, source: flagName, Problem: UsageError };
   const fromEnv = env[envName];
   if (fromEnv) return { raw: fromEnv, source: envName, Problem: ConfigError };
@@ -27,7 +32,9 @@ function pick(flag: string | undefined, flagName: string, env: Env, envName: str
 function seconds(value: { raw: string; source: string; Problem: Problem }, allowZero: boolean): number {
   const parsed = /^\d+(\.\d+)?$/.test(value.raw.trim()) ? Number(value.raw) : Number.NaN;
   if (!(parsed >= 0) || (!allowZero && parsed === 0) || parsed > 86_400) {
-    throw new value.Problem(`invalid ${value.source} '${value.raw}': give a number of seconds${allowZero ? '' : ' greater than 0'}, such as 30 or 2.5`);
+    throw new value.Problem(
+      `invalid ${value.source} '${value.raw}': give a number of seconds${allowZero ? '' : ' greater than 0'}, such as 30 or 2.5`,
+    );
   }
   return Math.round(parsed * 1000);
 }
@@ -57,7 +64,8 @@ export function isVerbose(options: GlobalOptions, env: Env): boolean {
 
 function count(value: { raw: string; source: string; Problem: Problem }, max: number): number {
   const parsed = /^\d+$/.test(value.raw.trim()) ? Number(value.raw) : Number.NaN;
-  if (!(parsed >= 0 && parsed <= max)) throw new value.Problem(`invalid ${value.source} '${value.raw}': give a whole number from 0 to ${max}`);
+  if (!(parsed >= 0 && parsed <= max))
+    throw new value.Problem(`invalid ${value.source} '${value.raw}': give a whole number from 0 to ${max}`);
   return parsed;
 }
 

@@ -18,9 +18,7 @@ export function parsePlantId(raw: string): string {
   }
   const value = BigInt(raw);
   if (value < INT64_MIN || value > INT64_MAX) {
-    throw new UsageError(
-      `invalid plant id '${printable(raw)}': out of range (ids are 64-bit, ${INT64_MIN} to ${INT64_MAX})`,
-    );
+    throw new UsageError(`invalid plant id '${printable(raw)}': out of range (ids are 64-bit, ${INT64_MIN} to ${INT64_MAX})`);
   }
   return value.toString();
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Stdin } from './context.js';
 import pkg from '../package.json' with { type: 'json' };
+import type { Stdin } from './context.js';
 
 /**
  * The process edge: the only module that touches `process`. It imports almost

@@ -68,8 +68,8 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
     } catch (error) {
       work = Promise.reject(error);
     }
-    work.then(
-      (result) => {
+    work
+      .then((result) => {
         try {
           if (opts.shouldStop?.(result)) stopped = true;
         } catch (error) {
@@ -77,12 +77,11 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
         }
         done.set(index, result);
         drain();
-      },
-      fail,
-    ).finally(() => {
-      inFlight -= 1;
-      wake?.();
-    });
+      }, fail)
+      .finally(() => {
+        inFlight -= 1;
+        wake?.();
+      });
   };
 
   const mayStart = (): boolean =>

@@ -31,8 +31,14 @@ export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void
     };
     const onData = (chunk: Buffer): void => {
       for (const char of chunk.toString('utf8')) {
-        if (char === '\r' || char === '\n' || char === '\u0004') return finish();
-        if (char === '\u0003') return finish(new InterruptedError('login cancelled; nothing was stored'));
+        if (char === '\r' || char === '\n' || char === '\u0004') {
+          finish();
+          return;
+        }
+        if (char === '\u0003') {
+          finish(new InterruptedError('login cancelled; nothing was stored'));
+          return;
+        }
         if (char === '\u0015') line = '';
         else if (char === '\u007f' || char === '\b') line = line.slice(0, -1);
         else line += char;

@@ -67,12 +67,22 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
   const text = messageOf(error);
   if (context.proxy && /^Proxy response \((\d+)\)/.test(text)) {
     const status = /\((\d+)\)/.exec(text)?.[1];
-    return { message: `proxy ${context.proxy} refused to connect to ${host} (HTTP ${status} to CONNECT)`, exit: Exit.network, retryable: false, answerLost: false };
+    return {
+      message: `proxy ${context.proxy} refused to connect to ${host} (HTTP ${status} to CONNECT)`,
+      exit: Exit.network,
+      retryable: false,
+      answerLost: false,
+    };
   }
   const network = NETWORK_CODES[code];
   // Through a proxy, the only socket undici opens is to the proxy: a refusal or a lookup failure is the proxy's.
   if (network && context.proxy && PROXY_SOCKET_CODES.has(code)) {
-    return { message: `${network} by proxy ${context.proxy} (while reaching ${host})`, exit: Exit.network, retryable: isRetryableErrorCode(code), answerLost };
+    return {
+      message: `${network} by proxy ${context.proxy} (while reaching ${host})`,
+      exit: Exit.network,
+      retryable: isRetryableErrorCode(code),
+      answerLost,
+    };
   }
   if (network) {
     return { message: `${network} (${host}${via})`, exit: Exit.network, retryable: isRetryableErrorCode(code), answerLost };
@@ -80,7 +90,12 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
   if (TLS_CODE.test(code)) {
     // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
     const reason = text.replace(/;\s*if the root CA is installed locally.*$/i, '');
-    return { message: `TLS failure talking to ${host}${via}: ${reason} (trust a private CA with --cacert)`, exit: Exit.network, retryable: false, answerLost: false };
+    return {
+      message: `TLS failure talking to ${host}${via}: ${reason} (trust a private CA with --cacert)`,
+      exit: Exit.network,
+      retryable: false,
+      answerLost: false,
+    };
   }
   if (code.startsWith('HPE_') || (error instanceof Error && error.name === 'HTTPParserError')) {
     return { message: `malformed HTTP answer from ${host}${via}`, exit: Exit.server, retryable: false, answerLost: true };

@@ -1,9 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { assertSafeForToken, normalizeBaseUrl } from './base-url.js';
-import { checkProfileName, type ConfigFile } from './config.js';
+import { type ConfigFile, checkProfileName } from './config.js';
 import { AuthError, ConfigError } from './errors.js';
 import type { Env } from './io.js';
 import { MAX_TOKEN_BYTES, normalizeToken } from './token.js';
-import { readFileSync } from 'node:fs';
 
 /** A resolved value and where it came from, so `auth status` and errors can say so. */
 export interface Sourced {
@@ -52,7 +52,10 @@ export function resolveToken(env: Env, config: () => ConfigFile, profile: string
   const file = tokenFileFlag ?? (env['PLANTSTORE_TOKEN_FILE'] || undefined);
   if (file !== undefined) {
     const source = `token file ${file}`;
-    return { value: checkConfiguredToken(readTokenFile(file, tokenFileFlag === undefined ? 'PLANTSTORE_TOKEN_FILE' : '--token-file'), source), source };
+    return {
+      value: checkConfiguredToken(readTokenFile(file, tokenFileFlag === undefined ? 'PLANTSTORE_TOKEN_FILE' : '--token-file'), source),
+      source,
+    };
   }
   const stored = config().profile(profile).token;
   if (stored) {

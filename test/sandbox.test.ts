@@ -1,8 +1,8 @@
-import { describe, it, expect, afterEach } from 'vitest';
-import { request as httpRequest, Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
-import { startSandbox } from '../src/sandbox/server.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox, SandboxOptions } from '../src/sandbox/server.js';
+import { startSandbox } from '../src/sandbox/server.js';
 
 const TOKEN = 's3cret-token-value';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

@@ -1,11 +1,12 @@
 // Builds dist/: src/ and every runtime dependency in one ESM bundle (plus lazily
 // loaded chunks for undici, conf and the sandbox), so `npx plantstore` downloads
 // one small package and nothing else. Run with `npm run build`.
-import { build } from 'esbuild';
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const HELP_FILE = 'help.txt';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -33,7 +34,10 @@ writeFileSync(path.join(outdir, 'THIRD_PARTY_LICENSES.md'), licenceNotices(Objec
 // `plantstore --help` is printed from this file without loading commander (see
 // src/main.ts). It is commander's own output, captured from the build just made,
 // so it cannot drift; test/e2e/help.e2e.test.ts compares the two.
-const help = execFileSync(process.execPath, [path.join(root, 'bin/plantstore.js'), 'help'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+const help = execFileSync(process.execPath, [path.join(root, 'bin/plantstore.js'), 'help'], {
+  encoding: 'utf8',
+  env: { PATH: process.env['PATH'] ?? '' },
+});
 writeFileSync(path.join(outdir, HELP_FILE), help);
 
 /** The licence text of every package that ended up in the bundle, as their licences require. */
@@ -43,13 +47,17 @@ function licenceNotices(inputs: string[]): string {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (match?.[1]) packages.set(match[1], input.slice(0, match.index + match[0].length));
   }
-  const sections = [...packages.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
-    const full = path.join(root, dir);
-    const pkg = JSON.parse(readFileSync(path.join(full, 'package.json'), 'utf8')) as { version: string; license?: string };
-    const licenceFiles = readdirSync(full).filter((file) => /^(licen[cs]e|notice|copying)/i.test(file));
-    if (licenceFiles.length === 0) throw new Error(`no licence file in ${full}: cannot bundle ${name} without its notice`);
-    const texts = licenceFiles.filter((file) => existsSync(path.join(full, file))).map((file) => readFileSync(path.join(full, file), 'utf8').trim());
-    return `## ${name}@${pkg.version} (${pkg.license ?? 'see below'})\n\n${texts.join('\n\n')}\n`;
-  });
+  const sections = [...packages.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, dir]) => {
+      const full = path.join(root, dir);
+      const pkg = JSON.parse(readFileSync(path.join(full, 'package.json'), 'utf8')) as { version: string; license?: string };
+      const licenceFiles = readdirSync(full).filter((file) => /^(licen[cs]e|notice|copying)/i.test(file));
+      if (licenceFiles.length === 0) throw new Error(`no licence file in ${full}: cannot bundle ${name} without its notice`);
+      const texts = licenceFiles
+        .filter((file) => existsSync(path.join(full, file)))
+        .map((file) => readFileSync(path.join(full, file), 'utf8').trim());
+      return `## ${name}@${pkg.version} (${pkg.license ?? 'see below'})\n\n${texts.join('\n\n')}\n`;
+    });
   return `# Third-party licences\n\nplantstore bundles these packages into dist/.\n\n${sections.join('\n')}`;
 }

@@ -1,6 +1,6 @@
 import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
 import type { Context } from '../context.js';
-import { AuthError, Exit, UsageError, type ExitCode } from '../errors.js';
+import { AuthError, Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
 import { readAllStdin, readHiddenLine } from '../prompt.js';
 import { resolveBaseUrl, resolveProfile, resolveToken } from '../settings.js';

@@ -1,6 +1,6 @@
 import { completionScript, SHELLS, type Shell } from '../completion.js';
 import type { Context } from '../context.js';
-import { Exit, UsageError, type ExitCode } from '../errors.js';
+import { Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
 
 export interface CompletionOptions {

@@ -1,7 +1,7 @@
 import { normalizeBaseUrl } from '../base-url.js';
 import { PROFILE_KEYS, type ProfileKey } from '../config.js';
 import type { Context } from '../context.js';
-import { Exit, UsageError, type ExitCode } from '../errors.js';
+import { Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
 import { resolveProfile } from '../settings.js';
 

@@ -1,14 +1,14 @@
 import { plantUrl } from '../base-url.js';
 import type { Context } from '../context.js';
-import { Exit, UsageError, type ExitCode } from '../errors.js';
-import { isVerbose, resolveNetwork, type GlobalOptions } from '../global-options.js';
+import { Exit, type ExitCode, UsageError } from '../errors.js';
+import { type GlobalOptions, isVerbose, resolveNetwork } from '../global-options.js';
 import { parsePlantIds } from '../id.js';
-import type { IdList } from '../id-list.js';
 import { readIdsFromStream } from '../id-input.js';
+import type { IdList } from '../id-list.js';
 import { MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
 import { createReporter } from '../output.js';
 import { startProgress } from '../progress.js';
-import { isFailure, notAttempted, Tally, type DeleteResult } from '../result.js';
+import { type DeleteResult, isFailure, notAttempted, Tally } from '../result.js';
 import { resolveTarget, type Target } from '../settings.js';
 
 export interface DeleteOptions {
@@ -49,7 +49,10 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
       signal: ctx.signal,
       // No async wrapper unless there is something to add: a batch runs this a million times.
       run: opts.ignoreMissing
-        ? (id) => api.deletePlant(id, ctx.signal).then((result): DeleteResult => (result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result))
+        ? (id) =>
+            api
+              .deletePlant(id, ctx.signal)
+              .then((result): DeleteResult => (result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result))
         : (id) => api.deletePlant(id, ctx.signal),
       emit(result) {
         progress.clear();
@@ -59,7 +62,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
       ...(opts.failFast
         ? {
             shouldStop: (result: DeleteResult) => {
-              if (isFailure(result)) stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
+              if (isFailure(result))
+                stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
               return isFailure(result);
             },
           }

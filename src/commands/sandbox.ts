@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
-import { ConfigError, Exit, UsageError, type ExitCode } from '../errors.js';
+import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { normalizeToken } from '../token.js';
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
@@ -22,7 +23,7 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Pro
   const plants = wholeNumber(opts.plants, '--plants', 10_000_000);
   const token = normalizeToken(opts.token, '--token');
   const { startSandbox } = await import('../sandbox/server.js');
-  let sandbox;
+  let sandbox: Sandbox;
   try {
     sandbox = await startSandbox({ host: opts.host, port, token, plants, log: (line) => ctx.io.err(line) });
   } catch (error) {

@@ -1,9 +1,10 @@
 // In-memory implementation of the Plant Store service (see
 // /work/shared/spec/plant-store-service.md), used by `plantstore sandbox`
 // and the end-to-end tests. Only node: built-ins, so it runs anywhere.
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { isIPv6 } from 'node:net';
 
 export interface SandboxOptions {
@@ -86,24 +87,22 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   function deletePlant(res: ServerResponse, rawId: string): void {
     const id = parsePlantId(rawId);
-    if (id === undefined) return sendJson(res, 400, ERR_INVALID_ID, `invalid plant id '${rawId}'`);
-    if (!plants.delete(id)) return sendJson(res, 400, ERR_NOT_FOUND, `plant ${id} does not exist`);
-    res.writeHead(204);
-    res.end();
+    if (id === undefined) sendJson(res, 400, ERR_INVALID_ID, `invalid plant id '${rawId}'`);
+    else if (!plants.delete(id)) sendJson(res, 400, ERR_NOT_FOUND, `plant ${id} does not exist`);
+    else res.writeHead(204).end();
   }
 
   function route(req: IncomingMessage, res: ServerResponse, method: string, path: string): void {
-    if (!isAuthorized(req.headers.authorization, expectedToken)) {
-      return sendJson(res, 401, 401, 'missing or invalid bearer token', {
-        'WWW-Authenticate': 'Bearer realm="plantstore-sandbox"',
-      });
-    }
     const match = PLANT_PATH.exec(path);
-    if (!match) return sendJson(res, 404, 404, `no route for ${method} ${path}`);
-    if (method !== 'DELETE') {
-      return sendJson(res, 405, 405, `method ${method} not allowed on ${path}`, { Allow: 'DELETE' });
+    if (!isAuthorized(req.headers.authorization, expectedToken)) {
+      sendJson(res, 401, 401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer realm="plantstore-sandbox"' });
+    } else if (!match) {
+      sendJson(res, 404, 404, `no route for ${method} ${path}`);
+    } else if (method !== 'DELETE') {
+      sendJson(res, 405, 405, `method ${method} not allowed on ${path}`, { Allow: 'DELETE' });
+    } else {
+      deletePlant(res, decodeSegment(match[1] ?? ''));
     }
-    deletePlant(res, decodeSegment(match[1] ?? ''));
   }
 
   const server = createServer((req, res) => {

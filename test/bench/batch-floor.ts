@@ -3,9 +3,10 @@
 // Pool of <n> keep-alive connections, <n> workers taking ids in turn. No id
 // validation, no ordering, no output. Bundled at bench time exactly as floor.ts
 // bundles the single-delete floor (the settings of src/build/bundle.ts).
-import { build } from 'esbuild';
+
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { ROOT } from './proc.js';
 
 const SOURCE = `

@@ -16,8 +16,8 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { buildBatchFloor } from './batch-floor.js';
-import { benchEnv, binOf, checkOk, median, NODE, peakRssKiB, rssMethod, runOnce, type Command, type Options } from './proc.js';
-import { startDeleteServerProcess, type DeleteServerProcess } from './server-process.js';
+import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
+import { type DeleteServerProcess, startDeleteServerProcess } from './server-process.js';
 import { formatMiB, formatMs, type Row } from './table.js';
 
 const TOKEN = 'bench-token-0123456789';
@@ -67,11 +67,18 @@ async function timedBatch(server: DeleteServerProcess, command: Command, what: s
   return { ms: ran.ms, serverCpuMs: after.cpuMs - before.cpuMs };
 }
 
-function checkSent(before: { authorized: number; total: number }, after: { authorized: number; total: number }, what: string, expected: number): void {
+function checkSent(
+  before: { authorized: number; total: number },
+  after: { authorized: number; total: number },
+  what: string,
+  expected: number,
+): void {
   const total = after.total - before.total;
   const authorized = after.authorized - before.authorized;
   if (total !== expected || authorized !== expected) {
-    throw new Error(`${what} sent ${formatCount(total)} requests (${formatCount(authorized)} authorized DELETEs), not ${formatCount(expected)}`);
+    throw new Error(
+      `${what} sent ${formatCount(total)} requests (${formatCount(authorized)} authorized DELETEs), not ${formatCount(expected)}`,
+    );
   }
 }
 
@@ -178,7 +185,20 @@ export async function benchBatch(options: Options): Promise<Row[]> {
       try {
         const xargsCurl: Command = {
           file: xargs,
-          args: ['-P', String(CONCURRENCY), '-n', '1', curl, '-s', '-o', '/dev/null', '-X', 'DELETE', '-H', `Authorization: Bearer ${TOKEN}`],
+          args: [
+            '-P',
+            String(CONCURRENCY),
+            '-n',
+            '1',
+            curl,
+            '-s',
+            '-o',
+            '/dev/null',
+            '-X',
+            'DELETE',
+            '-H',
+            `Authorization: Bearer ${TOKEN}`,
+          ],
           env: benchEnv(tmp),
           input: `${ids
             .slice(0, curlIds)
@@ -189,13 +209,22 @@ export async function benchBatch(options: Options): Promise<Row[]> {
         for (let i = 0; i < runs; i++) times.push(await timedBatch(server, xargsCurl, 'xargs curl', curlIds));
         const curlMs = median(times.map((t) => t.ms));
         const curlRate = (curlIds / curlMs) * 1000;
-        const subset = curlIds === IDS ? `all ${formatCount(IDS)} ids` : `the first ${formatCount(curlIds)} of the ${formatCount(IDS)} ids (BENCH_CURL_IDS=${IDS} for all)`;
+        const subset =
+          curlIds === IDS
+            ? `all ${formatCount(IDS)} ids`
+            : `the first ${formatCount(curlIds)} of the ${formatCount(IDS)} ids (BENCH_CURL_IDS=${IDS} for all)`;
         const notes = [
           `xargs -P ${CONCURRENCY} -n 1 curl -s -o /dev/null -X DELETE -H "Authorization: Bearer …" <url>, one curl process per id, over ${subset}: ` +
             `${formatMs(curlMs)}, median of ${runs} run${runs === 1 ? '' : 's'}; the floor column is its rate, the median column plantstore's from the row above`,
         ];
         if (plantstoreRate === undefined) {
-          rows.push({ figure: curlFigure, value: 'error', floor: formatRate(curlRate), target: curlTarget, notes: [...notes, 'plantstore not measured (see the row above)'] });
+          rows.push({
+            figure: curlFigure,
+            value: 'error',
+            floor: formatRate(curlRate),
+            target: curlTarget,
+            notes: [...notes, 'plantstore not measured (see the row above)'],
+          });
         } else {
           const ratio = plantstoreRate / curlRate;
           rows.push({
@@ -236,7 +265,9 @@ export async function benchBatch(options: Options): Promise<Row[]> {
         floor: formatMiB(floorRss),
         ratio: rss / floorRss,
         target: '—',
-        notes: [`median of ${runs} run${runs === 1 ? '' : 's'} each, measured with ${rssMethod()}; MB = 2^20 bytes; no target set for a batch`],
+        notes: [
+          `median of ${runs} run${runs === 1 ? '' : 's'} each, measured with ${rssMethod()}; MB = 2^20 bytes; no target set for a batch`,
+        ],
       });
     } catch (error) {
       rows.push(failedRow(`peak RSS, batch ${formatCount(IDS)} ids`, '—', error));

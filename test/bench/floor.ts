@@ -2,9 +2,10 @@
 // DELETE with the same HTTP client. Bundled at bench time with the project's
 // esbuild and undici, with the same esbuild settings as src/build/bundle.ts
 // (one minified ESM file, createRequire banner for undici's require() calls).
-import { build } from 'esbuild';
+
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { ROOT } from './proc.js';
 
 const SOURCE = `

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkOk, NODE, ROOT, runOnce, type Command, type Options } from './proc.js';
+import { type Command, checkOk, NODE, type Options, ROOT, runOnce } from './proc.js';
 
 const HOOK = path.join(path.dirname(fileURLToPath(import.meta.url)), 'record-loads.mjs');
 const MARKERS = ['Config schema violation', 'Failed to decrypt config data'];
@@ -22,7 +22,9 @@ export async function loadedModules(command: Command, tmp: string, what: string)
   const out = path.join(tmp, `loads-${process.hrtime.bigint()}.txt`);
   checkOk(await runOnce({ ...command, args: ['--import', HOOK, ...command.args], env: { ...command.env, BENCH_LOADS_FILE: out } }), what);
   if (!existsSync(out)) throw new Error(`${what}: the load hook wrote nothing`);
-  const urls = readFileSync(out, 'utf8').split('\n').filter((url) => url.startsWith('file:'));
+  const urls = readFileSync(out, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:'));
   rmSync(out, { force: true });
   return urls;
 }
@@ -53,7 +55,10 @@ export function confModules(urls: readonly string[], pkg: string): string[] {
 
 export function distNames(urls: readonly string[], pkg: string): string[] {
   const dist = path.join(pkg, 'dist') + path.sep;
-  return urls.map((url) => fileURLToPath(url)).filter((file) => file.startsWith(dist)).map((file) => file.slice(dist.length));
+  return urls
+    .map((url) => fileURLToPath(url))
+    .filter((file) => file.startsWith(dist))
+    .map((file) => file.slice(dist.length));
 }
 
 export interface ConfCheck {
@@ -73,7 +78,10 @@ export async function checkConfLoaded(command: Command, control: Command, { tmp,
   const conf = confModules(urls, pkg);
   const files = distNames(urls, pkg).join(', ');
   if (controlConf.length === 0) {
-    return { loaded: undefined, note: `conf detector unproven: auth login showed no conf chunk (dist files it loaded: ${distNames(controlUrls, pkg).join(', ')}); delete loaded: ${files}` };
+    return {
+      loaded: undefined,
+      note: `conf detector unproven: auth login showed no conf chunk (dist files it loaded: ${distNames(controlUrls, pkg).join(', ')}); delete loaded: ${files}`,
+    };
   }
   const confNames = distNames(controlConf, pkg).join(', ') || controlConf.join(', ');
   return {

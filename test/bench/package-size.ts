@@ -25,7 +25,15 @@ export function benchPackageSize({ tmp, pkg }: Options): Row[] {
     encoding: 'utf8',
   });
   if (npm.status !== 0) {
-    return [{ figure, value: 'error', floor: '—', target, notes: [`npm pack failed (${npm.status}): ${npm.stderr.trim().split('\n').pop() ?? ''}`] }];
+    return [
+      {
+        figure,
+        value: 'error',
+        floor: '—',
+        target,
+        notes: [`npm pack failed (${npm.status}): ${npm.stderr.trim().split('\n').pop() ?? ''}`],
+      },
+    ];
   }
   const [report] = JSON.parse(npm.stdout) as PackReport[];
   if (!report) return [{ figure, value: 'error', floor: '—', target, notes: ['npm pack printed no report'] }];

@@ -44,7 +44,8 @@ export function snapshotPackage(tmp: string): string {
   for (const file of files) {
     if (!file.endsWith('.js')) continue;
     for (const [, chunk] of readFileSync(path.join(dist, file), 'utf8').matchAll(/["']\.\/([\w.-]+\.js)["']/g)) {
-      if (chunk && !files.has(chunk)) throw new Error(`dist/ changed while it was copied (${file} imports missing ${chunk}): run the bench again`);
+      if (chunk && !files.has(chunk))
+        throw new Error(`dist/ changed while it was copied (${file} imports missing ${chunk}): run the bench again`);
     }
   }
   return pkg;

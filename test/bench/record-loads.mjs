@@ -16,4 +16,4 @@ module.registerHooks({
     return nextLoad(url, context);
   },
 });
-if (out) process.on('exit', () => writeFileSync(out, [...loaded].join('\n') + '\n'));
+if (out) process.on('exit', () => writeFileSync(out, `${[...loaded].join('\n')}\n`));

@@ -17,9 +17,9 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchBatch } from './batch.js';
 import { benchPackageSize } from './package-size.js';
-import { NODE, snapshotPackage, type Options } from './proc.js';
+import { NODE, type Options, snapshotPackage } from './proc.js';
 import { benchStartup } from './startup.js';
-import { renderTable, type Row } from './table.js';
+import { type Row, renderTable } from './table.js';
 
 const count = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);

@@ -5,7 +5,7 @@
 // startDeleteServerProcess() forks this file (with the bench's own Node and
 // loader flags, so it runs as TypeScript like the rest of the bench); the child
 // answers 'stats' messages with its counters and its own CPU time.
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startDeleteServer } from './server.js';
 

@@ -8,16 +8,16 @@ import { checkConfLoaded } from './loaded-modules.js';
 import {
   benchEnv,
   binOf,
+  type Command,
   checkOk,
   median,
   NODE,
+  type Options,
   peakRssKiB,
+  type Ran,
   rssMethod,
   runOnce,
   timePair,
-  type Command,
-  type Options,
-  type Ran,
 } from './proc.js';
 import { startDeleteServer } from './server.js';
 import { formatMiB, formatMs, type Row } from './table.js';
@@ -56,7 +56,8 @@ export async function benchStartup(options: Options): Promise<Row[]> {
 
   // 1, 2: commands that must not load anything heavy.
   const versionCheck = (ran: Ran, which: string): void => {
-    if (which === 'figure' && ran.stdout.trim() !== version) throw new Error(`--version printed ${JSON.stringify(ran.stdout)}, not ${version}`);
+    if (which === 'figure' && ran.stdout.trim() !== version)
+      throw new Error(`--version printed ${JSON.stringify(ran.stdout)}, not ${version}`);
   };
   for (const [figure, args, check] of [
     ['plantstore --version', ['--version'], versionCheck],
@@ -81,19 +82,23 @@ export async function benchStartup(options: Options): Promise<Row[]> {
       args: [floorScript, `${server.url}/plants/${PLANT}`, TOKEN],
       env: benchEnv(tmp, { NODE_COMPILE_CACHE: path.join(tmp, 'floor-compile-cache') }),
     };
-    const floorNote = 'floor: one undici request() DELETE in a script bundled by esbuild like dist/ (minified ESM), run with NODE_COMPILE_CACHE as the launcher enables it';
+    const floorNote =
+      'floor: one undici request() DELETE in a script bundled by esbuild like dist/ (minified ESM), run with NODE_COMPILE_CACHE as the launcher enables it';
 
     let seen = server.authorized();
     const oneDelete = (ran: Ran, which: string): void => {
       const now = server.authorized();
-      if (now !== seen + 1) throw new Error(`${which} run sent ${now - seen} authorized DELETEs, not 1 (exit ${ran.code}): ${ran.stderr.trim()}`);
+      if (now !== seen + 1)
+        throw new Error(`${which} run sent ${now - seen} authorized DELETEs, not 1 (exit ${ran.code}): ${ran.stderr.trim()}`);
       seen = now;
     };
 
     const configDir = path.join(tmp, 'config');
     mkdirSync(configDir, { mode: 0o700 });
     checkOk(
-      await runOnce(plantstore(['auth', 'login', '--with-token', '--base-url', server.url], { PLANTSTORE_CONFIG_DIR: configDir }, `${TOKEN}\n`)),
+      await runOnce(
+        plantstore(['auth', 'login', '--with-token', '--base-url', server.url], { PLANTSTORE_CONFIG_DIR: configDir }, `${TOKEN}\n`),
+      ),
       'auth login --with-token',
     );
     const fromConfig = plantstore(['delete', PLANT], { PLANTSTORE_CONFIG_DIR: configDir });
@@ -114,7 +119,11 @@ export async function benchStartup(options: Options): Promise<Row[]> {
     try {
       const pair = await timePair(fromEnv, floor, options, 'delete (PLANTSTORE_TOKEN)', oneDelete);
       const loginDir = path.join(tmp, 'config-control');
-      const control = plantstore(['auth', 'login', '--with-token', '--base-url', server.url], { PLANTSTORE_CONFIG_DIR: loginDir }, `${TOKEN}\n`);
+      const control = plantstore(
+        ['auth', 'login', '--with-token', '--base-url', server.url],
+        { PLANTSTORE_CONFIG_DIR: loginDir },
+        `${TOKEN}\n`,
+      );
       const conf = await checkConfLoaded(fromEnv, control, options);
       seen = server.authorized(); // the recorded run sent one more
       const row = ratioRow('delete, PLANTSTORE_TOKEN+_BASE_URL / undici script', pair, 1.25, [conf.note]);

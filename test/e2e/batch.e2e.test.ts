@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'batch-Token-3e9d1a77';
 let config: ReturnType<typeof tempConfigDir>;
@@ -17,10 +17,19 @@ afterEach(async () => {
   config.cleanup();
 });
 
-const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl, PLANTSTORE_RETRIES: '0' });
+const envFor = (baseUrl: string) => ({
+  PLANTSTORE_CONFIG_DIR: config.dir,
+  PLANTSTORE_TOKEN: TOKEN,
+  PLANTSTORE_BASE_URL: baseUrl,
+  PLANTSTORE_RETRIES: '0',
+});
 const idOf = (url: string) => url.split('/').pop() ?? '';
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
-const jsonLines = (stdout: string) => stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const jsonLines = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 // A deterministic shuffle of answer delays, so responses come back out of order.
 function latencyFor(id: string): number {
@@ -117,10 +126,17 @@ describe('ids from standard input', () => {
   it('reads whitespace-separated ids with comments, via --stdin or -', async () => {
     server = await startScriptedServer((_req, res) => res.writeHead(204).end());
     const input = '# plants to remove\n1 2\t3\n\n  4 # the old fern\r\n5';
-    for (const args of [['delete', '--stdin'], ['delete', '-']]) {
+    for (const args of [
+      ['delete', '--stdin'],
+      ['delete', '-'],
+    ]) {
       const result = await runPlantstore(args, { env: envFor(server.url), input });
       expect(result.code).toBe(0);
-      expect(result.stdout).toBe(range(1, 5).map((id) => `Deleted plant ${id}\n`).join(''));
+      expect(result.stdout).toBe(
+        range(1, 5)
+          .map((id) => `Deleted plant ${id}\n`)
+          .join(''),
+      );
     }
   });
 

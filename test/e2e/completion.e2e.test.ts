@@ -54,15 +54,23 @@ it('passes bash -n', () => {
 
 it.each([
   [['plantstore', 'de'], ['delete']],
-  [['plantstore', 'auth', 'l'], ['login', 'logout']],
+  [
+    ['plantstore', 'auth', 'l'],
+    ['login', 'logout'],
+  ],
   [['plantstore', 'config', 'get', ''], ['base-url']],
-  [['plantstore', '--profile', ''], ['default', 'staging']],
+  [
+    ['plantstore', '--profile', ''],
+    ['default', 'staging'],
+  ],
   [['plantstore', 'delete', '--ig'], ['--ignore-missing']],
 ])('completes %j', (words, expected) => {
   expect(complete(words)).toEqual(expected);
 });
 
 it('works through compgen -F', () => {
-  const out = execFileSync('bash', ['-c', 'source "$1"; compgen -F _plantstore -- de 2>/dev/null', 'bash', scriptFile], { encoding: 'utf8' });
+  const out = execFileSync('bash', ['-c', 'source "$1"; compgen -F _plantstore -- de 2>/dev/null', 'bash', scriptFile], {
+    encoding: 'utf8',
+  });
   expect(out.trim()).toBe('delete');
 });

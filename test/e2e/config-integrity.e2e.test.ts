@@ -5,8 +5,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { finished, startPlantstore, tempConfigDir, type RunOptions } from '../helpers/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { finished, type RunOptions, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { runTimed, type TimedResult } from '../helpers/timed.js';
 
 const STORED = 'stored-Token-0a1b2c3d4e';
@@ -79,10 +79,34 @@ describe('where the token comes from: PLANTSTORE_TOKEN, then a token file, then 
   });
 
   const cases = [
-    { name: 'PLANTSTORE_TOKEN over everything', args: () => ['--token-file', flagFile], env: () => ({ PLANTSTORE_TOKEN: ENV, PLANTSTORE_TOKEN_FILE: envFile }), token: ENV, source: () => 'PLANTSTORE_TOKEN' },
-    { name: '--token-file over PLANTSTORE_TOKEN_FILE and the profile', args: () => ['--token-file', flagFile], env: () => ({ PLANTSTORE_TOKEN_FILE: envFile }), token: FROM_FLAG, source: () => `token file ${flagFile}` },
-    { name: 'PLANTSTORE_TOKEN_FILE over the profile', args: () => [], env: () => ({ PLANTSTORE_TOKEN_FILE: envFile }), token: FROM_ENV_FILE, source: () => `token file ${envFile}` },
-    { name: 'the profile when nothing else is set', args: () => [], env: () => ({}), token: STORED, source: () => `profile 'default' in ${file}` },
+    {
+      name: 'PLANTSTORE_TOKEN over everything',
+      args: () => ['--token-file', flagFile],
+      env: () => ({ PLANTSTORE_TOKEN: ENV, PLANTSTORE_TOKEN_FILE: envFile }),
+      token: ENV,
+      source: () => 'PLANTSTORE_TOKEN',
+    },
+    {
+      name: '--token-file over PLANTSTORE_TOKEN_FILE and the profile',
+      args: () => ['--token-file', flagFile],
+      env: () => ({ PLANTSTORE_TOKEN_FILE: envFile }),
+      token: FROM_FLAG,
+      source: () => `token file ${flagFile}`,
+    },
+    {
+      name: 'PLANTSTORE_TOKEN_FILE over the profile',
+      args: () => [],
+      env: () => ({ PLANTSTORE_TOKEN_FILE: envFile }),
+      token: FROM_ENV_FILE,
+      source: () => `token file ${envFile}`,
+    },
+    {
+      name: 'the profile when nothing else is set',
+      args: () => [],
+      env: () => ({}),
+      token: STORED,
+      source: () => `profile 'default' in ${file}`,
+    },
   ];
 
   it.each(cases)('$name: auth status names the source, delete sends that token', async ({ args, env, token, source }) => {
@@ -97,7 +121,11 @@ describe('where the token comes from: PLANTSTORE_TOKEN, then a token file, then 
 
   it.each([
     { name: 'a missing token file', write: () => undefined, message: 'cannot read token file' },
-    { name: 'a token file holding no valid token', write: (f: string) => writeFileSync(f, 'two words\n'), message: 'has characters a bearer token cannot hold' },
+    {
+      name: 'a token file holding no valid token',
+      write: (f: string) => writeFileSync(f, 'two words\n'),
+      message: 'has characters a bearer token cannot hold',
+    },
   ])('$name is a configuration error naming the file (exit 3), not a fall-back to the profile', async ({ write, message }) => {
     const tokenFile = path.join(config.dir, 'ci-secret');
     write(tokenFile);
@@ -179,21 +207,24 @@ describe('a config folder that cannot be written', () => {
     },
   ];
 
-  it.for(setups)('$name: auth login exits 3 naming it; env credentials still delete and write nothing', async ({ make, writable, name }, ctx) => {
-    const dir = make();
-    if (writable(dir)) ctx.skip(`this user can write ${name} anyway (root)`);
-    const before = listTree(config.dir);
-    const env = { PLANTSTORE_CONFIG_DIR: dir };
-    const run = await plantstore(['auth', 'login', '--with-token'], { env, input: `${STORED}\n` });
-    expect(run.code).toBe(3);
-    expect(run.stderr).toContain(dir);
-    expect(run.stderr.split('\n')).toHaveLength(2);
+  it.for(setups)(
+    '$name: auth login exits 3 naming it; env credentials still delete and write nothing',
+    async ({ make, writable, name }, ctx) => {
+      const dir = make();
+      if (writable(dir)) ctx.skip(`this user can write ${name} anyway (root)`);
+      const before = listTree(config.dir);
+      const env = { PLANTSTORE_CONFIG_DIR: dir };
+      const run = await plantstore(['auth', 'login', '--with-token'], { env, input: `${STORED}\n` });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(dir);
+      expect(run.stderr.split('\n')).toHaveLength(2);
 
-    const server = await plantServer();
-    const deleted = await plantstore(['delete', '42'], { env: { ...env, PLANTSTORE_TOKEN: STORED, PLANTSTORE_BASE_URL: server.url } });
-    expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted plant 42\n', stderr: '' });
-    expect(listTree(config.dir)).toEqual(before);
-  });
+      const server = await plantServer();
+      const deleted = await plantstore(['delete', '42'], { env: { ...env, PLANTSTORE_TOKEN: STORED, PLANTSTORE_BASE_URL: server.url } });
+      expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted plant 42\n', stderr: '' });
+      expect(listTree(config.dir)).toEqual(before);
+    },
+  );
 });
 
 describe('concurrent and partial updates', () => {
@@ -215,7 +246,9 @@ describe('concurrent and partial updates', () => {
     for (const round of [1, 2, 3]) {
       const profiles = ['a', 'b', 'c', 'd'].map((letter) => `${letter}${round}`);
       const runs = await Promise.all(
-        profiles.map((profile) => startedTogether(['--profile', profile, 'auth', 'login', '--with-token'], `racer-Token-${profile}-1234\n`)),
+        profiles.map((profile) =>
+          startedTogether(['--profile', profile, 'auth', 'login', '--with-token'], `racer-Token-${profile}-1234\n`),
+        ),
       );
       for (const run of runs) expect(run.code).toBe(0);
       for (const profile of profiles) expected[profile] = { token: `racer-Token-${profile}-1234` };

@@ -2,8 +2,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runPlantstore, tempConfigDir, type RunOptions, type RunResult } from '../helpers/cli.js';
-import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
+import { type RunOptions, type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
 
 const TOKEN = 'e2e-Secret-Token-5f3a9c';
 const outputs: string[] = [];
@@ -90,7 +90,9 @@ describe('with a stored token', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(JSON.parse(lines[0]!)).toEqual({ id: 30, deleted: true, status: 204 });
-    expect(lines[1]).toMatch(/^\{"id":9007199254740993,"deleted":false,"status":400,"error":\d+,"message":".*9007199254740993.*","exit":1\}$/);
+    expect(lines[1]).toMatch(
+      /^\{"id":9007199254740993,"deleted":false,"status":400,"error":\d+,"message":".*9007199254740993.*","exit":1\}$/,
+    );
     expect(result.stderr).toContain('✗ plant 9007199254740993');
   });
 

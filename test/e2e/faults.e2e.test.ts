@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
-import { closedPort, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { closedPort, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'faults-Token-81c2d7e4';
 let config: ReturnType<typeof tempConfigDir>;
@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 // Retries are off here so each case shows one answer; test/e2e/hostile covers retrying.
-const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl, PLANTSTORE_RETRIES: '0' });
+const envFor = (baseUrl: string) => ({
+  PLANTSTORE_CONFIG_DIR: config.dir,
+  PLANTSTORE_TOKEN: TOKEN,
+  PLANTSTORE_BASE_URL: baseUrl,
+  PLANTSTORE_RETRIES: '0',
+});
 
 describe.each([
   {

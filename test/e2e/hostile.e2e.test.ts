@@ -9,12 +9,12 @@ import { BIN, cleanEnv, finished, startPlantstore, tempConfigDir } from '../help
 import {
   answer,
   closeOnAccept,
-  modes,
-  startHostileServer,
   type Exchange,
   type HostileOptions,
   type HostileServer,
+  modes,
   type Script,
+  startHostileServer,
 } from '../helpers/hostile-server.js';
 import { GNU_TIME, runTimed, runWithPeakRss } from '../helpers/timed.js';
 
@@ -104,7 +104,11 @@ describe('deadlines and bodies', () => {
     const server = await serve(modes.silent(), { onConnection: closeOnAccept });
     const run = await runTimed([...flags, '--max-retry-wait', '0', 'delete', '42'], { env: envFor(server) });
     expect(run.code).toBe(7);
-    expect(run.stderr).toMatch(new RegExp(`^✗ plant 42: connection (closed|reset) [^\\n]*\\(127\\.0\\.0\\.1:${server.port}\\) \\(after ${connections} attempts\\)\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^✗ plant 42: connection (closed|reset) [^\\n]*\\(127\\.0\\.0\\.1:${server.port}\\) \\(after ${connections} attempts\\)\\n$`,
+      ),
+    );
     expect(server.connections).toHaveLength(connections);
     expect(run.ms).toBeLessThan(SLACK_MS);
   });
@@ -196,7 +200,7 @@ describe('retry policy', () => {
     expect(run.ms).toBeLessThan(SLACK_MS);
   });
 
-  it('gives up after a timeout and says a later 404 may be the first attempt\'s doing: exit 5', async () => {
+  it("gives up after a timeout and says a later 404 may be the first attempt's doing: exit 5", async () => {
     const server = await serve(modes.sequence(modes.silent(), modes.reply(404)));
     const run = await runTimed(['--timeout', '0.5', '--max-retry-wait', '0', 'delete', '42'], { env: envFor(server) });
     expect(run.code).toBe(5);
@@ -274,6 +278,7 @@ describe('a reader that goes away', () => {
     { name: '1 to 20', ids: twenty },
   ])('delete $name | head -c 0: plantstore exits 0, no stack trace, every plant deleted', async ({ ids }) => {
     const server = await serve(modes.reply(204));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash script, expanded by bash
     const script = 'set -o pipefail; "$@" | head -c 0; echo "status=${PIPESTATUS[0]}"';
     const started = performance.now();
     const child = spawn('bash', ['-c', script, 'bash', process.execPath, BIN, 'delete', ...ids], {

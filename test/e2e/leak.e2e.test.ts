@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
-import { createCa, issue, OPENSSL, startHttpsServer, type HttpsServer } from '../helpers/certificates.js';
-import { answer, modes, startHostileServer, writeHead, type HostileServer, type Script } from '../helpers/hostile-server.js';
+import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
+import { createCa, type HttpsServer, issue, OPENSSL, startHttpsServer } from '../helpers/certificates.js';
+import { answer, type HostileServer, modes, type Script, startHostileServer, writeHead } from '../helpers/hostile-server.js';
 import { closedPort } from '../helpers/scripted-server.js';
 import { runTimed, type TimedResult } from '../helpers/timed.js';
 
@@ -35,13 +35,21 @@ const echoScript: Script = (exchange) => {
     case '2':
       return answer(exchange, 400, json, JSON.stringify({ error: 1, message: `you sent Authorization: ${sent}` }));
     case '3':
-      return answer(exchange, 401, { ...echoHeader, 'content-type': 'application/problem+json' }, JSON.stringify({ title: 'bad token', detail: `${sent} rejected` }));
+      return answer(
+        exchange,
+        401,
+        { ...echoHeader, 'content-type': 'application/problem+json' },
+        JSON.stringify({ title: 'bad token', detail: `${sent} rejected` }),
+      );
     case '4':
       return answer(exchange, 404, { ...echoHeader, 'content-type': 'text/plain' }, `no plant for ${sent}\nsecond line ${sent}`);
     case '5':
       return answer(exchange, 500, { ...echoHeader, 'content-type': 'text/html' }, `<html><title>Error for ${sent}</title></html>`);
     case '6':
-      return answer(exchange, 302, { ...echoHeader, location: `https://collector.example/steal?auth=${encodeURIComponent(sent)}&raw=${sent.slice(7)}` });
+      return answer(exchange, 302, {
+        ...echoHeader,
+        location: `https://collector.example/steal?auth=${encodeURIComponent(sent)}&raw=${sent.slice(7)}`,
+      });
     case '7':
       return answer(exchange, 503, json, JSON.stringify({ error: 7, message: `overloaded, retry with ${sent}` }));
     case '8':
@@ -53,7 +61,12 @@ const echoScript: Script = (exchange) => {
       exchange.connection.socket.write(`{"error":10,"message":"${sent}`, () => exchange.connection.socket.resetAndDestroy());
       return;
     case '11':
-      return answer(exchange, 400, { ...json, 'content-encoding': 'gzip' }, gzipSync(JSON.stringify({ error: 11, message: `zipped ${sent}` })));
+      return answer(
+        exchange,
+        400,
+        { ...json, 'content-encoding': 'gzip' },
+        gzipSync(JSON.stringify({ error: 11, message: `zipped ${sent}` })),
+      );
     default:
       return modes.reply(400, json, JSON.stringify({ error: 99, message: `unknown plant, ${sent}` }))(exchange);
   }
@@ -122,9 +135,26 @@ interface Case {
 
 const cases: Case[] = [
   ...SOURCES.flatMap((source): Case[] => [
-    { name: `delete, every echo, --verbose (${source})`, args: () => [...FAST, '--verbose', 'delete', ...ECHO_IDS], env: sources[source], exit: 1, shows: () => '< x-echo-authorization: Bearer ***' },
-    { name: `delete, every echo, --json (${source})`, args: () => [...FAST, '--json', 'delete', ...ECHO_IDS], env: sources[source], exit: 1, shows: () => '"message":"you sent Authorization: Bearer ***"' },
-    { name: `delete, one id, PLANTSTORE_DEBUG=1 (${source})`, args: () => [...FAST, 'delete', '2'], env: () => ({ ...sources[source](), PLANTSTORE_DEBUG: '1' }), exit: 1 },
+    {
+      name: `delete, every echo, --verbose (${source})`,
+      args: () => [...FAST, '--verbose', 'delete', ...ECHO_IDS],
+      env: sources[source],
+      exit: 1,
+      shows: () => '< x-echo-authorization: Bearer ***',
+    },
+    {
+      name: `delete, every echo, --json (${source})`,
+      args: () => [...FAST, '--json', 'delete', ...ECHO_IDS],
+      env: sources[source],
+      exit: 1,
+      shows: () => '"message":"you sent Authorization: Bearer ***"',
+    },
+    {
+      name: `delete, one id, PLANTSTORE_DEBUG=1 (${source})`,
+      args: () => [...FAST, 'delete', '2'],
+      env: () => ({ ...sources[source](), PLANTSTORE_DEBUG: '1' }),
+      exit: 1,
+    },
     { name: `auth status (${source})`, args: () => ['auth', 'status'], env: sources[source], exit: 0, shows: () => 'Leak…' },
     { name: `auth status --json (${source})`, args: () => ['--json', 'auth', 'status'], env: sources[source], exit: 0 },
     { name: `config list --json (${source})`, args: () => ['--json', 'config', 'list'], env: sources[source], exit: 0 },
@@ -150,17 +180,57 @@ const cases: Case[] = [
       shows: () => 'DNS:***.example',
     },
   ]),
-  { name: 'auth login --with-token --json --verbose', args: () => ['--profile', 'fresh', '--json', '--verbose', 'auth', 'login', '--with-token'], env: () => ({}), input: `  ${TOKEN}  \n`, exit: 0 },
-  { name: 'auth login, with PLANTSTORE_TOKEN set too', args: () => ['--profile', 'fresh2', 'auth', 'login', '--with-token'], env: () => ({ PLANTSTORE_TOKEN: TOKEN }), input: `${TOKEN}\n`, exit: 0 },
-  { name: 'auth login refusing the token with a space after it', args: () => ['auth', 'login', '--with-token'], env: () => ({}), input: `${TOKEN} extra\n`, exit: 2 },
-  { name: 'auth login refusing the token with a control character', args: () => ['auth', 'login', '--with-token'], env: () => ({}), input: `${TOKEN}\u0007\u001b[2J\n`, exit: 2 },
-  { name: 'auth logout with PLANTSTORE_TOKEN set', args: () => ['--profile', 'nobody', 'auth', 'logout'], env: () => ({ PLANTSTORE_TOKEN: TOKEN }), exit: 0 },
+  {
+    name: 'auth login --with-token --json --verbose',
+    args: () => ['--profile', 'fresh', '--json', '--verbose', 'auth', 'login', '--with-token'],
+    env: () => ({}),
+    input: `  ${TOKEN}  \n`,
+    exit: 0,
+  },
+  {
+    name: 'auth login, with PLANTSTORE_TOKEN set too',
+    args: () => ['--profile', 'fresh2', 'auth', 'login', '--with-token'],
+    env: () => ({ PLANTSTORE_TOKEN: TOKEN }),
+    input: `${TOKEN}\n`,
+    exit: 0,
+  },
+  {
+    name: 'auth login refusing the token with a space after it',
+    args: () => ['auth', 'login', '--with-token'],
+    env: () => ({}),
+    input: `${TOKEN} extra\n`,
+    exit: 2,
+  },
+  {
+    name: 'auth login refusing the token with a control character',
+    args: () => ['auth', 'login', '--with-token'],
+    env: () => ({}),
+    input: `${TOKEN}\u0007\u001b[2J\n`,
+    exit: 2,
+  },
+  {
+    name: 'auth logout with PLANTSTORE_TOKEN set',
+    args: () => ['--profile', 'nobody', 'auth', 'logout'],
+    env: () => ({ PLANTSTORE_TOKEN: TOKEN }),
+    exit: 0,
+  },
   { name: 'the token typed as an id (usage error)', args: () => ['delete', TOKEN], env: sources.env, exit: 2 },
   { name: 'an invalid --timeout', args: () => ['--timeout', 'soon', 'delete', '1'], env: sources.env, exit: 2 },
   { name: 'an unknown option', args: () => ['--jsn', 'delete', '1'], env: sources.env, exit: 2 },
   { name: 'no base URL', args: () => ['delete', '1'], env: () => ({ PLANTSTORE_TOKEN: TOKEN }), exit: 3 },
-  { name: 'plain http to a remote host', args: () => ['--base-url', 'http://plants.example.com', 'delete', '1'], env: sources.env, exit: 3 },
-  { name: 'a token file holding the token and junk (exit 3)', args: () => ['--token-file', junkTokenFile(), 'delete', '1'], env: () => ({ PLANTSTORE_BASE_URL: echo.url }), exit: 3, shows: () => 'junk-token' },
+  {
+    name: 'plain http to a remote host',
+    args: () => ['--base-url', 'http://plants.example.com', 'delete', '1'],
+    env: sources.env,
+    exit: 3,
+  },
+  {
+    name: 'a token file holding the token and junk (exit 3)',
+    args: () => ['--token-file', junkTokenFile(), 'delete', '1'],
+    env: () => ({ PLANTSTORE_BASE_URL: echo.url }),
+    exit: 3,
+    shows: () => 'junk-token',
+  },
   {
     name: 'a refused proxy, --verbose',
     args: () => [...FAST, '--verbose', 'delete', '1'],

@@ -80,7 +80,8 @@ function readTarball(file: string): Map<string, Buffer> {
     const name = longPath ?? (prefix ? `${prefix}/${text(at, 100)}` : text(at, 100));
     const body = tar.subarray(at + 512, at + 512 + size);
     longPath = undefined;
-    if (type === 'x') longPath = /\d+ path=(.*)\n/.exec(body.toString('utf8'))?.[1]; // pax header for the next entry
+    if (type === 'x')
+      longPath = /\d+ path=(.*)\n/.exec(body.toString('utf8'))?.[1]; // pax header for the next entry
     else if (type === '0') files.set(name.replace(/^package\//, ''), Buffer.from(body));
     at += 512 + Math.ceil(size / 512) * 512;
   }

@@ -3,8 +3,8 @@
 // (no tunnel); for an https origin it sends CONNECT. Both are exercised here.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
-import { startForwardProxy, type ForwardProxy, type ProxyOptions } from '../helpers/forward-proxy.js';
-import { closedPort, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { type ForwardProxy, type ProxyOptions, startForwardProxy } from '../helpers/forward-proxy.js';
+import { closedPort, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { runTimed } from '../helpers/timed.js';
 
 const TOKEN = 'proxy-Token-3b8e61f0c2';
@@ -35,7 +35,11 @@ describe('an http base URL', () => {
     { name: 'HTTP_PROXY', env: (p: string) => ({ HTTP_PROXY: p }), proxied: true },
     { name: 'lowercase http_proxy', env: (p: string) => ({ http_proxy: p }), proxied: true },
     { name: 'HTTP_PROXY with NO_PROXY=127.0.0.1', env: (p: string) => ({ HTTP_PROXY: p, NO_PROXY: '127.0.0.1' }), proxied: false },
-    { name: 'http_proxy with no_proxy=localhost,127.0.0.1', env: (p: string) => ({ http_proxy: p, no_proxy: 'localhost,127.0.0.1' }), proxied: false },
+    {
+      name: 'http_proxy with no_proxy=localhost,127.0.0.1',
+      env: (p: string) => ({ http_proxy: p, no_proxy: 'localhost,127.0.0.1' }),
+      proxied: false,
+    },
   ])('with $name: deleted (exit 0), through the proxy: $proxied', async ({ env, proxied }) => {
     const forward = await proxy();
     const server = await plantServer();
@@ -61,7 +65,9 @@ describe('an http base URL', () => {
     const env = { ...baseEnv(server.url), HTTP_PROXY: `http://user:secretpw@127.0.0.1:${port}` };
     const run = await runTimed(['--verbose', '--max-retry-wait', '0', 'delete', '42'], { env });
     expect(run.code).toBe(7);
-    expect(run.stderr).toContain(`✗ plant 42: connection refused by proxy http://***@127.0.0.1:${port} (while reaching ${new URL(server.url).host})`);
+    expect(run.stderr).toContain(
+      `✗ plant 42: connection refused by proxy http://***@127.0.0.1:${port} (while reaching ${new URL(server.url).host})`,
+    );
     expect(`${run.stdout}${run.stderr}`).not.toContain('secretpw');
     expect(`${run.stdout}${run.stderr}`).not.toContain(`user:`);
     expect(server.requests).toHaveLength(0);

@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createCa, type HttpsServer, type Issued, issue, OPENSSL, startHttpsServer } from '../helpers/certificates.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { createCa, issue, OPENSSL, startHttpsServer, type HttpsServer, type Issued } from '../helpers/certificates.js';
 import { startForwardProxy } from '../helpers/forward-proxy.js';
 import { runTimed } from '../helpers/timed.js';
 
@@ -47,7 +47,9 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
     const server = await serve(good, chain());
     const run = await runTimed(['delete', '42'], { env: env(server) });
     expect(run.code).toBe(7);
-    expect(run.stderr).toMatch(new RegExp(`^✗ plant 42: TLS failure talking to 127\\.0\\.0\\.1:${server.port}: [^\\n]*certificate[^\\n]*\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(`^✗ plant 42: TLS failure talking to 127\\.0\\.0\\.1:${server.port}: [^\\n]*certificate[^\\n]*\\n$`),
+    );
     expect(server.requests).toHaveLength(0);
     expect(server.connections).toBe(1);
     expect(run.ms).toBeLessThan(SLACK_MS);
@@ -94,9 +96,21 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
 
   describe('a --cacert that cannot be used: exit 3 before anything is sent', () => {
     it.each([
-      { what: 'a missing file', file: () => path.join(work.dir, 'missing.pem'), message: (f: string) => `cannot read the CA bundle ${f} (from --cacert): ENOENT` },
-      { what: 'a file without a PEM certificate', file: () => notPem(), message: (f: string) => `${f} (from --cacert) holds no PEM certificate` },
-      { what: 'a private key instead of a certificate', file: () => good.keyFile, message: (f: string) => `${f} (from --cacert) holds no PEM certificate` },
+      {
+        what: 'a missing file',
+        file: () => path.join(work.dir, 'missing.pem'),
+        message: (f: string) => `cannot read the CA bundle ${f} (from --cacert): ENOENT`,
+      },
+      {
+        what: 'a file without a PEM certificate',
+        file: () => notPem(),
+        message: (f: string) => `${f} (from --cacert) holds no PEM certificate`,
+      },
+      {
+        what: 'a private key instead of a certificate',
+        file: () => good.keyFile,
+        message: (f: string) => `${f} (from --cacert) holds no PEM certificate`,
+      },
     ])('$what', async ({ file, message }) => {
       const server = await serve(good);
       const cacert = file();

@@ -32,8 +32,23 @@ function openssl(args: string[], cwd: string): void {
 /** A self-signed CA in `dir` (ca.pem, ca.key). */
 export function createCa(dir: string, name = 'ca'): Issued {
   openssl(
-    ['req', '-x509', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', '/CN=plantstore test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+    [
+      'req',
+      '-x509',
+      ...EC_KEY,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=plantstore test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
     dir,
   );
   return read(dir, name);
@@ -45,7 +60,23 @@ export function issue(ca: Issued, dir: string, name: string, altNames: string[])
   writeFileSync(ext, `subjectAltName=${altNames.join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
   openssl(['req', '-new', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], dir);
   openssl(
-    ['x509', '-req', '-in', `${name}.csr`, '-CA', ca.certFile, '-CAkey', ca.keyFile, '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', ext],
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      ca.certFile,
+      '-CAkey',
+      ca.keyFile,
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      ext,
+    ],
     dir,
   );
   return read(dir, name);

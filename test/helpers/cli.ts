@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,7 +47,9 @@ export async function runPlantstore(args: readonly string[], options: RunOptions
  * except from `auth token`, whose job is to print it.
  */
 function assertNoTokenLeak(args: readonly string[], options: RunOptions, result: RunResult): void {
-  const secrets = [options.env?.['PLANTSTORE_TOKEN'], options.input?.trim()].filter((s): s is string => !!s && s.length >= 8 && !/\s/.test(s));
+  const secrets = [options.env?.['PLANTSTORE_TOKEN'], options.input?.trim()].filter(
+    (s): s is string => !!s && s.length >= 8 && !/\s/.test(s),
+  );
   const printsToken = args.includes('auth') && args.includes('token');
   for (const secret of secrets) {
     const leaked = printsToken ? result.stderr.includes(secret) : result.stdout.includes(secret) || result.stderr.includes(secret);

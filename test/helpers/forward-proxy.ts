@@ -48,7 +48,7 @@ export async function startForwardProxy(options: ProxyOptions = {}): Promise<For
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
-    upstream.on('error', () => res.headersSent ? res.destroy() : res.writeHead(502).end('upstream failed'));
+    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('upstream failed')));
     req.pipe(upstream);
   });
 

@@ -47,7 +47,7 @@ export interface HostileServer {
 
 export interface HostileOptions {
   /** Runs first on every accepted socket; return true to skip request handling (e.g. it was closed). */
-  onConnection?: (connection: Connection) => boolean | void;
+  onConnection?: (connection: Connection) => boolean | undefined;
   host?: string;
 }
 
@@ -97,9 +97,17 @@ export async function startHostileServer(script: Script, options: HostileOptions
         }
         skip = Number(headers['content-length'] ?? 0) || 0;
         const [method = '', url = ''] = requestLine.split(' ');
-        const exchange: Exchange = { number: exchanges.length + 1, connection, method, url, headers, at: performance.now(), wallClock: Date.now() };
+        const exchange: Exchange = {
+          number: exchanges.length + 1,
+          connection,
+          method,
+          url,
+          headers,
+          at: performance.now(),
+          wallClock: Date.now(),
+        };
         exchanges.push(exchange);
-        waiting.splice(0).forEach((resolve) => resolve(exchange));
+        for (const resolve of waiting.splice(0)) resolve(exchange);
         script(exchange);
       }
     });
@@ -127,7 +135,10 @@ export type Headers = Record<string, string | number>;
 
 /** The status line and headers only; the body (if any) is up to the caller. */
 export function writeHead(exchange: Exchange, status: number, headers: Headers = {}): void {
-  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   exchange.connection.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
 }
 
@@ -174,35 +185,48 @@ export const modes = {
   /** Reads the request and never answers. */
   silent: (): Script => () => {},
   /** Headers at once, then a body that never completes. */
-  slowBody: (status: number): Script => (exchange) => {
-    writeHead(exchange, status, { ...ERROR_JSON, 'content-length': 10_000 });
-    exchange.connection.socket.write('{"error":3,"message":"slow');
-    trickle(exchange);
-  },
+  slowBody:
+    (status: number): Script =>
+    (exchange) => {
+      writeHead(exchange, status, { ...ERROR_JSON, 'content-length': 10_000 });
+      exchange.connection.socket.write('{"error":3,"message":"slow');
+      trickle(exchange);
+    },
   /** A chunked body that never ends, sent as fast as it is read. */
-  endlessBody: (status: number): Script => (exchange) => {
-    writeHead(exchange, status, { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
-    flood(exchange, chunked(`endless ${status} `.padEnd(16 * 1024, 'x')));
-  },
+  endlessBody:
+    (status: number): Script =>
+    (exchange) => {
+      writeHead(exchange, status, { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
+      flood(exchange, chunked(`endless ${status} `.padEnd(16 * 1024, 'x')));
+    },
   /** Announces `bytes` with Content-Length and starts sending them. */
-  hugeBody: (status: number, bytes: number): Script => (exchange) => {
-    writeHead(exchange, status, { 'content-type': 'text/html', 'content-length': bytes });
-    exchange.connection.socket.write('<html><head><title>Huge gateway page</title></head><body>');
-    flood(exchange, Buffer.alloc(64 * 1024, 'y'));
-  },
+  hugeBody:
+    (status: number, bytes: number): Script =>
+    (exchange) => {
+      writeHead(exchange, status, { 'content-type': 'text/html', 'content-length': bytes });
+      exchange.connection.socket.write('<html><head><title>Huge gateway page</title></head><body>');
+      flood(exchange, Buffer.alloc(64 * 1024, 'y'));
+    },
   /** Status line, headers and part of the body, then a TCP RST. */
-  resetMidBody: (status: number): Script => (exchange) => {
-    writeHead(exchange, status, { ...ERROR_JSON, 'content-length': 1000 });
-    const { socket } = exchange.connection;
-    socket.write('{"error":9,"message":"cut o', () => socket.resetAndDestroy());
-  },
+  resetMidBody:
+    (status: number): Script =>
+    (exchange) => {
+      writeHead(exchange, status, { ...ERROR_JSON, 'content-length': 1000 });
+      const { socket } = exchange.connection;
+      socket.write('{"error":9,"message":"cut o', () => socket.resetAndDestroy());
+    },
   /** One well-formed answer. */
-  reply: (status: number, headers: Headers = {}, body: string | Buffer = ''): Script => (exchange) => answer(exchange, status, headers, body),
+  reply:
+    (status: number, headers: Headers = {}, body: string | Buffer = ''): Script =>
+    (exchange) =>
+      answer(exchange, status, headers, body),
   /** The n-th request (1-based) gets scripts[n-1]; later ones get the last script. */
-  sequence: (...scripts: Script[]): Script => (exchange) => {
-    const script = scripts[Math.min(exchange.number, scripts.length) - 1];
-    script?.(exchange);
-  },
+  sequence:
+    (...scripts: Script[]): Script =>
+    (exchange) => {
+      const script = scripts[Math.min(exchange.number, scripts.length) - 1];
+      script?.(exchange);
+    },
 };
 
 /** For HostileOptions.onConnection: close every connection the moment it is accepted. */

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { finished, startPlantstore, type RunResult } from './cli.js';
+import { finished, type RunResult, startPlantstore } from './cli.js';
 
 export interface SandboxProcess {
   url: string;

@@ -16,15 +16,13 @@ export interface ScriptedServer {
 }
 
 /** A real HTTP server on loopback whose answers each test writes itself. */
-export async function startScriptedServer(
-  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
-): Promise<ScriptedServer> {
+export async function startScriptedServer(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<ScriptedServer> {
   const requests: SeenRequest[] = [];
   const waiting: Array<(request: SeenRequest) => void> = [];
   const server = http.createServer((req, res) => {
     const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers };
     requests.push(seen);
-    waiting.splice(0).forEach((resolve) => resolve(seen));
+    for (const resolve of waiting.splice(0)) resolve(seen);
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BIN, cleanEnv, finished, runPlantstore, type RunOptions, type RunResult } from './cli.js';
+import { BIN, cleanEnv, finished, type RunOptions, type RunResult, runPlantstore } from './cli.js';
 
 export interface TimedResult extends RunResult {
   /** Wall time from spawn to exit, in milliseconds. */

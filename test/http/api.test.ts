@@ -15,7 +15,14 @@ const UA = userAgent(VERSION);
 let apis: PlantApi[] = [];
 
 function api(baseUrl = BASE, timeoutMs = 5000): PlantApi {
-  const created = createPlantApi({ target: { profile: 'default', baseUrl, token: TOKEN }, userAgent: UA, timeoutMs, retries: 0, maxRetryWaitMs: 0, env: {} });
+  const created = createPlantApi({
+    target: { profile: 'default', baseUrl, token: TOKEN },
+    userAgent: UA,
+    timeoutMs,
+    retries: 0,
+    maxRetryWaitMs: 0,
+    env: {},
+  });
   apis.push(created);
   return created;
 }
@@ -100,22 +107,58 @@ describe('request shape', () => {
 
 describe('answers', () => {
   it.each([204, 200, 202])('%i is deleted', async (status) => {
-    nock(BASE).delete('/plants/7').reply(status, status === 204 ? undefined : '{"ignored":true}');
+    nock(BASE)
+      .delete('/plants/7')
+      .reply(status, status === 204 ? undefined : '{"ignored":true}');
     expect(await api().deletePlant('7', live())).toEqual({ id: '7', deleted: true, status });
   });
 
   it.each<[string, number, Record<string, string>, string, Omit<NotDeleted, 'id' | 'deleted' | 'attempted'>]>([
-    ['400 Error object', 400, { 'content-type': 'application/json' }, '{"error":13,"message":"plant 13 is protected"}',
-      { status: 400, error: 13, message: 'plant 13 is protected', exit: Exit.apiRefused }],
-    ['400 non-JSON', 400, { 'content-type': 'text/plain' }, 'Bad things happened\nmore detail', { status: 400, error: null, message: 'Bad things happened', exit: Exit.apiRefused }],
-    ['401', 401, { 'content-type': 'application/json' }, '{"error":401,"message":"invalid token"}', { status: 401, error: 401, message: 'invalid token', exit: Exit.auth }],
+    [
+      '400 Error object',
+      400,
+      { 'content-type': 'application/json' },
+      '{"error":13,"message":"plant 13 is protected"}',
+      { status: 400, error: 13, message: 'plant 13 is protected', exit: Exit.apiRefused },
+    ],
+    [
+      '400 non-JSON',
+      400,
+      { 'content-type': 'text/plain' },
+      'Bad things happened\nmore detail',
+      { status: 400, error: null, message: 'Bad things happened', exit: Exit.apiRefused },
+    ],
+    [
+      '401',
+      401,
+      { 'content-type': 'application/json' },
+      '{"error":401,"message":"invalid token"}',
+      { status: 401, error: 401, message: 'invalid token', exit: Exit.auth },
+    ],
     ['403 empty', 403, {}, '', { status: 403, error: null, message: 'Forbidden', exit: Exit.auth }],
-    ['404', 404, { 'content-type': 'application/json' }, '{"error":5,"message":"no plant 13"}', { status: 404, error: 5, message: 'no plant 13', exit: Exit.notFound }],
+    [
+      '404',
+      404,
+      { 'content-type': 'application/json' },
+      '{"error":5,"message":"no plant 13"}',
+      { status: 404, error: 5, message: 'no plant 13', exit: Exit.notFound },
+    ],
     ['409', 409, {}, '', { status: 409, error: null, message: 'Conflict', exit: Exit.apiRefused }],
     ['429', 429, { 'retry-after': '5' }, '', { status: 429, error: null, message: 'Too Many Requests', exit: Exit.server }],
-    ['500 HTML', 500, { 'content-type': 'text/html' }, '<html><head><title>Internal Oops</title></head><body>stack</body></html>',
-      { status: 500, error: null, message: 'Internal Oops', exit: Exit.server }],
-    ['503 truncated JSON', 503, { 'content-type': 'application/json' }, '{"error":1,"mess', { status: 503, error: null, message: 'Service Unavailable', exit: Exit.server }],
+    [
+      '500 HTML',
+      500,
+      { 'content-type': 'text/html' },
+      '<html><head><title>Internal Oops</title></head><body>stack</body></html>',
+      { status: 500, error: null, message: 'Internal Oops', exit: Exit.server },
+    ],
+    [
+      '503 truncated JSON',
+      503,
+      { 'content-type': 'application/json' },
+      '{"error":1,"mess',
+      { status: 503, error: null, message: 'Service Unavailable', exit: Exit.server },
+    ],
   ])('%s', async (_name, status, headers, body, expected) => {
     nock(BASE).delete('/plants/13').reply(status, body, headers);
     expect(await api().deletePlant('13', live())).toEqual({ id: '13', deleted: false, attempted: true, ...expected });
@@ -136,7 +179,6 @@ describe('answers', () => {
     expect(result).toMatchObject({ status: 301, exit: Exit.server });
     expect(result.message).toContain('(no Location header)');
   });
-
 });
 
 describe('oversized bodies', () => {
@@ -196,10 +238,16 @@ describe('transport failures', () => {
   });
 
   it.each([
-    ['a TLS error quoting the certificate', 'ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames: DNS:evil\u001b[2J\u0007.example"],
+    [
+      'a TLS error quoting the certificate',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      "Hostname/IP does not match certificate's altnames: DNS:evil\u001b[2J\u0007.example",
+    ],
     ['an unknown error', 'EWHATEVER', 'odd failure \u001b]0;pwned\u0007 \u009b31m here'],
   ])('strips control characters from %s of a lower layer', async (_name, code, text) => {
-    nock(BASE).delete('/plants/1').replyWithError(Object.assign(new Error(text), { code }));
+    nock(BASE)
+      .delete('/plants/1')
+      .replyWithError(Object.assign(new Error(text), { code }));
     const result = failure(await api().deletePlant('1', live()));
     expect(result.exit).toBe(Exit.network);
     expect(result.message).toContain('api.example.com');
@@ -277,6 +325,14 @@ describe('a body cut short, on loopback', () => {
     ['is reset by the server', '2'],
   ])('keeps the status and what arrived when the body %s', async (_name, id) => {
     const result = failure(await api(base, 200).deletePlant(id, live()));
-    expect(result).toEqual({ id, deleted: false, status: 400, error: null, message: `plant ${id} is protected`, exit: Exit.apiRefused, attempted: true });
+    expect(result).toEqual({
+      id,
+      deleted: false,
+      status: 400,
+      error: null,
+      message: `plant ${id} is protected`,
+      exit: Exit.apiRefused,
+      attempted: true,
+    });
   });
 });

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlantApi } from '../../src/api.js';
 import { runCli } from '../../src/cli.js';
-import { openConfig, type ConfigFile } from '../../src/config.js';
+import { type ConfigFile, openConfig } from '../../src/config.js';
 import type { ApiRequest, Context, Stdin } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
 import { createTestIO, type Env, type TestIO } from '../../src/io.js';
@@ -142,12 +142,28 @@ describe('argv reaches the delete command', () => {
   });
 
   it.each<[string, string[], Partial<ApiRequest>]>([
-    ['defaults', ['delete', '1'], { network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000 }, verbose: false, target: { profile: 'default', baseUrl: BASE, token: TOKEN } }],
+    [
+      'defaults',
+      ['delete', '1'],
+      {
+        network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000 },
+        verbose: false,
+        target: { profile: 'default', baseUrl: BASE, token: TOKEN },
+      },
+    ],
     ['--timeout before the command', ['--timeout', '2.5', 'delete', '1'], { network: expect.objectContaining({ timeoutMs: 2_500 }) }],
     ['--timeout after the ids', ['delete', '1', '--timeout', '7'], { network: expect.objectContaining({ timeoutMs: 7_000 }) }],
-    ['--retries and --max-retry-wait', ['delete', '1', '--retries', '0', '--max-retry-wait', '5'], { network: expect.objectContaining({ retries: 0, maxRetryWaitMs: 5_000 }) }],
+    [
+      '--retries and --max-retry-wait',
+      ['delete', '1', '--retries', '0', '--max-retry-wait', '5'],
+      { network: expect.objectContaining({ retries: 0, maxRetryWaitMs: 5_000 }) },
+    ],
     ['--verbose', ['--verbose', 'delete', '1'], { verbose: true }],
-    ['--base-url', ['--base-url', 'https://other.example.com/v2/', 'delete', '1'], { target: { profile: 'default', baseUrl: 'https://other.example.com/v2', token: TOKEN } }],
+    [
+      '--base-url',
+      ['--base-url', 'https://other.example.com/v2/', 'delete', '1'],
+      { target: { profile: 'default', baseUrl: 'https://other.example.com/v2', token: TOKEN } },
+    ],
     ['--profile', ['delete', '--profile', 'work', '1'], { target: { profile: 'work', baseUrl: BASE, token: TOKEN } }],
   ])('%s', async (_name, argv, expected) => {
     const result = await run(argv, { env: READY });
@@ -196,7 +212,15 @@ describe('argv reaches the delete command', () => {
   });
 
   describe('--no-color', () => {
-    const refuse = (id: string): DeleteResult => ({ id, deleted: false, status: 400, error: 1, message: 'no', exit: Exit.apiRefused, attempted: true });
+    const refuse = (id: string): DeleteResult => ({
+      id,
+      deleted: false,
+      status: 400,
+      error: 1,
+      message: 'no',
+      exit: Exit.apiRefused,
+      attempted: true,
+    });
     // FORCE_COLOR turns color on for the buffers, so the flag has something to turn off.
     const env = { ...READY, FORCE_COLOR: '1' };
 

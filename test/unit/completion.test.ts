@@ -6,7 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionScript, type Shell } from '../../src/completion.js';
 
 const COMMANDS = ['delete', 'auth', 'config', 'sandbox', 'completion', 'help'];
-const GLOBAL_OPTIONS = ['--profile', '--base-url', '--json', '--quiet', '-q', '--no-color', '--timeout', '--verbose', '--help', '--version'];
+const GLOBAL_OPTIONS = [
+  '--profile',
+  '--base-url',
+  '--json',
+  '--quiet',
+  '-q',
+  '--no-color',
+  '--timeout',
+  '--verbose',
+  '--help',
+  '--version',
+];
 const DELETE_OPTIONS = ['--stdin', '--concurrency', '--ignore-missing', '--fail-fast', '--dry-run'];
 
 function has(shell: string): boolean {
@@ -50,7 +61,22 @@ printf '<%s>\\n' "\${COMPREPLY[@]}"`;
 describe('completionScript: every script names every command and option', () => {
   it.each(['bash', 'zsh', 'fish'] as const)('%s', (name) => {
     const script = completionScript(name);
-    for (const word of [...COMMANDS, 'login', 'logout', 'status', 'token', 'get', 'set', 'unset', 'list', 'path', 'base-url', 'bash', 'zsh', 'fish']) {
+    for (const word of [
+      ...COMMANDS,
+      'login',
+      'logout',
+      'status',
+      'token',
+      'get',
+      'set',
+      'unset',
+      'list',
+      'path',
+      'base-url',
+      'bash',
+      'zsh',
+      'fish',
+    ]) {
       expect(script).toMatch(new RegExp(`(^|[\\s'(|])${word}([\\s:'|)]|$)`, 'm'));
     }
     for (const option of [...GLOBAL_OPTIONS, ...DELETE_OPTIONS]) {
@@ -77,15 +103,30 @@ describe('bash', () => {
   it.each<[string[], string[]]>([
     [['plantstore', ''], COMMANDS],
     [['plantstore', 'de'], ['delete']],
-    [['plantstore', 'c'], ['config', 'completion']],
-    [['plantstore', 'auth', 'l'], ['login', 'logout']],
-    [['plantstore', 'auth', ''], ['login', 'logout', 'status', 'token']],
-    [['plantstore', 'config', ''], ['get', 'set', 'unset', 'list', 'path']],
+    [
+      ['plantstore', 'c'],
+      ['config', 'completion'],
+    ],
+    [
+      ['plantstore', 'auth', 'l'],
+      ['login', 'logout'],
+    ],
+    [
+      ['plantstore', 'auth', ''],
+      ['login', 'logout', 'status', 'token'],
+    ],
+    [
+      ['plantstore', 'config', ''],
+      ['get', 'set', 'unset', 'list', 'path'],
+    ],
     [['plantstore', 'config', 'get', ''], ['base-url']],
     [['plantstore', 'config', 'unset', 'b'], ['base-url']],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
     [['plantstore', 'config', 'list', ''], []],
-    [['plantstore', 'completion', ''], ['bash', 'zsh', 'fish']],
+    [
+      ['plantstore', 'completion', ''],
+      ['bash', 'zsh', 'fish'],
+    ],
     [['plantstore', 'help', 'a'], ['auth']],
     [['plantstore', 'delete', ''], []],
     [['plantstore', 'delete', '42', ''], []],
@@ -97,11 +138,23 @@ describe('bash', () => {
     // After "--" every word is an id, even one that looks like an option.
     [['plantstore', 'delete', '--', '--'], []],
     // Profile names come from `plantstore completion --list-profiles`.
-    [['plantstore', '--profile', ''], ['default', 'staging']],
+    [
+      ['plantstore', '--profile', ''],
+      ['default', 'staging'],
+    ],
     [['plantstore', '--profile', 'st'], ['staging']],
-    [['plantstore', 'delete', '--profile', ''], ['default', 'staging']],
-    [['plantstore', '--profile', '=', ''], ['default', 'staging']],
-    [['plantstore', '--profile', '='], ['default', 'staging']],
+    [
+      ['plantstore', 'delete', '--profile', ''],
+      ['default', 'staging'],
+    ],
+    [
+      ['plantstore', '--profile', '=', ''],
+      ['default', 'staging'],
+    ],
+    [
+      ['plantstore', '--profile', '='],
+      ['default', 'staging'],
+    ],
     [['plantstore', '--profile=s'], ['--profile=staging']],
     // An option's value is not a command.
     [['plantstore', '--profile', 'staging', 'a'], ['auth']],
@@ -189,19 +242,40 @@ _plantstore`;
 
   it.each<[string[], string[]]>([
     [['plantstore', ''], COMMANDS],
-    [['plantstore', 'auth', ''], ['login', 'logout', 'status', 'token']],
-    [['plantstore', 'config', ''], ['get', 'set', 'unset', 'list', 'path']],
+    [
+      ['plantstore', 'auth', ''],
+      ['login', 'logout', 'status', 'token'],
+    ],
+    [
+      ['plantstore', 'config', ''],
+      ['get', 'set', 'unset', 'list', 'path'],
+    ],
     [['plantstore', 'config', 'set', ''], ['base-url']],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
-    [['plantstore', 'completion', ''], ['bash', 'zsh', 'fish']],
+    [
+      ['plantstore', 'completion', ''],
+      ['bash', 'zsh', 'fish'],
+    ],
     [['plantstore', 'delete', ''], []],
     [['plantstore', '-'], GLOBAL_OPTIONS],
-    [['plantstore', 'delete', '-'], [...GLOBAL_OPTIONS, ...DELETE_OPTIONS]],
+    [
+      ['plantstore', 'delete', '-'],
+      [...GLOBAL_OPTIONS, ...DELETE_OPTIONS],
+    ],
     [['plantstore', 'delete', '--', '-'], []],
-    [['plantstore', '--profile', ''], ['default', 'staging']],
-    [['plantstore', '--profile=st'], ['default', 'staging']],
+    [
+      ['plantstore', '--profile', ''],
+      ['default', 'staging'],
+    ],
+    [
+      ['plantstore', '--profile=st'],
+      ['default', 'staging'],
+    ],
     [['plantstore', '--profile', 'staging', ''], COMMANDS],
-    [['plantstore', '--timeout', '5', 'auth', ''], ['login', 'logout', 'status', 'token']],
+    [
+      ['plantstore', '--timeout', '5', 'auth', ''],
+      ['login', 'logout', 'status', 'token'],
+    ],
   ])('%j -> %j', (words, expected) => {
     const { stdout, stderr } = shell('zsh', ['-f', '-c', harness, 'zsh', scripts.zsh, ...words]);
     expect(stderr).toBe('');
@@ -240,7 +314,10 @@ source $SCRIPT
 complete --do-complete=$LINE`;
     const { stdout, stderr } = shell('fish', ['--no-config', '-c', harness], { SCRIPT: scripts.fish, LINE: line });
     expect(stderr).toBe('');
-    const offered = stdout.split('\n').filter(Boolean).map((row) => row.split('\t')[0]);
+    const offered = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((row) => row.split('\t')[0]);
     expect(offered.sort()).toEqual([...expected].sort());
   });
 });

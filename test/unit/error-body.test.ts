@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseErrorBody, oneLine, statusText, type ErrorDetails } from '../../src/error-body.js';
+import { type ErrorDetails, oneLine, parseErrorBody, statusText } from '../../src/error-body.js';
 import { Exit, exitForStatus } from '../../src/errors.js';
 
 const JSON_TYPE = 'application/json';
@@ -11,24 +11,60 @@ describe('parseErrorBody', () => {
     ['spec Error object', 400, JSON_TYPE, '{"error":13,"message":"plant 13 is protected"}', { code: 13, message: 'plant 13 is protected' }],
     ['Error object with charset', 400, 'application/json; charset=utf-8', '{"error":-2,"message":"no"}', { code: -2, message: 'no' }],
     ['Error object at int32 edges', 400, JSON_TYPE, '{"error":2147483647,"message":"max"}', { code: 2147483647, message: 'max' }],
-    ['Error object with negative int32 edge', 400, JSON_TYPE, '{"error":-2147483648,"message":"min"}', { code: -2147483648, message: 'min' }],
-    ['Error object without a content type', 400, undefined, '{"error":1,"message":"plant 1 does not exist"}', { code: 1, message: 'plant 1 does not exist' }],
+    [
+      'Error object with negative int32 edge',
+      400,
+      JSON_TYPE,
+      '{"error":-2147483648,"message":"min"}',
+      { code: -2147483648, message: 'min' },
+    ],
+    [
+      'Error object without a content type',
+      400,
+      undefined,
+      '{"error":1,"message":"plant 1 does not exist"}',
+      { code: 1, message: 'plant 1 does not exist' },
+    ],
     ['Error object with an empty message', 400, JSON_TYPE, '{"error":3,"message":"   "}', { code: 3, message: 'Bad Request' }],
     ['non-int32 error 1.5', 400, JSON_TYPE, '{"error":1.5,"message":"odd code"}', { code: null, message: 'odd code' }],
     ['non-int32 error 2**31', 400, JSON_TYPE, `{"error":${2 ** 31},"message":"too big"}`, { code: null, message: 'too big' }],
     ['string error "13"', 400, JSON_TYPE, '{"error":"13","message":"stringly"}', { code: null, message: 'stringly' }],
     ['string error alone', 400, JSON_TYPE, '{"error":"invalid_token"}', { code: null, message: 'invalid_token' }],
-    ['problem+json title and detail', 404, 'application/problem+json', '{"type":"about:blank","title":"Not Found","detail":"no plant 5","status":404}', { code: null, message: 'Not Found: no plant 5' }],
+    [
+      'problem+json title and detail',
+      404,
+      'application/problem+json',
+      '{"type":"about:blank","title":"Not Found","detail":"no plant 5","status":404}',
+      { code: null, message: 'Not Found: no plant 5' },
+    ],
     ['problem+json title only', 422, 'application/problem+json', '{"title":"Unprocessable"}', { code: null, message: 'Unprocessable' }],
-    ['HTML with a title', 502, 'text/html', '<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>', { code: null, message: '502 Bad Gateway' }],
-    ['HTML with a spread-out title', 503, 'text/html', '<TITLE lang="en">\n  Service\n  Unavailable\n</TITLE>', { code: null, message: 'Service Unavailable' }],
+    [
+      'HTML with a title',
+      502,
+      'text/html',
+      '<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>',
+      { code: null, message: '502 Bad Gateway' },
+    ],
+    [
+      'HTML with a spread-out title',
+      503,
+      'text/html',
+      '<TITLE lang="en">\n  Service\n  Unavailable\n</TITLE>',
+      { code: null, message: 'Service Unavailable' },
+    ],
     ['HTML without a title', 502, 'text/html', '<html><body><h1>oops</h1></body></html>', { code: null, message: 'Bad Gateway' }],
     ['empty body, no content type', 500, undefined, '', { code: null, message: 'Internal Server Error' }],
     ['empty body declared JSON', 503, JSON_TYPE, '', { code: null, message: 'Service Unavailable' }],
     ['truncated JSON', 400, JSON_TYPE, '{"error":1,"mess', { code: null, message: 'Bad Request' }],
     ['JSON array', 400, JSON_TYPE, '[1,2,3]', { code: null, message: 'Bad Request' }],
     ['JSON with nothing useful', 409, JSON_TYPE, '{"ok":false}', { code: null, message: 'Conflict' }],
-    ['text/plain first non-empty line', 400, 'text/plain; charset=utf-8', '\n\r\n  Service down  \r\nsecond line', { code: null, message: 'Service down' }],
+    [
+      'text/plain first non-empty line',
+      400,
+      'text/plain; charset=utf-8',
+      '\n\r\n  Service down  \r\nsecond line',
+      { code: null, message: 'Service down' },
+    ],
     ['unknown status with empty body', 599, undefined, '', { code: null, message: 'HTTP status 599' }],
   ])('%s', (_name, status, contentType, body, expected) => {
     expect(parseErrorBody(status, contentType, body)).toEqual(expected);

@@ -65,11 +65,27 @@ describe('readIdsFromStream: the first bad token is a usage error naming its lin
   it.each([
     ['abc on line 7', '1\n2\n3\n4\n5\n6\nabc\n', "invalid plant id 'abc' on line 7 of standard input: an id is a whole number such as 42"],
     ['first of two bad tokens', '1 x1\n y2', "invalid plant id 'x1' on line 1 of standard input: an id is a whole number such as 42"],
-    ['line counting with CRLF and comments', '# header\r\n1\r\n\r\n2 1.5\r\n', "invalid plant id '1.5' on line 4 of standard input: an id is a whole number such as 42"],
-    ['out of range', '\n9223372036854775808', "invalid plant id '9223372036854775808' on line 2 of standard input: out of range (ids are 64-bit, -9223372036854775808 to 9223372036854775807)"],
-    ['control characters escaped', "1\n4\u001b[2J2\n", "invalid plant id '4\\x1b[2J2' on line 2 of standard input: an id is a whole number such as 42"],
+    [
+      'line counting with CRLF and comments',
+      '# header\r\n1\r\n\r\n2 1.5\r\n',
+      "invalid plant id '1.5' on line 4 of standard input: an id is a whole number such as 42",
+    ],
+    [
+      'out of range',
+      '\n9223372036854775808',
+      "invalid plant id '9223372036854775808' on line 2 of standard input: out of range (ids are 64-bit, -9223372036854775808 to 9223372036854775807)",
+    ],
+    [
+      'control characters escaped',
+      '1\n4\u001b[2J2\n',
+      "invalid plant id '4\\x1b[2J2' on line 2 of standard input: an id is a whole number such as 42",
+    ],
     ['sign alone', '-', "invalid plant id '-' on line 1 of standard input: an id is a whole number such as 42"],
-    ['invalid UTF-8', Buffer.from([0x31, 0x0a, 0x32, 0xff, 0x0a]), "invalid plant id '2\uFFFD' on line 2 of standard input: an id is a whole number such as 42"],
+    [
+      'invalid UTF-8',
+      Buffer.from([0x31, 0x0a, 0x32, 0xff, 0x0a]),
+      "invalid plant id '2\uFFFD' on line 2 of standard input: an id is a whole number such as 42",
+    ],
   ])('%s', async (_name, input, message) => {
     const error = await rejection(readIdsFromStream(chunks(typeof input === 'string' ? Buffer.from(input) : input)));
     expect(error.message).toBe(message);

@@ -87,9 +87,18 @@ describe('parsePlantId: invalid ids are usage errors naming the argument', () =>
 
 describe('parsePlantIds', () => {
   it.each([
-    [['1', '2', '3'], ['1', '2', '3']],
-    [['3', '1', '3', '2', '1'], ['3', '1', '2']],
-    [['7', '007', '-0', '0'], ['7', '0']],
+    [
+      ['1', '2', '3'],
+      ['1', '2', '3'],
+    ],
+    [
+      ['3', '1', '3', '2', '1'],
+      ['3', '1', '2'],
+    ],
+    [
+      ['7', '007', '-0', '0'],
+      ['7', '0'],
+    ],
     [['9223372036854775807', '9223372036854775807'], ['9223372036854775807']],
   ])('%j -> %j (duplicates removed, first occurrence kept in order)', (raws, ids) => {
     expect([...parsePlantIds(raws)]).toEqual(ids);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
-import { argvWantsJson, reportFatal, type FatalOptions } from '../../src/fatal.js';
+import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/fatal.js';
 import { createTestIO } from '../../src/io.js';
-import { createReporter, failureLine, fatalJson, resultJson, type OutputMode } from '../../src/output.js';
+import { createReporter, failureLine, fatalJson, type OutputMode, resultJson } from '../../src/output.js';
 import type { DeleteResult, NotDeleted } from '../../src/result.js';
 
 const MAX_ID = '9223372036854775807';
@@ -55,8 +55,16 @@ describe('resultJson', () => {
 
   it.each<[string, NotDeleted, Record<string, unknown>]>([
     ['an API refusal', refused, { id: 13, deleted: false, status: 400, error: 13, message: 'plant 13 is protected', exit: 1 }],
-    ['no answer at all', unreachable, { deleted: false, status: null, error: null, message: 'connection refused (api.example.com)', exit: 7 }],
-    ['never attempted', notSent, { id: 8, deleted: false, status: null, error: null, message: 'not sent: interrupted before its turn', exit: 130, attempted: false }],
+    [
+      'no answer at all',
+      unreachable,
+      { deleted: false, status: null, error: null, message: 'connection refused (api.example.com)', exit: 7 },
+    ],
+    [
+      'never attempted',
+      notSent,
+      { id: 8, deleted: false, status: null, error: null, message: 'not sent: interrupted before its turn', exit: 130, attempted: false },
+    ],
   ])('a failure (%s) is parseable and complete', (_name, result, expected) => {
     const text = resultJson(result);
     const parsed = JSON.parse(text) as Record<string, unknown>;

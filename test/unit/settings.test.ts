@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configDir, configPath, openConfig, type ConfigFile } from '../../src/config.js';
+import { type ConfigFile, configDir, configPath, openConfig } from '../../src/config.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
 import { resolveTimeoutMs } from '../../src/global-options.js';
 import { colorLevel, type Env } from '../../src/io.js';
-import { resolveBaseUrl, resolveProfile, resolveTarget, resolveToken, type GlobalFlags } from '../../src/settings.js';
+import { type GlobalFlags, resolveBaseUrl, resolveProfile, resolveTarget, resolveToken } from '../../src/settings.js';
 
 const TOKEN = 'stored-token-0123456789';
 const ENV_TOKEN = 'env-token-abcdefghijkl';
@@ -96,12 +96,24 @@ describe('resolveBaseUrl', () => {
   });
 
   it.each<[string, GlobalFlags, Record<string, string>, string, string | RegExp]>([
-    ['--base-url wins', { baseUrl: 'https://flag.example.com' }, { PLANTSTORE_BASE_URL: 'https://env.example.com' }, 'https://flag.example.com', '--base-url'],
+    [
+      '--base-url wins',
+      { baseUrl: 'https://flag.example.com' },
+      { PLANTSTORE_BASE_URL: 'https://env.example.com' },
+      'https://flag.example.com',
+      '--base-url',
+    ],
     ['env over the file', {}, { PLANTSTORE_BASE_URL: 'https://env.example.com' }, 'https://env.example.com', 'PLANTSTORE_BASE_URL'],
     ['the profile file last', {}, {}, 'https://file.example.com', /profile 'default' in .*config\.json/],
     ['the selected profile', { profile: 'other' }, {}, 'https://other.example.com', /profile 'other'/],
     ['trailing slashes dropped', { baseUrl: 'https://flag.example.com/v1///' }, {}, 'https://flag.example.com/v1', '--base-url'],
-    ['path prefix kept', {}, { PLANTSTORE_BASE_URL: 'https://env.example.com/api/v2' }, 'https://env.example.com/api/v2', 'PLANTSTORE_BASE_URL'],
+    [
+      'path prefix kept',
+      {},
+      { PLANTSTORE_BASE_URL: 'https://env.example.com/api/v2' },
+      'https://env.example.com/api/v2',
+      'PLANTSTORE_BASE_URL',
+    ],
     ['port kept', { baseUrl: 'http://127.0.0.1:8080/' }, {}, 'http://127.0.0.1:8080', '--base-url'],
   ])('%s', (_name, flags, env, value, source) => {
     const e = envWith(env);
@@ -264,7 +276,11 @@ describe('config file', () => {
   });
 
   it('updateProfile keeps other profiles and unknown top-level keys', async () => {
-    writeConfig({ telemetry: false, extra: { nested: [1, 2] }, profiles: { other: { token: 'other-token-1234567', 'base-url': 'https://o.example.com' } } });
+    writeConfig({
+      telemetry: false,
+      extra: { nested: [1, 2] },
+      profiles: { other: { token: 'other-token-1234567', 'base-url': 'https://o.example.com' } },
+    });
     const config = openConfig(envWith(), () => {});
     await config.updateProfile('default', (p) => ({ ...p, token: TOKEN }));
 
@@ -369,12 +385,15 @@ describe('resolveTimeoutMs', () => {
     expect(resolveTimeoutMs(options, env)).toBe(ms);
   });
 
-  it.each(['0', '-1', 'abc', '1e3', '', '86401', 'Infinity', 'NaN', '0x10', '5s'])('invalid --timeout %j is a usage error (exit 2)', (timeout) => {
-    const error = thrown(() => resolveTimeoutMs({ json: false, quiet: false, timeout }, {}));
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).exit).toBe(2);
-    expect((error as UsageError).message).toContain('--timeout');
-  });
+  it.each(['0', '-1', 'abc', '1e3', '', '86401', 'Infinity', 'NaN', '0x10', '5s'])(
+    'invalid --timeout %j is a usage error (exit 2)',
+    (timeout) => {
+      const error = thrown(() => resolveTimeoutMs({ json: false, quiet: false, timeout }, {}));
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).exit).toBe(2);
+      expect((error as UsageError).message).toContain('--timeout');
+    },
+  );
 
   it.each(['0', '-1', 'abc', '1e3', '86401', 'soon'])('invalid PLANTSTORE_TIMEOUT %j is a config error (exit 3)', (value) => {
     const error = thrown(() => resolveTimeoutMs({ json: false, quiet: false }, { PLANTSTORE_TIMEOUT: value }));
