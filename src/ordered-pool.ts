@@ -38,7 +38,10 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
   let stopped = false;
   let exhausted = false;
   let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
+  let settle: () => void = () => {};
+  const allSettled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
 
   const fail = (error: unknown): void => {
     failure ??= { error };
@@ -68,8 +71,8 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
     } catch (error) {
       work = Promise.reject(error);
     }
-    work
-      .then((result) => {
+    work.then(
+      (result) => {
         try {
           if (opts.shouldStop?.(result)) stopped = true;
         } catch (error) {
@@ -77,17 +80,26 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
         }
         done.set(index, result);
         drain();
-      }, fail)
-      .finally(() => {
-        inFlight -= 1;
-        wake?.();
-      });
+        finishOne();
+      },
+      (error: unknown) => {
+        fail(error);
+        finishOne();
+      },
+    );
+  };
+
+  // Each completion starts what may start next, right away: no loop to wake, so a
+  // batch of a million ids costs no extra promise per item.
+  const finishOne = (): void => {
+    inFlight -= 1;
+    fill();
   };
 
   const mayStart = (): boolean =>
     !exhausted && !stopped && failure === undefined && opts.signal?.aborted !== true && started < emitted + concurrency;
 
-  for (;;) {
+  const fill = (): void => {
     while (mayStart()) {
       let step: IteratorResult<T>;
       try {
@@ -103,11 +115,11 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
       start(step.value, started);
       started += 1;
     }
-    if (inFlight === 0) break;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  }
+    if (inFlight === 0) settle();
+  };
+
+  fill();
+  await allSettled;
 
   if (failure !== undefined) {
     // Let a generator run its finally blocks; the run is over.
