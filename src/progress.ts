@@ -10,12 +10,14 @@ export interface Progress {
   stop(): void;
 }
 
+export const NO_PROGRESS: Progress = { clear() {}, stop() {} };
+
 /**
  * A one-line counter on stderr, redrawn in place, only on a terminal and only
  * for runs longer than two seconds. Writing nothing elsewhere keeps logs clean.
  */
 export function startProgress(io: IO, total: number, done: () => number): Progress {
-  if (!io.stderrIsTTY || total < 2) return { clear() {}, stop() {} };
+  if (!io.stderrIsTTY || total < 2) return NO_PROGRESS;
   const started = Date.now();
   let shown = false;
   const draw = (): void => {

@@ -7,7 +7,7 @@ import { readIdsFromStream } from '../id-input.js';
 import type { IdList } from '../id-list.js';
 import { MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
 import { createReporter } from '../output.js';
-import { startProgress } from '../progress.js';
+import { NO_PROGRESS, startProgress } from '../progress.js';
 import { type DeleteResult, isFailure, notAttempted, Tally } from '../result.js';
 import { resolveTarget, type Target } from '../settings.js';
 
@@ -39,7 +39,9 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const started = Date.now();
   const reporter = createReporter(ctx.io, opts.global);
   const tally = new Tally();
-  const progress = startProgress(ctx.io, ids.size, () => tally.total);
+  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
+  const linesOnScreen = ctx.io.stdoutIsTTY && (opts.global.json || !opts.global.quiet);
+  const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
   const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose: isVerbose(opts.global, ctx.env) });
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
@@ -55,7 +57,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
               .then((result): DeleteResult => (result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result))
         : (id) => api.deletePlant(id, ctx.signal),
       emit(result) {
-        progress.clear();
+        // Only a failure line shares stderr with the counter: clearing on every result would hide it.
+        if (isFailure(result)) progress.clear();
         tally.add(result);
         reporter.result(result);
       },
