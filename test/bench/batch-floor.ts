@@ -4,10 +4,7 @@
 // validation, no ordering, no output. Bundled at bench time exactly as floor.ts
 // bundles the single-delete floor (the settings of src/build/bundle.ts).
 
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { build } from 'esbuild';
-import { ROOT } from './proc.js';
+import { bundleFloorScript } from './floor.js';
 
 const SOURCE = `
 import { Pool } from 'undici';
@@ -34,23 +31,6 @@ process.exit(failed === 0 ? 0 : 1);
 `;
 
 /** Writes and bundles the batch floor script into `dir`; returns the bundle's path. Args: <base url> <token> <concurrency>; ids on stdin, one a line. */
-export async function buildBatchFloor(dir: string): Promise<string> {
-  const entry = path.join(dir, 'floor-batch.src.mjs');
-  const outfile = path.join(dir, 'floor-batch.mjs');
-  writeFileSync(entry, SOURCE);
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    absWorkingDir: ROOT,
-    nodePaths: [path.join(ROOT, 'node_modules')], // the entry lives in a temp dir; undici comes from the project
-    banner: { js: "import{createRequire as __r}from'node:module';const require=__r(import.meta.url);" },
-  });
-  return outfile;
+export function buildBatchFloor(dir: string): Promise<string> {
+  return bundleFloorScript(dir, 'floor-batch', SOURCE);
 }

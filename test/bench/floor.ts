@@ -17,10 +17,15 @@ process.exit(res.statusCode === 204 ? 0 : 1);
 `;
 
 /** Writes and bundles the floor script into `dir`; returns the bundle's path. Args: <url> <token>. */
-export async function buildDeleteFloor(dir: string): Promise<string> {
-  const entry = path.join(dir, 'floor-delete.src.mjs');
-  const outfile = path.join(dir, 'floor-delete.mjs');
-  writeFileSync(entry, SOURCE);
+export function buildDeleteFloor(dir: string): Promise<string> {
+  return bundleFloorScript(dir, 'floor-delete', SOURCE);
+}
+
+/** Bundles a floor script the way dist/ is bundled (minified ESM, undici inlined), so the two compare fairly. */
+export async function bundleFloorScript(dir: string, name: string, source: string): Promise<string> {
+  const entry = path.join(dir, `${name}.src.mjs`);
+  const outfile = path.join(dir, `${name}.mjs`);
+  writeFileSync(entry, source);
   await build({
     entryPoints: [entry],
     outfile,
