@@ -1,4 +1,16 @@
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { Chalk } from 'chalk';
+
+/** The few styles plantstore uses; plain functions when a stream gets no color. */
+export interface Style {
+  green(text: string): string;
+  red(text: string): string;
+  dim(text: string): string;
+}
+
+/** chalk's class, handed in only when some stream may be colored: plain runs never load chalk. */
+export type ChalkClass = typeof Chalk;
+
+const PLAIN: Style = { green: (text) => text, red: (text) => text, dim: (text) => text };
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -21,8 +33,8 @@ export interface IO {
   /** Writes to stderr without a line break: prompts. */
   errText(text: string): void;
   /** Styles for text bound for stdout / stderr; plain when that stream gets no color. */
-  outStyle(): ChalkInstance;
-  errStyle(): ChalkInstance;
+  outStyle(): Style;
+  errStyle(): Style;
   /** --no-color is only known once argv is parsed. */
   disableColor(): void;
 }
@@ -49,18 +61,19 @@ interface Sink {
   isTTY?: boolean;
 }
 
-export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env): IO {
+export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
   let disabledByFlag = false;
   const secrets = new Set<string>();
   const scrub = (text: string): string => {
     for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join('***');
     return text;
   };
-  const styles = new Map<Sink, ChalkInstance>();
-  const styleFor = (sink: Sink): ChalkInstance => {
+  const styles = new Map<Sink, Style>();
+  const styleFor = (sink: Sink): Style => {
     let style = styles.get(sink);
     if (!style) {
-      style = new Chalk({ level: colorLevel(sink.isTTY === true, env, disabledByFlag) });
+      const level = colorLevel(sink.isTTY === true, env, disabledByFlag);
+      style = level === 0 || chalk === undefined ? PLAIN : new chalk({ level });
       styles.set(sink, style);
     }
     return style;
@@ -92,7 +105,7 @@ export interface TestIO extends IO {
 }
 
 /** Buffers instead of terminals, no color: what tests assert on. */
-export function createTestIO(options: { stdinIsTTY?: boolean; env?: Env } = {}): TestIO {
+export function createTestIO(options: { stdinIsTTY?: boolean; env?: Env; chalk?: ChalkClass } = {}): TestIO {
   let out = '';
   let err = '';
   const io = createIO(
@@ -100,6 +113,7 @@ export function createTestIO(options: { stdinIsTTY?: boolean; env?: Env } = {}):
     { write: (t: string) => (err += t) },
     options.stdinIsTTY ?? false,
     options.env ?? {},
+    options.chalk,
   );
   return { ...io, stdout: () => out, stderr: () => err };
 }

@@ -19,13 +19,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       return;
     }
   }
-  const [{ runCli }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8] = await Promise.all([
+  // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
+  const mayColor = process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined;
+  const [{ runCli }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] = await Promise.all([
     import('./cli.js'),
     import('./context.js'),
     import('./errors.js'),
     import('./fatal.js'),
     import('./io.js'),
     import('node:v8'),
+    mayColor ? import('chalk') : undefined,
   ]);
   // Keep V8's young generation at its starting size. A batch run keeps thousands of
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
@@ -33,7 +36,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 
   const stdout = stdoutUntilClosed();
-  const io = createIO(stdout, process.stderr, process.stdin.isTTY === true, process.env);
+  const io = createIO(stdout, process.stderr, process.stdin.isTTY === true, process.env, chalk?.Chalk);
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();

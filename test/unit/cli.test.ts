@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { Chalk } from 'chalk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlantApi } from '../../src/api.js';
 import { runCli } from '../../src/cli.js';
@@ -49,7 +50,7 @@ interface RunOptions {
 
 async function run(argv: string[], options: RunOptions = {}): Promise<Run> {
   const env: Env = { PLANTSTORE_CONFIG_DIR: dir, ...options.env };
-  const io: TestIO = createTestIO({ env, stdinIsTTY: options.stdinIsTTY ?? false });
+  const io: TestIO = createTestIO({ env, stdinIsTTY: options.stdinIsTTY ?? false, chalk: Chalk });
   const record: Pick<Run, 'built' | 'sent' | 'closed'> = { built: [], sent: [], closed: 0 };
   let config: ConfigFile | undefined;
   const answer = options.answer ?? ((id: string): DeleteResult => ({ id, deleted: true, status: 204 }));
