@@ -79,6 +79,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   };
 
   async function attempt(id: string, number: number, interrupt: AbortSignal): Promise<Attempt> {
+    if (interrupt.aborted) return notSent(id);
     const url = plantUrl(target.baseUrl, id);
     const path = url.slice(base.origin.length);
     const signal = deadlinesFor(interrupt).signal();
@@ -192,6 +193,16 @@ function failedAnswer(id: string, status: number, headers: Record<string, string
   }
   const details = parseErrorBody(status, header(headers, 'content-type'), body);
   return { id, deleted: false, status, error: details.code, message: details.message, exit: exitForStatus(status), attempted: true };
+}
+
+/** An attempt that never left: the user interrupted before it could be sent. */
+function notSent(id: string): Attempt {
+  const message = 'not sent: interrupted before its turn';
+  return {
+    result: { id, deleted: false, status: null, error: null, message, exit: Exit.interrupted, attempted: false },
+    retryable: false,
+    answerLost: false,
+  };
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
