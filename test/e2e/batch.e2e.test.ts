@@ -1,28 +1,11 @@
 // Many ids in one process: order, accounting, stdin, dry runs, against real loopback servers.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { runPlantstore } from '../helpers/cli.js';
+import { loopbackCases } from '../helpers/loopback-cases.js';
 
 const TOKEN = 'batch-Token-3e9d1a77';
-let config: ReturnType<typeof tempConfigDir>;
-let server: ScriptedServer | undefined;
-
-beforeEach(() => {
-  config = tempConfigDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  config.cleanup();
-});
-
-const envFor = (baseUrl: string) => ({
-  PLANTSTORE_CONFIG_DIR: config.dir,
-  PLANTSTORE_TOKEN: TOKEN,
-  PLANTSTORE_BASE_URL: baseUrl,
-  PLANTSTORE_RETRIES: '0',
-});
+const { serve, envFor } = loopbackCases(TOKEN);
 const idOf = (url: string) => url.split('/').pop() ?? '';
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 const jsonLines = (stdout: string) =>
@@ -38,7 +21,7 @@ function latencyFor(id: string): number {
 
 it('prints results in input order whatever order the answers arrive in', async () => {
   const answered: string[] = [];
-  server = await startScriptedServer((req, res) => {
+  const server = await serve((req, res) => {
     const id = idOf(req.url ?? '');
     setTimeout(() => {
       answered.push(id);
@@ -57,7 +40,7 @@ it('prints results in input order whatever order the answers arrive in', async (
 });
 
 it('--fail-fast sends nothing new after a failure and accounts for every id', async () => {
-  server = await startScriptedServer((req, res) => {
+  const server = await serve((req, res) => {
     const id = idOf(req.url ?? '');
     if (id === '5') res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":9,"message":"plant 5 is protected"}');
     else res.writeHead(204).end();
@@ -79,7 +62,7 @@ it('--fail-fast sends nothing new after a failure and accounts for every id', as
 });
 
 it('without --fail-fast every id is attempted', async () => {
-  server = await startScriptedServer((req, res) => res.writeHead(idOf(req.url ?? '') === '2' ? 500 : 204).end());
+  const server = await serve((req, res) => res.writeHead(idOf(req.url ?? '') === '2' ? 500 : 204).end());
   const result = await runPlantstore(['delete', ...range(1, 10)], { env: envFor(server.url) });
   expect(result.code).toBe(6);
   expect(server.requests.length).toBe(10);
@@ -87,7 +70,7 @@ it('without --fail-fast every id is attempted', async () => {
 });
 
 it('--ignore-missing counts a 404 as already absent (exit 0)', async () => {
-  server = await startScriptedServer((req, res) => res.writeHead(Number(idOf(req.url ?? '')) % 2 === 0 ? 404 : 204).end());
+  const server = await serve((req, res) => res.writeHead(Number(idOf(req.url ?? '')) % 2 === 0 ? 404 : 204).end());
   const human = await runPlantstore(['delete', '--ignore-missing', '1', '2', '3'], { env: envFor(server.url) });
   expect(human).toMatchObject({ code: 0, stdout: 'Deleted plant 1\nPlant 2 already absent\nDeleted plant 3\n' });
   expect(human.stderr).toContain('2 deleted, 1 already absent, 0 failed, 0 not attempted');
@@ -100,11 +83,11 @@ it('--ignore-missing counts a 404 as already absent (exit 0)', async () => {
 
 describe('--dry-run', () => {
   it('prints each request, token masked, and sends nothing', async () => {
-    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const server = await serve((_req, res) => res.writeHead(204).end());
     const result = await runPlantstore(['delete', '--dry-run', '1', '007', '9223372036854775807'], { env: envFor(`${server.url}/v1/`) });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      [1, 7, '9223372036854775807'].map((id) => `DELETE ${server!.url}/v1/plants/${id}  (Authorization: Bearer ***)\n`).join(''),
+      [1, 7, '9223372036854775807'].map((id) => `DELETE ${server.url}/v1/plants/${id}  (Authorization: Bearer ***)\n`).join(''),
     );
     const json = await runPlantstore(['--json', 'delete', '--dry-run', '1'], { env: envFor(server.url) });
     expect(jsonLines(json.stdout)).toEqual([{ id: 1, dryRun: true, method: 'DELETE', url: `${server.url}/plants/1` }]);
@@ -115,7 +98,7 @@ describe('--dry-run', () => {
     [['delete', '--dry-run', '1', 'x'], {}, 2],
     [['delete', '--dry-run', '1'], { PLANTSTORE_BASE_URL: '' }, 3],
   ])('still stops on usage and configuration errors: %j', async (args, env, exit) => {
-    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const server = await serve((_req, res) => res.writeHead(204).end());
     const result = await runPlantstore(args, { env: { ...envFor(server.url), ...env } });
     expect(result.code).toBe(exit);
     expect(server.requests).toHaveLength(0);
@@ -124,7 +107,7 @@ describe('--dry-run', () => {
 
 describe('ids from standard input', () => {
   it('reads whitespace-separated ids with comments, via --stdin or -', async () => {
-    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const server = await serve((_req, res) => res.writeHead(204).end());
     const input = '# plants to remove\n1 2\t3\n\n  4 # the old fern\r\n5';
     for (const args of [
       ['delete', '--stdin'],
@@ -141,7 +124,7 @@ describe('ids from standard input', () => {
   });
 
   it('names the line of an invalid id and deletes nothing', async () => {
-    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    const server = await serve((_req, res) => res.writeHead(204).end());
     const result = await runPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: '1\n2\n# fine\n3 4x\n5\n' });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("plantstore: invalid plant id '4x' on line 4 of standard input: an id is a whole number such as 42\n");

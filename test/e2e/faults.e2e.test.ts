@@ -1,29 +1,12 @@
 // Answers the spec does not show, from a real loopback server: every exit code row a server can cause.
 import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
-import { closedPort, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { describe, expect, it } from 'vitest';
+import { finished, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { loopbackCases } from '../helpers/loopback-cases.js';
+import { closedPort, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'faults-Token-81c2d7e4';
-let config: ReturnType<typeof tempConfigDir>;
-let server: ScriptedServer | undefined;
-
-beforeEach(() => {
-  config = tempConfigDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  config.cleanup();
-});
-
-// Retries are off here so each case shows one answer; test/e2e/hostile covers retrying.
-const envFor = (baseUrl: string) => ({
-  PLANTSTORE_CONFIG_DIR: config.dir,
-  PLANTSTORE_TOKEN: TOKEN,
-  PLANTSTORE_BASE_URL: baseUrl,
-  PLANTSTORE_RETRIES: '0',
-});
+const { serve, envFor } = loopbackCases(TOKEN);
 
 describe.each([
   {
@@ -60,7 +43,7 @@ describe.each([
   },
 ])('a server answering $name', ({ status, headers, body, exit, stderr }) => {
   it(`exits ${exit} with a one-line explanation`, async () => {
-    server = await startScriptedServer((_req, res) => res.writeHead(status, headers).end(body));
+    const server = await serve((_req, res) => res.writeHead(status, headers).end(body));
     const result = await runPlantstore(['delete', '42'], { env: envFor(server.url) });
     expect(result).toMatchObject({ code: exit, stdout: '', stderr });
     expect(server.requests[0]).toMatchObject({ method: 'DELETE', url: '/plants/42' });
@@ -71,7 +54,7 @@ describe.each([
 
 it('does not follow a redirect, so the token never reaches the other host (exit 6)', async () => {
   const other = await startScriptedServer((_req, res) => res.writeHead(204).end());
-  server = await startScriptedServer((_req, res) => res.writeHead(302, { location: `${other.url}/plants/42` }).end());
+  const server = await serve((_req, res) => res.writeHead(302, { location: `${other.url}/plants/42` }).end());
   const result = await runPlantstore(['--json', 'delete', '42'], { env: envFor(server.url) });
   await other.close();
   expect(result.code).toBe(6);
@@ -81,7 +64,7 @@ it('does not follow a redirect, so the token never reaches the other host (exit 
 });
 
 it('keeps a path prefix of the base URL and ignores its trailing slash', async () => {
-  server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+  const server = await serve((_req, res) => res.writeHead(204).end());
   const prefixed = await runPlantstore(['delete', '42'], { env: envFor(`${server.url}/api/v1/`) });
   expect(prefixed.code).toBe(0);
   expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/plants/42']);
@@ -95,7 +78,7 @@ it('exits 7 when the connection is refused', async () => {
 });
 
 it('exits 8 when the server does not answer within --timeout', async () => {
-  server = await startScriptedServer(() => {});
+  const server = await serve(() => {});
   const result = await runPlantstore(['--timeout', '0.3', 'delete', '42'], { env: envFor(server.url) });
   expect(result.code).toBe(8);
   expect(result.stderr).toContain('no complete answer from 127.0.0.1');
@@ -109,7 +92,7 @@ it('exits 3 before sending anything when plain http would carry the token off th
 });
 
 it('exits 130 on Ctrl-C, saying what was and was not deleted', async () => {
-  server = await startScriptedServer((req, res) => {
+  const server = await serve((req, res) => {
     if (req.url === '/plants/1') res.writeHead(204).end(); // the second request hangs until interrupted
   });
   const child = startPlantstore(['delete', '--concurrency', '1', '1', '2', '3'], { env: envFor(server.url) });

@@ -1,0 +1,34 @@
+import { afterEach, beforeEach } from 'vitest';
+import { tempConfigDir } from './cli.js';
+import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
+
+/**
+ * Per-test scratch for end-to-end cases against scripted loopback servers: a
+ * fresh config folder, and every server started through `serve` closed after
+ * the test. Call it at the top of a test file.
+ */
+export function loopbackCases(token: string) {
+  let config: ReturnType<typeof tempConfigDir>;
+  const servers: ScriptedServer[] = [];
+  beforeEach(() => {
+    config = tempConfigDir();
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+    config.cleanup();
+  });
+  return {
+    async serve(handler: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
+      const server = await startScriptedServer(handler);
+      servers.push(server);
+      return server;
+    },
+    // Retries are off so each case shows one answer; test/e2e/hostile covers retrying.
+    envFor: (baseUrl: string) => ({
+      PLANTSTORE_CONFIG_DIR: config.dir,
+      PLANTSTORE_TOKEN: token,
+      PLANTSTORE_BASE_URL: baseUrl,
+      PLANTSTORE_RETRIES: '0',
+    }),
+  };
+}
