@@ -85,16 +85,17 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     const signal = deadlinesFor(interrupt).signal();
     const started = performance.now();
     if (trace) {
-      trace(`* attempt ${number} of ${options.retries + 1}: DELETE ${url} ${proxy ? `via proxy ${proxy}` : '(direct)'}`);
-      trace(`> authorization: Bearer ***`);
-      trace(`> user-agent: ${headers['user-agent']}`);
+      // Requests run side by side: every line says which plant it is about.
+      trace(`[${id}] * attempt ${number} of ${options.retries + 1}: DELETE ${url} ${proxy ? `via proxy ${proxy}` : '(direct)'}`);
+      trace(`[${id}] > authorization: Bearer ***`);
+      trace(`[${id}] > user-agent: ${headers['user-agent']}`);
     }
     try {
       const response = await dispatcher.request({ origin: base.origin, path, method: 'DELETE', headers, signal });
       const status = response.statusCode;
       if (trace) {
-        trace(`< HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
-        for (const [name, value] of Object.entries(response.headers)) trace(`< ${name}: ${String(value)}`);
+        trace(`[${id}] < HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
+        for (const [name, value] of Object.entries(response.headers)) trace(`[${id}] < ${name}: ${String(value)}`);
       }
       if (status >= 200 && status < 300) {
         await response.body.dump({ limit: MAX_ERROR_BODY_BYTES });
@@ -116,7 +117,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     } catch (error) {
       const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
       const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy });
-      trace?.(`* failed after ${elapsed(started)}: ${described.message}`);
+      trace?.(`[${id}] * failed after ${elapsed(started)}: ${described.message}`);
       const result: NotDeleted = {
         id,
         deleted: false,
@@ -151,7 +152,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       earlierAnswerLost ||= outcome.answerLost;
       const delay = outcome.retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
       trace?.(
-        `* retrying plant ${id} in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`,
+        `[${id}] * retrying in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`,
       );
       await wait(delay, interrupt);
       if (interrupt.aborted) return finish(result, number, false);

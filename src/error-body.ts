@@ -38,6 +38,10 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
 // Not node:http's STATUS_CODES: importing node:http from ESM evaluates its lazy
 // exports (WebSocket and Node's internal undici with them), ~40 ms on every run.
 const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
   300: 'Multiple Choices',
   301: 'Moved Permanently',
   302: 'Found',

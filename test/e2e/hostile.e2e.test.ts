@@ -156,7 +156,7 @@ describe('retry policy', () => {
     const run = await runTimed(['--verbose', 'delete', '42'], { env: envFor(server) });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Deleted plant 42\n');
-    expect(run.stderr).toContain('* retrying plant 42 in ');
+    expect(run.stderr).toContain('[42] * retrying in ');
     expect(run.stderr).toContain('< HTTP 503 Service Unavailable');
     expect(server.exchanges).toHaveLength(2);
     expect(run.ms).toBeLessThan(250 + SLACK_MS);
