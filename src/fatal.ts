@@ -1,27 +1,27 @@
 import { CliError, Exit, type ExitCode } from './errors.js';
 import type { IO } from './io.js';
 import { fatalJson } from './output.js';
-import { scrubToken } from './token.js';
 
 export interface FatalOptions {
   json: boolean;
   debug: boolean;
-  /** Secrets that must not be printed even if a lower layer put them in a message. */
-  secrets: ReadonlyArray<string | undefined>;
 }
 
-/** Prints an error that ended the run, in one line (and as one JSON object with --json); returns its exit code. */
+/**
+ * Prints an error that ended the run, in one line (and as one JSON object with --json);
+ * returns its exit code. Tokens are scrubbed by the IO itself (io.redact), like every line.
+ */
 export function reportFatal(error: unknown, io: IO, options: FatalOptions): ExitCode {
   const known = error instanceof CliError;
   const exit = known ? error.exit : Exit.internal;
   const raw = known
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
-  const message = options.secrets.reduce<string>((text, secret) => scrubToken(text, secret), raw.replace(/\s*\n\s*/g, ' '));
+  const message = raw.replace(/\s*\n\s*/g, ' ');
   if (options.json) io.out(fatalJson(exit, message));
   io.err(`${io.errStyle().red('plantstore:')} ${message}`);
   if (!known && options.debug && error instanceof Error && error.stack) {
-    io.err(options.secrets.reduce<string>((text, secret) => scrubToken(text, secret), error.stack));
+    io.err(error.stack);
   }
   return exit;
 }

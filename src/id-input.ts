@@ -1,7 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
-import { truncate } from './error-body.js';
 import { UsageError } from './errors.js';
-import { parsePlantId } from './id.js';
+import { invalidId, parsePlantId } from './id.js';
 import { IdList } from './id-list.js';
 
 // A valid id is at most 20 characters plus leading zeros; anything this long is
@@ -68,9 +67,7 @@ class Tokenizer {
         const end = TOKEN_END.exec(text)?.index ?? text.length;
         this.partial += text.slice(i, end);
         if (this.partial.length > MAX_TOKEN_CHARS) {
-          throw new UsageError(
-            `invalid plant id '${shown(this.partial)}' on line ${this.line} of standard input: too long (over ${MAX_TOKEN_CHARS} characters)`,
-          );
+          throw invalidId(this.partial, lineOf(this.line), `too long (over ${MAX_TOKEN_CHARS} characters)`);
         }
         i = end;
       }
@@ -92,21 +89,9 @@ class Tokenizer {
 
 // parsePlantId's message names the token; the line number is what finds it in a file of a million.
 function parseAt(token: string, line: number): string {
-  try {
-    return parsePlantId(token);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    // "invalid plant id 'x': why" -> "invalid plant id 'x' on line 7 of standard input: why".
-    // A token holds no whitespace, so the first "': " closes the quoted token.
-    const where = ` on line ${line} of standard input`;
-    const close = error.message.indexOf("': ");
-    throw new UsageError(
-      close === -1 ? `${error.message}${where}` : `${error.message.slice(0, close + 1)}${where}${error.message.slice(close + 1)}`,
-    );
-  }
+  return parsePlantId(token, lineOf(line));
 }
 
-// Same rule as id.ts: an id in a message must not carry terminal escapes.
-function shown(raw: string): string {
-  return truncate(raw, 40).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+function lineOf(line: number): string {
+  return ` on line ${line} of standard input`;
 }

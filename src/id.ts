@@ -12,21 +12,22 @@ const ID_SYNTAX = /^-?[0-9]+$/;
  * so they stay strings end to end; BigInt is only used to range-check and to
  * drop leading zeros. Returns the canonical decimal form ("007" -> "7", "-0" -> "0").
  */
-export function parsePlantId(raw: string): string {
-  if (!ID_SYNTAX.test(raw)) {
-    throw new UsageError(`invalid plant id '${printable(raw)}': an id is a whole number such as 42`);
-  }
+export function parsePlantId(raw: string, where = ''): string {
+  if (!ID_SYNTAX.test(raw)) throw invalidId(raw, where, 'an id is a whole number such as 42');
   const value = BigInt(raw);
-  if (value < INT64_MIN || value > INT64_MAX) {
-    throw new UsageError(`invalid plant id '${printable(raw)}': out of range (ids are 64-bit, ${INT64_MIN} to ${INT64_MAX})`);
-  }
+  if (value < INT64_MIN || value > INT64_MAX) throw invalidId(raw, where, `out of range (ids are 64-bit, ${INT64_MIN} to ${INT64_MAX})`);
   return value.toString();
+}
+
+/** The one shape of an id error: `invalid plant id '<id>'<where>: <why>`, where says e.g. " on line 7 of standard input". */
+export function invalidId(raw: string, where: string, why: string): UsageError {
+  return new UsageError(`invalid plant id '${printable(raw)}'${where}: ${why}`);
 }
 
 /** Validates every id before anything is sent, and drops repeats (first occurrence wins). */
 export function parsePlantIds(raws: readonly string[]): IdList {
   if (raws.length === 0) throw new UsageError('no plant id given: try plantstore delete 42');
-  return IdList.from(raws.map(parsePlantId));
+  return IdList.from(raws.map((raw) => parsePlantId(raw)));
 }
 
 // An id in an error message must not carry terminal escapes or span lines.

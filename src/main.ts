@@ -55,7 +55,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
-      secrets: [process.env['PLANTSTORE_TOKEN']],
     });
   }
   stdout.flush();

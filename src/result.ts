@@ -35,11 +35,6 @@ export function isFailure(result: DeleteResult): result is NotDeleted {
   return !result.deleted && result.absent !== true;
 }
 
-export function firstFailureExit(results: Iterable<DeleteResult>): ExitCode | 0 {
-  for (const result of results) if (isFailure(result)) return result.exit;
-  return 0;
-}
-
 export function notAttempted(id: string, message: string, exit: ExitCode): NotDeleted {
   return { id, deleted: false, status: null, error: null, message, exit, attempted: false };
 }

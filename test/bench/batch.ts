@@ -18,7 +18,7 @@ import path from 'node:path';
 import { buildBatchFloor } from './batch-floor.js';
 import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
 import { type DeleteServerProcess, startDeleteServerProcess } from './server-process.js';
-import { formatMiB, formatMs, type Row } from './table.js';
+import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 
 const TOKEN = 'bench-token-0123456789';
 const IDS = 10_000;
@@ -81,14 +81,6 @@ function checkSent(
     );
   }
 }
-
-const failedRow = (figure: string, target: string, error: unknown): Row => ({
-  figure,
-  value: 'error',
-  floor: '—',
-  target,
-  notes: [`not measured: ${(error as Error).message}`],
-});
 
 export async function benchBatch(options: Options): Promise<Row[]> {
   const { tmp, pkg } = options;

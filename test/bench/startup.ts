@@ -20,7 +20,7 @@ import {
   timePair,
 } from './proc.js';
 import { startDeleteServer } from './server.js';
-import { formatMiB, formatMs, type Row } from './table.js';
+import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 
 const TOKEN = 'bench-token-0123456789';
 const PLANT = '1';
@@ -33,14 +33,6 @@ const ratioRow = (figure: string, pair: { figure: number; floor: number }, max: 
   const met = Math.round(ratio * 100) / 100 <= max;
   return { figure, value: formatMs(pair.figure), floor: formatMs(pair.floor), ratio, target: `≤ ${max.toFixed(2)}×`, met, notes };
 };
-
-const failedRow = (figure: string, target: string, error: unknown): Row => ({
-  figure,
-  value: 'error',
-  floor: '—',
-  target,
-  notes: [`not measured: ${(error as Error).message}`],
-});
 
 export async function benchStartup(options: Options): Promise<Row[]> {
   const { tmp, pkg } = options;

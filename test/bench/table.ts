@@ -18,6 +18,11 @@ export interface Row {
   notes?: string[];
 }
 
+/** A row for a figure that could not be measured: the bench reports it and goes on. */
+export function failedRow(figure: string, target: string, error: unknown): Row {
+  return { figure, value: 'error', floor: '—', target, notes: [`not measured: ${(error as Error).message}`] };
+}
+
 export function formatMs(ms: number): string {
   return `${ms.toFixed(1)} ms`;
 }

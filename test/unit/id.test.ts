@@ -2,19 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Exit, UsageError } from '../../src/errors.js';
 import { parsePlantId, parsePlantIds } from '../../src/id.js';
+import { thrown } from '../helpers/thrown.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-
-/** Runs fn and returns what it threw, failing the test if it threw nothing. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw, got a return');
-}
 
 describe('parsePlantId: valid ids', () => {
   it.each([

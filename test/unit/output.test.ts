@@ -152,7 +152,7 @@ describe('createReporter', () => {
 
 describe('reportFatal', () => {
   const TOKEN = 'super-secret-token-42';
-  const options = (overrides: Partial<FatalOptions> = {}): FatalOptions => ({ json: false, debug: false, secrets: [], ...overrides });
+  const options = (overrides: Partial<FatalOptions> = {}): FatalOptions => ({ json: false, debug: false, ...overrides });
 
   it.each([
     [new UsageError("invalid plant id 'abc'"), 2],
@@ -202,9 +202,10 @@ describe('reportFatal', () => {
     ['a CliError', new ConfigError(`token ${TOKEN} rejected`), false],
     ['an internal error', new Error(`oops Bearer ${TOKEN}`), false],
     ['an internal error with its stack', new Error(`oops Bearer ${TOKEN}`), true],
-  ])('scrubs secrets from %s', (_name, error, debug) => {
+  ])('scrubs a registered token from %s', (_name, error, debug) => {
     const io = createTestIO();
-    reportFatal(error, io, options({ debug, json: true, secrets: [undefined, TOKEN] }));
+    io.redact(TOKEN);
+    reportFatal(error, io, options({ debug, json: true }));
     expect(io.stderr()).not.toContain(TOKEN);
     expect(io.stdout()).not.toContain(TOKEN);
     expect(io.stderr()).toContain('***');

@@ -7,6 +7,7 @@ import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
 import { resolveTimeoutMs } from '../../src/global-options.js';
 import { colorLevel, type Env } from '../../src/io.js';
 import { type GlobalFlags, resolveBaseUrl, resolveProfile, resolveTarget, resolveToken } from '../../src/settings.js';
+import { thrown } from '../helpers/thrown.js';
 
 const TOKEN = 'stored-token-0123456789';
 const ENV_TOKEN = 'env-token-abcdefghijkl';
@@ -42,16 +43,6 @@ function writeConfig(data: unknown, mode = 0o600): string {
 function configFor(env: Env): () => ConfigFile {
   const file = openConfig(env, (line) => warnings.push(line));
   return () => file;
-}
-
-/** Runs fn and returns what it threw, failing the test if it threw nothing. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw, got a return');
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
