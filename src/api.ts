@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { plantUrl } from './base-url.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
-import { parseErrorBody, statusText } from './error-body.js';
+import { parseErrorBody, serverLine, statusText } from './error-body.js';
 import { Exit, exitForStatus } from './errors.js';
 import type { Env } from './io.js';
 import { maskProxy, proxyFor } from './proxy.js';
@@ -10,8 +10,8 @@ import { describeRequestError, formatSeconds } from './request-errors.js';
 import { decodeBody, readCapped } from './response-body.js';
 import type { Deleted, NotDeleted } from './result.js';
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, wait } from './retry.js';
+import { createMask, type Mask } from './secret-mask.js';
 import type { Target } from './settings.js';
-import { scrubToken } from './token.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -72,6 +72,8 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     }
     return deadlines.signals;
   };
+  // The token in every form a server could echo it back in, hidden before any text is cut to length.
+  const mask = createMask([target.token]);
   const headers = {
     authorization: `Bearer ${target.token}`,
     'user-agent': options.userAgent,
@@ -95,7 +97,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       const status = response.statusCode;
       if (trace) {
         trace(`[${id}] < HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
-        for (const [name, value] of Object.entries(response.headers)) trace(`[${id}] < ${name}: ${String(value)}`);
+        for (const [name, value] of Object.entries(response.headers)) trace(`[${id}] < ${name}: ${serverLine(String(value), mask)}`);
       }
       if (status >= 200 && status < 300) {
         await response.body.dump({ limit: MAX_ERROR_BODY_BYTES });
@@ -109,14 +111,14 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         MAX_ERROR_BODY_BYTES,
       );
       return {
-        result: failedAnswer(id, status, response.headers, body),
+        result: failedAnswer(id, status, response.headers, body, mask),
         retryable: isRetryableStatus(status),
         answerLost: false,
         retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), Date.now()),
       };
     } catch (error) {
       const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
-      const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy });
+      const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy, mask });
       trace?.(`[${id}] * failed after ${elapsed(started)}: ${described.message}`);
       const result: NotDeleted = {
         id,
@@ -166,7 +168,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       message += ' (it may already have been deleted by an earlier attempt whose answer was lost)';
     }
     if (attempts > 1) message += ` (after ${attempts} attempts)`;
-    return { ...result, message: scrubToken(message, target.token) };
+    return { ...result, message: mask(message) };
   }
 
   return {
@@ -178,9 +180,15 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   };
 }
 
-function failedAnswer(id: string, status: number, headers: Record<string, string | string[] | undefined>, body: string): NotDeleted {
+function failedAnswer(
+  id: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  mask: Mask,
+): NotDeleted {
   if (status >= 300 && status < 400) {
-    const location = parseErrorBody(status, 'text/plain', header(headers, 'location') ?? '(no Location header)').message;
+    const location = serverLine(header(headers, 'location') ?? '(no Location header)', mask);
     return {
       id,
       deleted: false,
@@ -192,7 +200,7 @@ function failedAnswer(id: string, status: number, headers: Record<string, string
       attempted: true,
     };
   }
-  const details = parseErrorBody(status, header(headers, 'content-type'), body);
+  const details = parseErrorBody(status, header(headers, 'content-type'), body, mask);
   return { id, deleted: false, status, error: details.code, message: details.message, exit: exitForStatus(status), attempted: true };
 }
 

@@ -24,11 +24,25 @@ export function normalizeBaseUrl(raw: string, source: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** Loopback names a bearer token may travel to in clear text. */
+/**
+ * Hosts a bearer token may travel to in clear text: IP literals of this machine
+ * (127.0.0.0/8, ::1 and its IPv4-mapped form) and exactly `localhost`, whose
+ * connections are pinned to a loopback address (loopback-lookup.ts). Not
+ * `*.localhost`: a resolver may send such a name to DNS, and DNS anywhere.
+ * Takes a WHATWG URL hostname, which writes IPv4 in dotted decimal and
+ * `[::ffff:127.0.0.1]` as `[::ffff:7f00:1]`.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
-  return /^127(\.\d{1,3}){3}$/.test(host);
+  return host === 'localhost' || isLoopbackAddress(host);
+}
+
+/** An IP address (as a URL or the resolver writes it) on the loopback interface. */
+export function isLoopbackAddress(address: string): boolean {
+  const ip = address.toLowerCase();
+  if (ip === '::1') return true;
+  if (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(ip)) return true;
+  return /^(?:::ffff:)?127(\.\d{1,3}){3}$/.test(ip);
 }
 
 /** Refuses to send a token in clear text to anything but this machine. */

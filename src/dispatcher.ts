@@ -1,5 +1,6 @@
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
+import { loopbackOnlyLookup } from './loopback-lookup.js';
 import { Pool, ProxyAgent } from './undici-parts.js';
 
 export interface DispatcherOptions {
@@ -16,14 +17,15 @@ export interface DispatcherOptions {
 
 /**
  * One keep-alive connection pool for the whole run. Every request goes to one
- * origin, so the proxy question is answered once (proxy.ts) instead of per
- * request as undici's EnvHttpProxyAgent would: a plain Pool when direct, a
- * ProxyAgent when not.
+ * origin, so the proxy question is answered once (proxy.ts): a plain Pool when
+ * direct, a ProxyAgent when not.
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const trust = options.caPem ? { ca: [...tls.getCACertificates('default'), options.caPem] } : undefined;
+  // The token may travel in clear text to http://localhost: only if that name leads to this machine.
+  const pinned = new URL(options.origin).hostname === 'localhost' ? { lookup: loopbackOnlyLookup } : undefined;
   const common = {
-    connect: { timeout: options.timeoutMs, ...trust },
+    connect: { timeout: options.timeoutMs, ...trust, ...pinned },
     // Our own per-attempt deadline governs; these only stop undici's 300 s defaults from lingering.
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,

@@ -1,3 +1,5 @@
+import type { Mask } from './secret-mask.js';
+
 /** What a failed answer said, reduced to what the user needs: the API's code and message. */
 export interface ErrorDetails {
   /** The Error object's `error` field, when the body was one. */
@@ -12,10 +14,12 @@ const MAX_MESSAGE = 300;
 /**
  * Turns whatever a server sent with a failure into one line. The spec promises an
  * Error object {error, message}, but proxies send HTML, frameworks send
- * problem+json, and broken servers send nothing or half a body.
+ * problem+json, and broken servers send nothing or half a body. `mask` hides the
+ * token before the line is cut to length, so a cut can never leave part of it.
  */
-export function parseErrorBody(status: number, contentType: string | undefined, body: string): ErrorDetails {
+export function parseErrorBody(status: number, contentType: string | undefined, body: string, mask: Mask = (text) => text): ErrorDetails {
   const fallback = statusText(status);
+  const oneLine = (text: string): string => serverLine(text, mask);
   const json = tryJson(contentType, body);
   if (isRecord(json)) {
     const code = json['error'];
@@ -31,7 +35,7 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
     if (firstLine) return { code: null, message: oneLine(firstLine) };
   }
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
-  if (title && title.trim() !== '') return { code: null, message: oneLine(title) };
+  if (title && title.trim() !== '') return { code: null, message: oneLine(decodeHtmlEntities(title)) };
   return { code: null, message: fallback };
 }
 
@@ -114,16 +118,34 @@ function isInt32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
 }
 
+// Bidirectional overrides and isolates (and the marks) can make a line read
+// differently from what it holds ("Trojan Source"); they are dropped.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /**
  * A server's words go to a terminal: strip control characters (escape sequences could
- * rewrite the screen), fold lines, and cap the length.
+ * rewrite the screen) and bidi controls, fold lines, hide the token, then cap the
+ * length. The token is masked before and after cleaning: removing a character
+ * could join the halves of a token split to slip past the mask.
  */
-export function oneLine(text: string): string {
-  const flat = text
+export function serverLine(text: string, mask: Mask = (same) => same): string {
+  const flat = mask(text)
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(BIDI_CONTROLS, '')
     .replace(/\s+/g, ' ')
     .trim();
-  return truncate(flat, MAX_MESSAGE);
+  return truncate(mask(flat), MAX_MESSAGE);
+}
+
+const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', sol: '/' };
+
+/** Character references in an HTML title, decoded so the user reads (and the mask sees) the real text. */
+export function decodeHtmlEntities(text: string): string {
+  return text.replace(/&(?:#x([0-9a-f]{1,6})|#(\d{1,7})|([a-z]{2,8}));?/gi, (whole, hex?: string, decimal?: string, name?: string) => {
+    const code = hex !== undefined ? Number.parseInt(hex, 16) : decimal !== undefined ? Number(decimal) : undefined;
+    if (code !== undefined) return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    return NAMED_ENTITIES[(name ?? '').toLowerCase()] ?? whole;
+  });
 }
 
 /** Cuts by code point, never between the halves of a surrogate pair. */

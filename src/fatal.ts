@@ -18,7 +18,7 @@ export function reportFatal(error: unknown, io: IO, options: FatalOptions): Exit
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
   const message = raw.replace(/\s*\n\s*/g, ' ');
-  if (options.json) io.out(fatalJson(exit, message));
+  if (options.json) io.outJson(fatalJson(exit, io.mask(message)));
   io.err(`${io.errStyle().red('plantstore:')} ${message}`);
   if (!known && options.debug && error instanceof Error && error.stack) {
     io.err(error.stack);

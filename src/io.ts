@@ -1,4 +1,6 @@
 import type { Chalk } from 'chalk';
+import { createMask, type Mask } from './secret-mask.js';
+import { MIN_TOKEN_CHARS } from './token.js';
 
 /** The few styles plantstore uses; plain functions when a stream gets no color. */
 export interface Style {
@@ -19,8 +21,18 @@ export interface IO {
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly stdinIsTTY: boolean;
-  /** Writes one line to stdout. Every secret registered with redact() is replaced by ***. */
+  /** Writes one line to stdout. Every secret registered with redact(), in any encoding, is replaced by ***. */
   out(line: string): void;
+  /**
+   * Writes one JSON line to stdout as is. Masking a serialized line could break
+   * it (a token `2024` would turn `"id":2024` into `"id":***`), so the caller
+   * masks the strings that can carry server text with mask() before serializing.
+   */
+  outJson(line: string): void;
+  /** Serializes an object whose every string is masked first, and writes it with outJson. */
+  outObject(value: Record<string, unknown>): void;
+  /** Replaces every registered secret in a piece of text: for values about to be serialized. */
+  mask(text: string): string;
   /** Writes one line to stdout as is: only for `auth token`, whose whole point is to print it. */
   outUnredacted(line: string): void;
   /**
@@ -64,10 +76,7 @@ interface Sink {
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
   let disabledByFlag = false;
   const secrets = new Set<string>();
-  const scrub = (text: string): string => {
-    for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join('***');
-    return text;
-  };
+  let scrub: Mask = (text) => text;
   const styles = new Map<Sink, Style>();
   const styleFor = (sink: Sink): Style => {
     let style = styles.get(sink);
@@ -83,12 +92,18 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
     stderrIsTTY: stderr.isTTY === true,
     stdinIsTTY,
     out: (line) => void stdout.write(`${scrub(line)}\n`),
+    outJson: (line) => void stdout.write(`${line}\n`),
+    outObject: (value) =>
+      void stdout.write(`${JSON.stringify(value, (_key, field: unknown) => (typeof field === 'string' ? scrub(field) : field))}\n`),
+    mask: (text) => scrub(text),
     outUnredacted: (line) => void stdout.write(`${line}\n`),
     err: (line) => void stderr.write(`${scrub(line)}\n`),
     errText: (text) => void stderr.write(scrub(text)),
     redact: (secret) => {
-      // A very short "secret" would shred ordinary words; tokens are validated longer in practice.
-      if (secret.length >= 4) secrets.add(secret);
+      // A very short "secret" would shred ordinary words; such a token is refused before use anyway.
+      if (secret.length < MIN_TOKEN_CHARS || secrets.has(secret)) return;
+      secrets.add(secret);
+      scrub = createMask(secrets);
     },
     outStyle: () => styleFor(stdout),
     errStyle: () => styleFor(stderr),

@@ -24,7 +24,7 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
       if (unsent > MAX_UNSENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${unsent - MAX_UNSENT_LINES} more plants not sent`);
     },
     result(result) {
-      if (mode.json) io.out(resultJson(result));
+      if (mode.json) io.outJson(resultJson(result, io.mask));
       if (result.deleted) {
         if (!mode.json && !mode.quiet) io.out(successLine(io, `Deleted plant ${result.id}`));
       } else if (result.absent) {
@@ -51,8 +51,10 @@ export function failureLine(io: IO, result: NotDeleted): string {
 /**
  * Ids are int64: written as bare JSON numbers with their exact digits, which
  * JSON.stringify cannot do for values past 2^53, so the line is assembled by hand.
+ * The message, the one field that can carry a server's words, is masked before it
+ * is serialized; the line itself never is (see IO.outJson).
  */
-export function resultJson(result: DeleteResult): string {
+export function resultJson(result: DeleteResult, mask: (text: string) => string = (text) => text): string {
   if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}}`;
   if (result.absent) return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}}`;
   const fields = [
@@ -60,7 +62,7 @@ export function resultJson(result: DeleteResult): string {
     `"deleted":false`,
     `"status":${result.status ?? 'null'}`,
     `"error":${result.error ?? 'null'}`,
-    `"message":${JSON.stringify(result.message)}`,
+    `"message":${JSON.stringify(mask(result.message))}`,
     `"exit":${result.exit}`,
   ];
   if (!result.attempted) fields.push(`"attempted":false`);

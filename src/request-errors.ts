@@ -1,6 +1,8 @@
-import { oneLine } from './error-body.js';
+import { serverLine } from './error-body.js';
 import { Exit, type ExitCode } from './errors.js';
+import { NOT_LOOPBACK } from './loopback-lookup.js';
 import { isRetryableErrorCode } from './retry.js';
+import type { Mask } from './secret-mask.js';
 
 export interface DescribedError {
   message: string;
@@ -39,6 +41,8 @@ export interface ErrorContext {
   baseUrl: string;
   /** The proxy in use, already masked. */
   proxy: string | undefined;
+  /** Hides the token in lower layers' words (a certificate name, a quoted header) before they are cut to length. */
+  mask?: Mask;
 }
 
 /** Turns what undici or the socket threw into one line, an exit code and a retry verdict. */
@@ -64,12 +68,20 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
       answerLost,
     };
   }
-  const text = messageOf(error);
+  const text = messageOf(error, context.mask);
   if (context.proxy && /^Proxy response \((\d+)\)/.test(text)) {
     const status = /\((\d+)\)/.exec(text)?.[1];
     return {
       message: `proxy ${context.proxy} refused to connect to ${host} (HTTP ${status} to CONNECT)`,
       exit: Exit.network,
+      retryable: false,
+      answerLost: false,
+    };
+  }
+  if (code === NOT_LOOPBACK) {
+    return {
+      message: `refusing to send the token over plain http: ${text}`,
+      exit: Exit.config,
       retryable: false,
       answerLost: false,
     };
@@ -113,9 +125,9 @@ function errorCode(error: unknown): string {
   return '';
 }
 
-function messageOf(error: unknown): string {
+function messageOf(error: unknown, mask: Mask | undefined): string {
   // Lower layers quote hostnames and certificate fields: clean them like a server's words.
-  return oneLine(error instanceof Error ? error.message : String(error)) || 'unknown error';
+  return serverLine(error instanceof Error ? error.message : String(error), mask) || 'unknown error';
 }
 
 function safeHost(baseUrl: string): string {

@@ -21,7 +21,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
   ctx.io.redact(token);
   const config = ctx.config();
   await config.updateProfile(profile, (current) => ({ ...current, token, ...(baseUrl ? { 'base-url': baseUrl } : {}) }));
-  if (opts.global.json) ctx.io.out(JSON.stringify({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path }));
+  if (opts.global.json) ctx.io.outObject({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path });
   ctx.io.err(`${ctx.io.errStyle().green('✓')} Token stored for profile '${profile}' in ${config.path}`);
   if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err(`note: PLANTSTORE_TOKEN is set and takes precedence over the stored token`);
   return Exit.ok;
@@ -56,14 +56,12 @@ export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): 
   if (token) ctx.io.redact(token.value);
   const baseUrl = resolveBaseUrl(opts.global, ctx.env, ctx.config, profile);
   if (opts.global.json) {
-    ctx.io.out(
-      JSON.stringify({
-        profile,
-        token: token ? { masked: maskToken(token.value), source: token.source } : null,
-        baseUrl: baseUrl ? { value: baseUrl.value, source: baseUrl.source } : null,
-        configPath: ctx.config().path,
-      }),
-    );
+    ctx.io.outObject({
+      profile,
+      token: token ? { masked: maskToken(token.value), source: token.source } : null,
+      baseUrl: baseUrl ? { value: baseUrl.value, source: baseUrl.source } : null,
+      configPath: ctx.config().path,
+    });
   } else {
     ctx.io.out(`Profile:  ${profile}`);
     ctx.io.out(`Token:    ${token ? `${maskToken(token.value)} (from ${token.source})` : 'none'}`);

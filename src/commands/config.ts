@@ -23,7 +23,7 @@ export async function runConfig(opts: ConfigOptions, ctx: Context): Promise<Exit
   if (opts.action === 'list') {
     const stored = config.profile(profile);
     const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
-    if (opts.global.json) ctx.io.out(JSON.stringify({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null }));
+    if (opts.global.json) ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null });
     else for (const [key, value] of entries) ctx.io.out(`${key}=${value}`);
     return Exit.ok;
   }
@@ -36,7 +36,8 @@ export async function runConfig(opts: ConfigOptions, ctx: Context): Promise<Exit
         ctx.io.err(`${key} is not set for profile '${profile}'`);
         return Exit.config;
       }
-      ctx.io.out(opts.global.json ? JSON.stringify({ profile, key, value }) : value);
+      if (opts.global.json) ctx.io.outObject({ profile, key, value });
+      else ctx.io.out(value);
       return Exit.ok;
     }
     case 'set': {

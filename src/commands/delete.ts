@@ -113,7 +113,7 @@ function parseConcurrency(raw: string | undefined): number {
 function printDryRun(ids: IdList, target: Target, opts: DeleteOptions, ctx: Context): ExitCode {
   for (const id of ids) {
     const url = plantUrl(target.baseUrl, id);
-    if (opts.global.json) ctx.io.out(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(url)}}`);
+    if (opts.global.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
     else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
   }
   ctx.io.err(`dry run: ${ids.size} request${ids.size === 1 ? '' : 's'} not sent (profile '${target.profile}')`);

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import { createCa, type HttpsServer, issue, OPENSSL, startHttpsServer } from '../helpers/certificates.js';
 import { answer, type HostileServer, modes, type Script, startHostileServer, writeHead } from '../helpers/hostile-server.js';
+import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
 import { closedPort } from '../helpers/scripted-server.js';
 import { runTimed, type TimedResult } from '../helpers/timed.js';
 
@@ -67,11 +68,22 @@ const echoScript: Script = (exchange) => {
         { ...json, 'content-encoding': 'gzip' },
         gzipSync(JSON.stringify({ error: 11, message: `zipped ${sent}` })),
       );
+    case '12':
+      // Cut to 300 characters, this message would end with a prefix of the token.
+      return answer(exchange, 400, json, JSON.stringify({ error: 12, message: `${'x'.repeat(276)} ${sent}` }));
+    case '13':
+      return answer(exchange, 302, { ...echoHeader, location: `https://collector.example/next?t=${percentEncodeAll(sent)}` });
+    case '14':
+      return answer(exchange, 500, { 'content-type': 'text/html' }, `<html><title>${entityEncodeAll(sent)}</title></html>`);
+    case '15':
+      return answer(exchange, 400, { ...json, 'x-echo-base64': Buffer.from(sent).toString('base64') }, '{"error":15,"message":"b64"}');
     default:
       return modes.reply(400, json, JSON.stringify({ error: 99, message: `unknown plant, ${sent}` }))(exchange);
   }
 };
-const ECHO_IDS = Array.from({ length: 12 }, (_, i) => String(i + 1));
+const ECHO_IDS = Array.from({ length: 16 }, (_, i) => String(i + 1));
+const percentEncodeAll = (text: string): string => Array.from(text, (c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+const entityEncodeAll = (text: string): string => Array.from(text, (c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
 /** Short deadlines and no waiting between attempts: retries happen, quickly. */
 const FAST = ['--timeout', '0.5', '--retries', '1', '--max-retry-wait', '0'];
 
@@ -117,10 +129,14 @@ async function plantstore(args: string[], env: Record<string, string>, input?: s
 
 /** Case-insensitive: host names and some layers fold case, and a folded token is still most of the secret. */
 const ANY_CASE = new RegExp(TOKEN, 'i');
+/** Its first ten characters: what a message cut to length before masking would have shown. */
+const PREFIX = new RegExp(TOKEN.slice(0, 10), 'i');
 
 function expectNoToken(run: TimedResult, expect: ExpectStatic): void {
-  expect(run.stdout).not.toMatch(ANY_CASE);
-  expect(run.stderr).not.toMatch(ANY_CASE);
+  for (const output of [run.stdout, run.stderr]) {
+    expect(output).not.toMatch(ANY_CASE);
+    expect(output).not.toMatch(PREFIX);
+  }
 }
 
 interface Case {
@@ -232,9 +248,27 @@ const cases: Case[] = [
     shows: () => 'junk-token',
   },
   {
-    name: 'a refused proxy, --verbose',
-    args: () => [...FAST, '--verbose', 'delete', '1'],
-    env: () => ({ ...sources.env(), HTTP_PROXY: `http://user:${TOKEN}@127.0.0.1:${refusedPort}` }),
+    name: 'a *.localhost name over plain http, which DNS could send anywhere',
+    args: () => ['--base-url', echo.url.replace('127.0.0.1', 'plants.localhost'), 'delete', '1'],
+    env: sources.env,
+    exit: 3,
+    shows: () => 'refusing to send the token over plain http to plants.localhost',
+  },
+  {
+    name: 'proxies on another host set for a loopback target, --verbose',
+    args: () => ['--verbose', 'delete', '1'],
+    env: () => ({
+      ...sources.env(),
+      HTTP_PROXY: `http://${REMOTE_ADDRESS ?? '192.0.2.1'}:9`,
+      http_proxy: `http://${REMOTE_ADDRESS ?? '192.0.2.1'}:9`,
+    }),
+    exit: 0,
+    shows: () => '/plants/1 (direct)',
+  },
+  {
+    name: 'a refused proxy whose password is the token, --verbose',
+    args: () => [...FAST, '--verbose', '--base-url', 'https://plants.example.com', 'delete', '1'],
+    env: () => ({ PLANTSTORE_TOKEN: TOKEN, HTTPS_PROXY: `http://user:${TOKEN}@127.0.0.1:${refusedPort}` }),
     exit: 7,
     shows: () => 'via proxy http://***@127.0.0.1',
   },
@@ -247,6 +281,8 @@ describe.concurrent('the token is printed nowhere', () => {
     expect(run.code).toBe(c.exit);
     expectNoToken(run, expect);
     if (c.shows) expect(`${run.stdout}${run.stderr}`).toContain(c.shows());
+    // Masking never breaks a JSON line: it applies to strings before they are serialized.
+    if (c.args().includes('--json')) for (const line of run.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     expect(run.ms).toBeLessThan(2 * 500 + SLACK_MS);
   });
 });

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createCa, type HttpsServer, type Issued, issue, OPENSSL, startHttpsServer } from '../helpers/certificates.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { startForwardProxy } from '../helpers/forward-proxy.js';
 import { runTimed } from '../helpers/timed.js';
 
 const TOKEN = 'tls-Token-9d04c7e2a1';
@@ -82,16 +81,6 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
     expect(run.stderr.split('\n')).toHaveLength(2);
     expect(server.requests).toHaveLength(0);
     expect(run.ms).toBeLessThan(SLACK_MS);
-  });
-
-  it('tunnels through an HTTPS_PROXY with CONNECT, trusting --cacert: exit 0', async () => {
-    const server = await serve(good);
-    const proxy = await startForwardProxy();
-    onTestFinished(() => proxy.close());
-    const run = await runTimed(['--cacert', ca.certFile, 'delete', '42'], { env: env(server, { HTTPS_PROXY: proxy.url }) });
-    expect(run).toMatchObject({ code: 0, stdout: 'Deleted plant 42\n' });
-    expect(proxy.requests).toEqual([expect.objectContaining({ kind: 'connect', target: `127.0.0.1:${server.port}` })]);
-    expect(server.requests).toEqual(['/plants/42']);
   });
 
   describe('a --cacert that cannot be used: exit 3 before anything is sent', () => {

@@ -98,8 +98,8 @@ export interface HttpsServer {
   close(): Promise<void>;
 }
 
-/** An https server on loopback answering 204 to everything, with the given certificate (and chain). */
-export async function startHttpsServer(cert: string, key: string): Promise<HttpsServer> {
+/** An https server (on loopback unless `host` says otherwise) answering 204 to everything, with the given certificate (and chain). */
+export async function startHttpsServer(cert: string, key: string, host = '127.0.0.1'): Promise<HttpsServer> {
   const state = { requests: [] as string[], connections: 0 };
   const server = https.createServer({ cert, key }, (req, res) => {
     state.requests.push(req.url ?? '');
@@ -107,10 +107,10 @@ export async function startHttpsServer(cert: string, key: string): Promise<Https
   });
   server.on('connection', () => (state.connections += 1));
   server.on('tlsClientError', () => {}); // the client refusing our certificate is the point
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `https://127.0.0.1:${port}`,
+    url: `https://${host}:${port}`,
     port,
     get requests() {
       return state.requests;

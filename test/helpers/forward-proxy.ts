@@ -24,6 +24,8 @@ export interface ForwardProxy {
 export interface ProxyOptions {
   /** Answer every CONNECT with this status (e.g. 407) instead of opening the tunnel. */
   refuseConnect?: number;
+  /** The address to listen on; loopback by default. */
+  host?: string;
 }
 
 // Hop-by-hop headers a proxy must not pass on (RFC 9110 §7.6.1).
@@ -78,10 +80,11 @@ export async function startForwardProxy(options: ProxyOptions = {}): Promise<For
     socket.on('close', () => sockets.delete(socket));
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     requests,
     close: () =>

@@ -1,11 +1,13 @@
+import dns from 'node:dns';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPlantApi, type PlantApi } from '../../src/api.js';
 import { userAgent } from '../../src/context.js';
 import { Exit } from '../../src/errors.js';
 import type { DeleteResult, NotDeleted } from '../../src/result.js';
+import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
 
 const BASE = 'https://api.example.com';
 const TOKEN = 'test-token-0123456789abcdef';
@@ -45,7 +47,7 @@ function failure(result: DeleteResult): NotDeleted {
 let unmatched: string[] = [];
 const onNoMatch = (request: Request): void => {
   // The loopback tests below talk to a real server on purpose.
-  if (new URL(request.url).hostname !== '127.0.0.1') unmatched.push(`${request.method} ${request.url}`);
+  if (!['127.0.0.1', 'localhost'].includes(new URL(request.url).hostname)) unmatched.push(`${request.method} ${request.url}`);
 };
 
 beforeAll(() => {
@@ -334,5 +336,95 @@ describe('a body cut short, on loopback', () => {
       exit: Exit.apiRefused,
       attempted: true,
     });
+  });
+});
+
+describe('what --verbose shows of an answer', () => {
+  let server: net.Server;
+  let base: string;
+  const encoded = Array.from(TOKEN, (c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+
+  beforeEach(async () => {
+    nock.enableNetConnect('127.0.0.1');
+    // Raw bytes: Node's own HTTP server refuses to send such header values.
+    server = net.createServer((socket) => {
+      socket.once('data', () => {
+        const body = Buffer.from('{"error":3,"message":"no \u202egnp.exe\u202c here"}');
+        const head = [
+          'HTTP/1.1 400 Bad Request',
+          'content-type: application/json',
+          `content-length: ${body.length}`,
+          // C1 CSI: as good as ESC [ to a terminal, and legal in a header value (obs-text).
+          'x-screen: a\u009b2Jb\u009b0m',
+          `x-echo: next=${encoded}`,
+          `x-echo-b64: ${Buffer.from(`Bearer ${TOKEN}`).toString('base64')}`,
+        ].join('\r\n');
+        socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    nock.disableNetConnect();
+  });
+
+  it('cleans header values and messages of control and bidi characters, and masks the token in any encoding', async () => {
+    const lines: string[] = [];
+    const client = createPlantApi({
+      target: { profile: 'default', baseUrl: base, token: TOKEN },
+      userAgent: UA,
+      timeoutMs: 5000,
+      retries: 0,
+      maxRetryWaitMs: 0,
+      env: {},
+      trace: (line) => lines.push(line),
+    });
+    apis.push(client);
+    expect(failure(await client.deletePlant('42', live())).message).toBe('no gnp.exe here');
+    const traced = lines.join('\n');
+    expect(traced).toContain('[42] < x-screen: a 2Jb 0m');
+    expect(traced).toContain('[42] < x-echo: next=***');
+    // What is left is the base64 of "Bearer", none of the token.
+    expect(traced).toMatch(/\[42\] < x-echo-b64: QmVhcmVy\*\*\*$/m);
+    expect(traced).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+});
+
+describe.skipIf(REMOTE_ADDRESS === undefined)('http://localhost, pinned to this machine', () => {
+  let remote: http.Server;
+  let port: number;
+  let reached = 0;
+
+  beforeEach(async () => {
+    nock.enableNetConnect('localhost');
+    remote = http.createServer((_request, response) => {
+      reached += 1;
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => remote.listen(0, REMOTE_ADDRESS, resolve));
+    port = (remote.address() as AddressInfo).port;
+  });
+
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    remote.closeAllConnections();
+    await new Promise<void>((resolve) => remote.close(() => resolve()));
+    nock.disableNetConnect();
+  });
+
+  it('refuses (exit 3) when localhost resolves to another host, which receives nothing', async () => {
+    // A hosts file or resolver that sends "localhost" to another machine.
+    vi.spyOn(dns, 'lookup').mockImplementation(((_host: string, _options: unknown, callback: (e: null, a: unknown) => void) =>
+      callback(null, [{ address: REMOTE_ADDRESS, family: 4 }])) as never);
+    const result = failure(await api(`http://localhost:${port}`).deletePlant('42', live()));
+    expect(result).toMatchObject({
+      exit: Exit.config,
+      status: null,
+      message: `refusing to send the token over plain http: localhost resolved to ${REMOTE_ADDRESS}, not to this machine`,
+    });
+    expect(reached).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ErrorDetails, oneLine, parseErrorBody, statusText } from '../../src/error-body.js';
+import { decodeHtmlEntities, type ErrorDetails, parseErrorBody, serverLine, statusText } from '../../src/error-body.js';
 import { Exit, exitForStatus } from '../../src/errors.js';
+import { createMask } from '../../src/secret-mask.js';
 
 const JSON_TYPE = 'application/json';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -111,15 +112,48 @@ describe('parseErrorBody', () => {
   });
 });
 
-describe('oneLine', () => {
+describe('serverLine', () => {
   it.each([
     ['a\nb', 'a b'],
     ['  a \r\n\t b  ', 'a b'],
     ['\u001b[1mbold\u001b[0m', '[1mbold [0m'],
     ['x\u2028y', 'x y'],
+    ['C1 CSI \u009b2J here', 'C1 CSI 2J here'],
+    ['right-to-left \u202eevil\u202c and \u2066isolate\u2069 \u200fmark', 'right-to-left evil and isolate mark'],
     ['', ''],
   ])('%j -> %j', (input, output) => {
-    expect(oneLine(input)).toBe(output);
+    expect(serverLine(input)).toBe(output);
+  });
+
+  const TOKEN = 'Sekr3t-Token_0123456789';
+  const mask = createMask([TOKEN]);
+
+  it.each([
+    ['at the end of a long message', `${'x'.repeat(290)} ${TOKEN}`],
+    ['at the end of a 600-character message', `${'y'.repeat(600 - TOKEN.length)}${TOKEN}`],
+    ['split by a control character that cleaning removes', `${'z'.repeat(280)} ${TOKEN.slice(0, 6)}\u202e${TOKEN.slice(6)}`],
+  ])('masks the token before cutting the line to length (%s)', (_name, text) => {
+    const line = serverLine(text, mask);
+    expect(line.length).toBeLessThanOrEqual(301);
+    // Not even a prefix of the token survives the cut.
+    expect(line).not.toContain(TOKEN.slice(0, 6));
+  });
+});
+
+describe('decodeHtmlEntities', () => {
+  it.each([
+    ['a&#x2F;b&#47;c&sol;d', 'a/b/c/d'],
+    ['&lt;b&gt; &amp; &quot;q&quot; &#X41;&#65', '<b> & "q" AA'],
+    ['&unknown; &#0; &#x110000;', '&unknown; &#0; &#x110000;'],
+  ])('%j -> %j', (input, output) => {
+    expect(decodeHtmlEntities(input)).toBe(output);
+  });
+
+  it('lets the mask find a token written with character references in a <title>', () => {
+    const token = 'abc/def+ghi=';
+    const html = `<html><title>denied for ${token.replace('/', '&#x2F;').replace('+', '&#43;')}</title></html>`;
+    const { message } = parseErrorBody(403, 'text/html', html, createMask([token]));
+    expect(message).toBe('denied for ***');
   });
 });
 

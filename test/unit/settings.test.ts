@@ -190,25 +190,37 @@ describe('resolveTarget', () => {
     expect(resolveTarget({}, e, configFor(e))).toEqual({ profile: 'work', baseUrl: 'https://api.example.com/v1', token: TOKEN });
   });
 
-  it.each(['http://127.0.0.1:8080', 'http://localhost:3000', 'http://[::1]:9000', 'http://127.1.2.3', 'http://app.localhost'])(
-    'allows plain http to loopback %s',
-    (baseUrl) => {
-      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-      expect(resolveTarget({ baseUrl }, e, configFor(e)).baseUrl).toBe(baseUrl);
-    },
-  );
+  it.each([
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['http://localhost:3000', 'http://localhost:3000'],
+    ['http://[::1]:9000', 'http://[::1]:9000'],
+    ['http://127.1.2.3', 'http://127.1.2.3'],
+    ['http://[::ffff:127.0.0.1]:81', 'http://[::ffff:7f00:1]:81'],
+    ['http://127.1', 'http://127.0.0.1'],
+  ])('allows plain http to loopback %s', (baseUrl, normalized) => {
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    expect(resolveTarget({ baseUrl }, e, configFor(e)).baseUrl).toBe(normalized);
+  });
 
-  it.each(['http://api.example.com', 'http://10.0.0.1', 'http://127.0.0.1.example.com', 'http://[::2]'])(
-    'refuses plain http to the remote host %s (exit 3)',
-    (baseUrl) => {
-      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-      const error = thrown(() => resolveTarget({ baseUrl }, e, configFor(e)));
-      expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).exit).toBe(3);
-      expect((error as ConfigError).message).toMatch(/refusing to send the token over plain http/);
-      expect((error as ConfigError).message).not.toContain(ENV_TOKEN);
-    },
-  );
+  it.each([
+    'http://api.example.com',
+    'http://10.0.0.1',
+    'http://127.0.0.1.example.com',
+    'http://[::2]',
+    // A resolver may send these names to DNS, and DNS may answer with any address.
+    'http://app.localhost',
+    'http://localhost.',
+    'http://localhost.example.com',
+    'http://[::ffff:10.0.0.1]',
+    'http://0.0.0.0',
+  ])('refuses plain http to the remote host %s (exit 3)', (baseUrl) => {
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    const error = thrown(() => resolveTarget({ baseUrl }, e, configFor(e)));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toMatch(/refusing to send the token over plain http/);
+    expect((error as ConfigError).message).not.toContain(ENV_TOKEN);
+  });
 
   it('a missing base URL is exit 3', () => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
