@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { runLogin, runLogout, runStatus, runToken } from './commands/auth.js';
 import { type ConfigOptions, runConfig } from './commands/config.js';
 import { runDelete } from './commands/delete.js';
-import { DEFAULT_SANDBOX_TOKEN, runSandbox } from './commands/sandbox.js';
+import { DEFAULT_SANDBOX_TOKEN, runSandbox, SANDBOX_TOKEN_ENV } from './commands/sandbox.js';
 import type { Context } from './context.js';
 import { EXIT_CODE_HELP, Exit, type ExitCode, UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
@@ -150,15 +150,21 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .command('sandbox')
     .description('run a local Plant Store server for trying plantstore out')
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default('8080'))
-    .addOption(new Option('--host <addr>', 'address to listen on').default('127.0.0.1'))
-    .addOption(new Option('--token <t>', 'bearer token the sandbox accepts').default(DEFAULT_SANDBOX_TOKEN))
+    .addOption(new Option('--host <addr>', 'address to listen on; any but loopback opens the sandbox to the network').default('127.0.0.1'))
+    .addOption(
+      new Option(
+        '--token <t>',
+        `bearer token the sandbox accepts, for throwaway tokens: other users see it in ps (prefer env ${SANDBOX_TOKEN_ENV}; default "${DEFAULT_SANDBOX_TOKEN}")`,
+      ),
+    )
     .addOption(new Option('--plants <n>', 'number of plants to start with (ids 1..n)').default('100'))
+    .addHelpText('after', `\nEnvironment: ${SANDBOX_TOKEN_ENV}, the token the sandbox accepts (unlike --token, not shown by ps)`)
     .action(act((global, command) => runSandbox({ ...(command.opts() as SandboxFlags), global }, ctx)));
 
   return program;
 }
 
-type SandboxFlags = { port: string; host: string; token: string; plants: string };
+type SandboxFlags = { port: string; host: string; token?: string; plants: string };
 
 function defined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };

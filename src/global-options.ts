@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { NetworkOptions } from './api.js';
+import { MAX_CA_BUNDLE_BYTES, readFileUpTo } from './bounded-read.js';
 import { ConfigError, UsageError } from './errors.js';
 import type { Env } from './io.js';
 import type { OutputMode } from './output.js';
@@ -70,12 +70,19 @@ function count(value: { raw: string; source: string; Problem: Problem }, max: nu
 }
 
 function readPem(file: string, source: string): string {
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    // Bounded: --cacert /dev/zero, or a FIFO that never ends, stops here instead of filling memory.
+    bytes = readFileUpTo(file, MAX_CA_BUNDLE_BYTES);
   } catch (error) {
     throw new ConfigError(`cannot read the CA bundle ${file} (from ${source}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
+  if (bytes === undefined) {
+    throw new ConfigError(
+      `the CA bundle ${file} (from ${source}) holds more than ${MAX_CA_BUNDLE_BYTES / (1024 * 1024)} MiB: too large to be a PEM bundle of CA certificates`,
+    );
+  }
+  const text = bytes.toString('utf8');
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ConfigError(`${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   }

@@ -1,14 +1,21 @@
 import type { Stdin } from './context.js';
 import { InterruptedError, UsageError } from './errors.js';
 
-/** Reads all of stdin, refusing more than `limit` characters (a token is short; a file piped by mistake is not). */
+/**
+ * Reads all of stdin, refusing more than `limit` bytes (a token is short; a file piped by
+ * mistake, or /dev/zero, is not). Reading stops at the first byte past the limit: the
+ * rest is never pulled, and leaving the loop destroys the stream.
+ */
 export async function readAllStdin(stdin: Stdin, limit: number): Promise<string> {
-  let text = '';
+  const chunks: Buffer[] = [];
+  let total = 0;
   for await (const chunk of stdin) {
-    text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    if (text.length > limit) throw new UsageError(`standard input holds more than ${limit} characters; pipe just the token`);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (total + bytes.length > limit) throw new UsageError(`standard input holds more than ${limit} bytes; pipe just the token`);
+    chunks.push(bytes);
+    total += bytes.length;
   }
-  return text;
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /**

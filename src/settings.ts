@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { assertSafeForToken, normalizeBaseUrl } from './base-url.js';
+import { MAX_TOKEN_INPUT_BYTES, readFileUpTo } from './bounded-read.js';
 import { type ConfigFile, checkProfileName } from './config.js';
 import { AuthError, ConfigError } from './errors.js';
 import type { Env } from './io.js';
-import { MAX_TOKEN_BYTES, normalizeToken } from './token.js';
+import { normalizeToken } from './token.js';
 
 /** A resolved value and where it came from, so `auth status` and errors can say so. */
 export interface Sourced {
@@ -66,15 +66,17 @@ export function resolveToken(env: Env, config: () => ConfigFile, profile: string
 }
 
 function readTokenFile(file: string, origin: string): string {
+  let bytes: Buffer | undefined;
   try {
-    // Twice the token limit is plenty; a larger file is not a token file.
-    const text = readFileSync(file, 'utf8');
-    if (text.length > 2 * MAX_TOKEN_BYTES) throw new ConfigError(`token file ${file} (from ${origin}) is too large to hold a token`);
-    return text;
+    // Bounded: /dev/zero, a FIFO that never ends or a huge file cost at most this much.
+    bytes = readFileUpTo(file, MAX_TOKEN_INPUT_BYTES);
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
     throw new ConfigError(`cannot read token file ${file} (from ${origin}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
+  if (bytes === undefined) {
+    throw new ConfigError(`token file ${file} (from ${origin}) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`);
+  }
+  return bytes.toString('utf8');
 }
 
 // A malformed token already in the environment or the file is a configuration problem, not a typo on this command line.

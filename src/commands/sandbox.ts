@@ -1,40 +1,52 @@
+import { isLoopbackHost } from '../base-url.js';
 import type { Context } from '../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
+import type { Env } from '../io.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { normalizeToken } from '../token.js';
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
+export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';
 
 export interface SandboxCommandOptions {
   port: string;
   host: string;
-  token: string;
+  /** --token; argv is visible to other users, so PLANTSTORE_SANDBOX_TOKEN is the better way. */
+  token?: string;
   plants: string;
   global: GlobalOptions;
 }
 
+export interface SandboxToken {
+  value: string;
+  source: '--token' | typeof SANDBOX_TOKEN_ENV | 'default';
+}
+
 /**
- * Serves the spec on loopback until Ctrl-C / SIGTERM. The first stdout line is the
- * base URL and nothing else, so scripts can read it with `head -1`.
+ * Serves the spec until Ctrl-C / SIGTERM. The first stdout line is a base URL
+ * plantstore accepts and nothing else, so scripts can read it with `head -1`.
  */
 export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Promise<ExitCode> {
   const port = wholeNumber(opts.port, '--port', 65_535);
   const plants = wholeNumber(opts.plants, '--plants', 10_000_000);
-  const token = normalizeToken(opts.token, '--token');
+  if (opts.host.trim() === '') throw new UsageError(`invalid --host '': give an address to listen on, such as 127.0.0.1`);
+  const token = resolveSandboxToken(opts.token, ctx.env);
   const { startSandbox } = await import('../sandbox/server.js');
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox({ host: opts.host, port, token, plants, log: (line) => ctx.io.err(line) });
+    sandbox = await startSandbox({ host: opts.host, port, token: token.value, plants, log: (line) => ctx.io.err(line) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new ConfigError(`cannot listen on ${opts.host}:${port} (${code}): pick another with --port (0 picks a free one)`);
   }
-  ctx.io.out(sandbox.url);
-  ctx.io.err(`Plant Store sandbox: plants 1..${plants}. Ctrl-C stops it. To use it:`);
-  // A token chosen with --token is the user's to know; only the public default is echoed.
-  const shownToken = opts.token === DEFAULT_SANDBOX_TOKEN ? DEFAULT_SANDBOX_TOKEN : '<your --token>';
-  ctx.io.err(`  echo ${shownToken} | plantstore auth login --with-token --base-url ${sandbox.url}`);
+  const listening = describeListening(opts.host, sandbox.url, token);
+  ctx.io.out(listening.baseUrl);
+  for (const line of listening.warnings) ctx.io.err(line);
+  ctx.io.err(`Plant Store sandbox: plants 1..${plants}. Ctrl-C stops it.${listening.usableByPlantstore ? ' To use it:' : ''}`);
+  if (listening.usableByPlantstore) {
+    ctx.io.err(`  echo ${shownToken(token)} | plantstore auth login --with-token --base-url ${listening.baseUrl}`);
+  }
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -42,6 +54,91 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Pro
   await sandbox.close();
   ctx.io.err('sandbox stopped');
   return Exit.ok;
+}
+
+/**
+ * --token, else PLANTSTORE_SANDBOX_TOKEN, else the public default. Checked like any
+ * bearer token. An empty variable is refused rather than skipped: falling back to the
+ * public token because `$SECRET` was unset would open the sandbox to anyone.
+ */
+export function resolveSandboxToken(flag: string | undefined, env: Env): SandboxToken {
+  if (flag !== undefined) return { value: checkSandboxToken(flag, '--token', UsageError), source: '--token' };
+  const fromEnv = env[SANDBOX_TOKEN_ENV];
+  if (fromEnv !== undefined) return { value: checkSandboxToken(fromEnv, SANDBOX_TOKEN_ENV, ConfigError), source: SANDBOX_TOKEN_ENV };
+  return { value: DEFAULT_SANDBOX_TOKEN, source: 'default' };
+}
+
+function checkSandboxToken(raw: string, source: string, Problem: typeof UsageError | typeof ConfigError): string {
+  if (raw.trim() === '') {
+    const instead = source === '--token' ? 'leave --token out' : `unset ${SANDBOX_TOKEN_ENV}`;
+    throw new Problem(
+      `the sandbox token (from ${source}) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or ${instead} for the public default ${DEFAULT_SANDBOX_TOKEN}`,
+    );
+  }
+  try {
+    return normalizeToken(raw, source);
+  } catch (error) {
+    // normalizeToken speaks to a login; nothing is stored here.
+    throw new Problem((error as Error).message.replace('; nothing was stored', ''));
+  }
+}
+
+// The env variable's name, not its value: the user's own shell expands it.
+function shownToken(token: SandboxToken): string {
+  if (token.value === DEFAULT_SANDBOX_TOKEN) return DEFAULT_SANDBOX_TOKEN;
+  return token.source === SANDBOX_TOKEN_ENV ? `"$${SANDBOX_TOKEN_ENV}"` : '<your --token>';
+}
+
+/** The loopback address that reaches a wildcard bind. */
+const WILDCARD_LOOPBACK = new Map([
+  ['0.0.0.0', '127.0.0.1'],
+  ['[::]', '[::1]'],
+]);
+
+export interface Listening {
+  /** The first stdout line: a URL plantstore will send the token to whenever there is one. */
+  baseUrl: string;
+  /** False when plantstore would refuse every URL of the sandbox (plain http to a non-loopback address). */
+  usableByPlantstore: boolean;
+  warnings: string[];
+}
+
+/**
+ * What to print for a sandbox listening on `host` (its URL as the server formats it).
+ * A wildcard bind serves loopback too, so the loopback URL is printed: plantstore
+ * refuses plain http to any other address. A specific non-loopback address is not
+ * reachable through loopback at all, so its own URL is printed, with why plantstore
+ * will not use it. Either way the sandbox is open to the network, which is said.
+ */
+export function describeListening(host: string, url: string, token: SandboxToken): Listening {
+  // As a URL writes it: '0' and '0x0' are 0.0.0.0, '0:0::0' is [::].
+  const hostname = URL.parse(url)?.hostname ?? host;
+  if (isLoopbackHost(hostname)) return { baseUrl: url, usableByPlantstore: true, warnings: [] };
+  const port = /:(\d+)$/.exec(url)?.[1] ?? '';
+  const publicToken =
+    token.value === DEFAULT_SANDBOX_TOKEN
+      ? `; its token is the public default ${DEFAULT_SANDBOX_TOKEN} (choose another with ${SANDBOX_TOKEN_ENV})`
+      : '';
+  const wildcard = WILDCARD_LOOPBACK.get(hostname);
+  if (wildcard) {
+    const baseUrl = `http://${wildcard}:${port}`;
+    return {
+      baseUrl,
+      usableByPlantstore: true,
+      warnings: [
+        `warning: the sandbox listens on every interface (${host}): anyone who can reach this machine on port ${port} and knows the token can delete its plants${publicToken}`,
+        `warning: from this machine use ${baseUrl} (the URL printed): plantstore sends a token over plain http only to loopback (127.0.0.1, ::1, localhost)`,
+      ],
+    };
+  }
+  return {
+    baseUrl: url,
+    usableByPlantstore: false,
+    warnings: [
+      `warning: the sandbox listens on ${host}, which is not a loopback address: anyone who can reach it on port ${port} and knows the token can delete its plants${publicToken}`,
+      `warning: plantstore sends a token over plain http only to loopback, so it will refuse ${url}; to use the sandbox from plantstore on this machine, run it with --host 127.0.0.1 (the default), or --host 0.0.0.0 and the base URL http://127.0.0.1:${port}`,
+    ],
+  };
 }
 
 function wholeNumber(raw: string, flag: string, max: number): number {

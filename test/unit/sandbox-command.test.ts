@@ -1,0 +1,290 @@
+// `plantstore sandbox` through the CLI wiring: where its token comes from, what it
+// refuses, and what it prints when it listens beyond loopback. Binds loopback only:
+// a wildcard or LAN bind is asked of a startSandbox that listens on 127.0.0.1 instead.
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import {
+  DEFAULT_SANDBOX_TOKEN,
+  describeListening,
+  resolveSandboxToken,
+  SANDBOX_TOKEN_ENV,
+  type SandboxToken,
+} from '../../src/commands/sandbox.js';
+import type { Context, Stdin } from '../../src/context.js';
+import { CliError, ConfigError, Exit, UsageError } from '../../src/errors.js';
+import { createIO, type Env } from '../../src/io.js';
+import * as server from '../../src/sandbox/server.js';
+import { thrown } from '../helpers/thrown.js';
+
+vi.mock('../../src/sandbox/server.js', async (importOriginal) => {
+  const real = await importOriginal<typeof server>();
+  return { ...real, startSandbox: vi.fn(real.startSandbox) };
+});
+
+const startSandbox = vi.mocked(server.startSandbox);
+const realStartSandbox = (await vi.importActual<typeof server>('../../src/sandbox/server.js')).startSandbox;
+
+afterEach(() => {
+  startSandbox.mockClear();
+});
+
+const ENV_TOKEN = 'from-the-env-0123';
+const FLAG_TOKEN = 'from-the-flag-4567';
+
+interface Running {
+  url: string;
+  stderr(): string;
+  stop(): Promise<{ exit?: number; error?: unknown; stdout: string; stderr: string }>;
+}
+
+/** Runs `plantstore sandbox --port 0 ...` in process; resolves once the base URL line is out. */
+async function sandbox(args: string[], env: Env = {}): Promise<Running> {
+  let stdout = '';
+  let stderr = '';
+  let firstLine: (line: string) => void = () => {};
+  const urlLine = new Promise<string>((resolve) => (firstLine = resolve));
+  const io = createIO(
+    {
+      write: (text: string) => {
+        stdout += text;
+        if (stdout.includes('\n')) firstLine(stdout.slice(0, stdout.indexOf('\n')));
+        return true;
+      },
+    },
+    {
+      write: (text: string) => {
+        stderr += text;
+        return true;
+      },
+    },
+    false,
+    env,
+  );
+  const interrupt = new AbortController();
+  const ctx: Context = {
+    io,
+    env,
+    stdin: Readable.from([]) as unknown as Stdin,
+    version: '0.0.0',
+    signal: interrupt.signal,
+    config: () => {
+      throw new Error('the sandbox must not open the config file');
+    },
+    api: () => {
+      throw new Error('the sandbox sends no requests');
+    },
+  };
+  const done = runCli(['sandbox', '--port', '0', ...args], ctx).then(
+    (exit) => ({ exit }),
+    (error: unknown) => ({ error }),
+  );
+  const url = await Promise.race([
+    urlLine,
+    // Ended before listening: the error it stopped with.
+    done.then((ended) => {
+      throw 'error' in ended ? ended.error : new Error(`the sandbox ended with ${ended.exit} before listening: ${stderr}`);
+    }),
+  ]);
+  return {
+    url,
+    stderr: () => stderr,
+    async stop() {
+      interrupt.abort('SIGTERM');
+      return { ...(await done), stdout, stderr };
+    },
+  };
+}
+
+async function status(url: string, token: string): Promise<number> {
+  const response = await fetch(`${url}/plants/1`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Runs a sandbox that must refuse to start; returns what it threw. */
+async function refused(args: string[], env: Env = {}): Promise<CliError> {
+  const error = await sandbox(args, env).then(
+    async (running) => {
+      await running.stop();
+      return new Error('the sandbox started');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CliError);
+  expect(startSandbox).not.toHaveBeenCalled();
+  return error as CliError;
+}
+
+describe('the sandbox token: --token, else PLANTSTORE_SANDBOX_TOKEN, else sandbox-token', () => {
+  it.each<[string, string[], Env, string, string]>([
+    ['the public default', [], {}, DEFAULT_SANDBOX_TOKEN, ENV_TOKEN],
+    ['PLANTSTORE_SANDBOX_TOKEN', [], { [SANDBOX_TOKEN_ENV]: ENV_TOKEN }, ENV_TOKEN, DEFAULT_SANDBOX_TOKEN],
+    ['--token over PLANTSTORE_SANDBOX_TOKEN', ['--token', FLAG_TOKEN], { [SANDBOX_TOKEN_ENV]: ENV_TOKEN }, FLAG_TOKEN, ENV_TOKEN],
+    ['surrounding whitespace forgiven', [], { [SANDBOX_TOKEN_ENV]: ` ${ENV_TOKEN}\n` }, ENV_TOKEN, DEFAULT_SANDBOX_TOKEN],
+  ])('%s', async (_name, args, env, accepted, rejected) => {
+    const running = await sandbox(args, env);
+    try {
+      expect(await status(running.url, accepted)).toBe(204);
+      expect(await status(running.url, rejected)).toBe(401);
+    } finally {
+      const stopped = await running.stop();
+      expect(stopped.exit).toBe(Exit.ok);
+      expect(stopped.stderr).toContain('sandbox stopped');
+    }
+  });
+
+  it.each<[string, string[], Env, string]>([
+    ['the default', [], {}, `  echo ${DEFAULT_SANDBOX_TOKEN} | plantstore auth login`],
+    ['PLANTSTORE_SANDBOX_TOKEN, by name', [], { [SANDBOX_TOKEN_ENV]: ENV_TOKEN }, `  echo "$${SANDBOX_TOKEN_ENV}" | plantstore auth login`],
+    ['--token, by a placeholder', ['--token', FLAG_TOKEN], {}, '  echo <your --token> | plantstore auth login'],
+  ])('the login hint shows %s, never a chosen token', async (_name, args, env, hint) => {
+    const running = await sandbox(args, env);
+    const { stdout, stderr } = await running.stop();
+    expect(stderr).toContain(`${hint} --with-token --base-url ${running.url}`);
+    for (const token of [ENV_TOKEN, FLAG_TOKEN]) expect(stdout + stderr).not.toContain(token);
+  });
+
+  it.each<[string, string[], Env, typeof UsageError, string]>([
+    [
+      'an empty --token (exit 2)',
+      ['--token', ''],
+      {},
+      UsageError,
+      `the sandbox token (from --token) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or leave --token out for the public default ${DEFAULT_SANDBOX_TOKEN}`,
+    ],
+    ['a blank --token (exit 2)', ['--token', '  '], {}, UsageError, 'the sandbox token (from --token) is empty: '],
+    [
+      'an empty PLANTSTORE_SANDBOX_TOKEN, not a silent fallback to the public token (exit 3)',
+      [],
+      { [SANDBOX_TOKEN_ENV]: '' },
+      ConfigError,
+      `the sandbox token (from ${SANDBOX_TOKEN_ENV}) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or unset ${SANDBOX_TOKEN_ENV} for the public default ${DEFAULT_SANDBOX_TOKEN}`,
+    ],
+    [
+      'a --token with a space inside (exit 2)',
+      ['--token', 'two words here'],
+      {},
+      UsageError,
+      'the token in --token has characters a bearer token cannot hold (whitespace, control or non-ASCII characters)',
+    ],
+    [
+      'a PLANTSTORE_SANDBOX_TOKEN with a control character (exit 3)',
+      [],
+      { [SANDBOX_TOKEN_ENV]: 'sandbox-\u0007token' },
+      ConfigError,
+      `the token in ${SANDBOX_TOKEN_ENV} has characters a bearer token cannot hold (whitespace, control or non-ASCII characters)`,
+    ],
+    ['an empty --host (exit 2)', ['--host', ''], {}, UsageError, "invalid --host '': give an address to listen on"],
+  ])('refuses %s before listening', async (_name, args, env, Problem, message) => {
+    const error = await refused(args, env);
+    expect(error).toBeInstanceOf(Problem);
+    expect(error.message.startsWith(message)).toBe(true);
+    // Not the login prompt's words: nothing is pasted and nothing is stored here.
+    expect(error.message).not.toMatch(/paste the token|nothing was stored/);
+  });
+
+  it('resolveSandboxToken names where the token came from', () => {
+    expect(resolveSandboxToken(undefined, {})).toEqual({ value: DEFAULT_SANDBOX_TOKEN, source: 'default' });
+    expect(resolveSandboxToken(undefined, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN })).toEqual({ value: ENV_TOKEN, source: SANDBOX_TOKEN_ENV });
+    expect(resolveSandboxToken(FLAG_TOKEN, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN })).toEqual({ value: FLAG_TOKEN, source: '--token' });
+    expect(thrown(() => resolveSandboxToken('', { [SANDBOX_TOKEN_ENV]: ENV_TOKEN }))).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('listening beyond loopback', () => {
+  const DEFAULT: SandboxToken = { value: DEFAULT_SANDBOX_TOKEN, source: 'default' };
+  const CHOSEN: SandboxToken = { value: ENV_TOKEN, source: SANDBOX_TOKEN_ENV };
+
+  it.each([
+    ['127.0.0.1', 'http://127.0.0.1:8080'],
+    ['127.0.0.2', 'http://127.0.0.2:8080'],
+    ['localhost', 'http://localhost:8080'],
+    ['::1', 'http://[::1]:8080'],
+  ])('%s: its own URL, no warning', (host, url) => {
+    expect(describeListening(host, url, DEFAULT)).toEqual({ baseUrl: url, usableByPlantstore: true, warnings: [] });
+  });
+
+  it.each([
+    ['0.0.0.0', 'http://0.0.0.0:8080', 'http://127.0.0.1:8080'],
+    ['0', 'http://0:8080', 'http://127.0.0.1:8080'],
+    ['::', 'http://[::]:8080', 'http://[::1]:8080'],
+    ['0:0::0', 'http://[0:0::0]:8080', 'http://[::1]:8080'],
+    ['0.0.0.0', 'http://0.0.0.0:80', 'http://127.0.0.1:80'],
+  ])('%s (every interface): the loopback URL, and a warning', (host, url, baseUrl) => {
+    const listening = describeListening(host, url, CHOSEN);
+    expect(listening.baseUrl).toBe(baseUrl);
+    expect(listening.usableByPlantstore).toBe(true);
+    expect(listening.warnings).toHaveLength(2);
+    expect(listening.warnings[0]).toBe(
+      `warning: the sandbox listens on every interface (${host}): anyone who can reach this machine on port ${/\d+$/.exec(url)?.[0]} and knows the token can delete its plants`,
+    );
+    expect(listening.warnings[1]).toBe(
+      `warning: from this machine use ${baseUrl} (the URL printed): plantstore sends a token over plain http only to loopback (127.0.0.1, ::1, localhost)`,
+    );
+  });
+
+  it.each([
+    ['192.0.2.7', 'http://192.0.2.7:8080'],
+    ['2001:db8::7', 'http://[2001:db8::7]:8080'],
+    ['sandbox.example', 'http://sandbox.example:8080'],
+  ])('%s (one address, not loopback): its own URL, a warning, and why plantstore refuses it', (host, url) => {
+    const listening = describeListening(host, url, CHOSEN);
+    expect(listening).toMatchObject({ baseUrl: url, usableByPlantstore: false });
+    expect(listening.warnings[0]).toBe(
+      `warning: the sandbox listens on ${host}, which is not a loopback address: anyone who can reach it on port 8080 and knows the token can delete its plants`,
+    );
+    expect(listening.warnings[1]).toBe(
+      `warning: plantstore sends a token over plain http only to loopback, so it will refuse ${url}; to use the sandbox from plantstore on this machine, run it with --host 127.0.0.1 (the default), or --host 0.0.0.0 and the base URL http://127.0.0.1:8080`,
+    );
+  });
+
+  it('says so when the open sandbox takes the public token', () => {
+    for (const url of ['http://0.0.0.0:8080', 'http://192.0.2.7:8080']) {
+      const [first] = describeListening(new URL(url).hostname, url, DEFAULT).warnings;
+      expect(first).toMatch(/; its token is the public default sandbox-token \(choose another with PLANTSTORE_SANDBOX_TOKEN\)$/);
+    }
+  });
+
+  /** Asks for `host`, listens on 127.0.0.1, and reports the URL a bind on `host` would have. */
+  function pretendToListenOn(host: string): void {
+    startSandbox.mockImplementationOnce(async (options) => {
+      const real = await realStartSandbox({ ...options, host: '127.0.0.1' });
+      const port = /:(\d+)$/.exec(real.url)?.[1];
+      return {
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+        close: () => real.close(),
+        get plantCount() {
+          return real.plantCount;
+        },
+        get requestCount() {
+          return real.requestCount;
+        },
+      };
+    });
+  }
+
+  it('--host 0.0.0.0 prints the loopback URL first, then the warnings, and the URL works with plantstore', async () => {
+    pretendToListenOn('0.0.0.0');
+    const running = await sandbox(['--host', '0.0.0.0']);
+    const { stdout, stderr } = await running.stop();
+    expect(startSandbox).toHaveBeenCalledWith(expect.objectContaining({ host: '0.0.0.0' }));
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(stdout).toBe(`${running.url}\n`);
+    const lines = stderr.split('\n');
+    expect(lines[0]).toMatch(/^warning: the sandbox listens on every interface \(0\.0\.0\.0\): anyone who can reach/);
+    expect(lines[0]).toContain('its token is the public default sandbox-token');
+    expect(stderr).toContain(`  echo sandbox-token | plantstore auth login --with-token --base-url ${running.url}`);
+  });
+
+  it('--host on a LAN address prints its URL with the warnings and no login hint', async () => {
+    pretendToListenOn('192.0.2.7');
+    const running = await sandbox(['--host', '192.0.2.7'], { [SANDBOX_TOKEN_ENV]: ENV_TOKEN });
+    const { stdout, stderr } = await running.stop();
+    expect(stdout).toMatch(/^http:\/\/192\.0\.2\.7:\d+\n$/);
+    expect(stderr).toMatch(/^warning: the sandbox listens on 192\.0\.2\.7, which is not a loopback address/);
+    expect(stderr).toContain(`so it will refuse ${running.url}`);
+    expect(stderr).not.toContain('auth login');
+    expect(stderr).not.toContain('public default');
+  });
+});
