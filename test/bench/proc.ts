@@ -70,6 +70,8 @@ export interface Command {
   args: readonly string[];
   env: Record<string, string>;
   input?: string;
+  /** Kill the child (SIGTERM) if it runs longer than this; unset: no limit. */
+  timeoutMs?: number;
 }
 
 export interface Ran {
@@ -86,7 +88,11 @@ export function runOnce(command: Command): Promise<Ran> {
     let stdout = '';
     let stderr = '';
     const start = process.hrtime.bigint();
-    const child = spawn(command.file, command.args, { env: command.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command.file, command.args, {
+      env: command.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(command.timeoutMs === undefined ? {} : { timeout: command.timeoutMs }),
+    });
     let ms = 0;
     child.on('exit', () => {
       ms = Number(process.hrtime.bigint() - start) / 1e6;

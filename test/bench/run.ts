@@ -4,11 +4,13 @@
 // all) makes it exit 1.
 //
 // Each benchmark is a sibling module taking the shared Options and returning
-// rows for the shared table (startup.ts, batch.ts, package-size.ts). All of them
+// rows for the shared table (startup.ts, batch.ts, network.ts, package-size.ts). All of them
 // measure one snapshot of the built package.
 // BENCH_RUNS / BENCH_WARMUPS override the run counts (default 15 after 2; the
 // batch figures take at most 3 after 1, see batch.ts for BENCH_BATCH_RUNS and
-// BENCH_CURL_IDS);
+// BENCH_CURL_IDS); the network batches (network.ts) run once each, a few
+// minutes in all: BENCH_NETWORK=0 skips them, BENCH_NETWORK=tail,429 picks some,
+// BENCH_NETWORK_RUNS repeats them;
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';
@@ -16,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchBatch } from './batch.js';
+import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
 import { benchStartup } from './startup.js';
@@ -40,6 +43,7 @@ async function main(): Promise<void> {
     options = { runs: Math.max(1, count('BENCH_RUNS', 15)), warmups: count('BENCH_WARMUPS', 2), tmp, pkg: packageUnderTest(tmp) };
     rows.push(...(await benchStartup(options)));
     rows.push(...(await benchBatch(options)));
+    rows.push(...(await benchNetwork(options)));
     rows.push(...benchPackageSize(options));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
