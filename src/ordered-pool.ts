@@ -1,8 +1,13 @@
 export interface PoolOptions<T, R> {
-  /** Consumed lazily: at most `concurrency` items ahead of the last one emitted. */
+  /** Consumed lazily: at most `window` items ahead of the last one emitted. */
   items: Iterable<T>;
-  /** 1..64. */
+  /** Items in progress at once (a whole number, at least 1). */
   concurrency: number;
+  /**
+   * Items started but not yet emitted, at most (default DEFAULT_WINDOW): how far work may run
+   * ahead of a slow item, and so how many finished results may wait here for it.
+   */
+  window?: number;
   /** The work for one item. A rejection stops the pool and is rethrown by runOrdered once in-flight work settles. */
   run(item: T, index: number): Promise<R>;
   /** Called strictly in input order, as soon as every earlier result has been emitted. */
@@ -13,22 +18,42 @@ export interface PoolOptions<T, R> {
   notStarted(item: T, index: number): R;
   /** When aborted, nothing new starts; in-flight items finish (their run() sees the abort itself). */
   signal?: AbortSignal;
+  /**
+   * Asked before each new start that `concurrency` and `window` allow: return true to start
+   * nothing for now, and call `resume` once new starts may be asked about again. Lets a
+   * throttle decide when new work begins, so that `concurrency` can count items waiting to
+   * retry without those waits holding back new items. A callback rather than a promise: a
+   * saturated pool asks this once per item.
+   */
+  hold?(resume: () => void): boolean;
 }
 
+/** The most requests in flight the CLI allows (--concurrency). The pool itself takes any bound. */
 export const MAX_CONCURRENCY = 64;
+
+/**
+ * The default reorder window. A result waiting for a slow earlier item is a small object
+ * (an id, a status, at most a short message), so a full window holds a few megabytes; at
+ * the hundreds of requests a second a remote server allows, it lets the other workers go
+ * on through a whole timeout of one slow answer.
+ */
+export const DEFAULT_WINDOW = 16_384;
 
 /**
  * Runs items with bounded concurrency and emits results in input order.
  *
- * Work may only run `concurrency` items ahead of the oldest unemitted result: a
- * slow item holds back new starts instead of letting finished results pile up
- * behind it, so out-of-order results buffered here never exceed `concurrency`,
- * however long the input.
+ * At most `concurrency` items are in progress at once. A slow item does not stop new
+ * starts: later items keep starting and finishing, and their results wait here until
+ * it is done. Only when `window` items are started but not emitted does the pool wait
+ * for the slow one, so memory stays bounded however long the input.
  */
 export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ started: number }> {
-  const { concurrency } = opts;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-    throw new RangeError(`concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
+  const { concurrency, window = DEFAULT_WINDOW } = opts;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
+  }
+  if (!Number.isInteger(window) || window < 1) {
+    throw new RangeError(`window must be a whole number of at least 1, got ${window}`);
   }
   const iterator = opts.items[Symbol.iterator]();
   const done = new Map<number, R>();
@@ -37,6 +62,10 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
   let inFlight = 0;
   let stopped = false;
   let exhausted = false;
+  let holding = false;
+  /** Pulled from the input but not started yet (held back by `hold`). */
+  let pulled = false;
+  let next: T | undefined;
   let failure: { error: unknown } | undefined;
   let settle: () => void = () => {};
   const allSettled = new Promise<void>((resolve) => {
@@ -96,30 +125,53 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
     fill();
   };
 
-  const mayStart = (): boolean =>
-    !exhausted && !stopped && failure === undefined && opts.signal?.aborted !== true && started < emitted + concurrency;
+  /** Whether any more items may ever start. */
+  const open = (): boolean => !exhausted && !stopped && failure === undefined && opts.signal?.aborted !== true;
+  const mayStart = (): boolean => !holding && open() && inFlight < concurrency && started - emitted < window;
+
+  const resume = (): void => {
+    holding = false;
+    fill();
+  };
 
   const fill = (): void => {
     while (mayStart()) {
-      let step: IteratorResult<T>;
-      try {
-        step = iterator.next();
-      } catch (error) {
-        fail(error);
+      // The next item is pulled before asking hold: a run whose input is exhausted must not
+      // sit through a pause only to find there is nothing left to start.
+      if (!pulled) {
+        let step: IteratorResult<T>;
+        try {
+          step = iterator.next();
+        } catch (error) {
+          fail(error);
+          break;
+        }
+        if (step.done) {
+          exhausted = true;
+          break;
+        }
+        next = step.value;
+        pulled = true;
+      }
+      if (opts.hold?.(resume) === true) {
+        holding = true;
         break;
       }
-      if (step.done) {
-        exhausted = true;
-        break;
-      }
-      start(step.value, started);
+      const item = next as T;
+      pulled = false;
+      next = undefined;
+      start(item, started);
       started += 1;
     }
-    if (inFlight === 0) settle();
+    // Held with nothing in flight, the run goes on when resumed, unless nothing may start anyway.
+    if (inFlight === 0 && (!holding || !open())) settle();
   };
 
+  const onAbort = (): void => fill();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
   fill();
   await allSettled;
+  opts.signal?.removeEventListener('abort', onAbort);
 
   if (failure !== undefined) {
     // Let a generator run its finally blocks; the run is over.
@@ -130,6 +182,10 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
   if (!exhausted) {
     let index = started;
     try {
+      if (pulled) {
+        opts.emit(opts.notStarted(next as T, index), index);
+        index += 1;
+      }
       for (let step = iterator.next(); !step.done; step = iterator.next()) {
         opts.emit(opts.notStarted(step.value, index), index);
         index += 1;

@@ -12,6 +12,12 @@ interface Pending {
 type Policy = (pending: readonly Pending[]) => number;
 
 const fifo: Policy = () => 0;
+/** FIFO, except that item 0 finishes only when nothing else is left. */
+const zeroLast: Policy = (pending) =>
+  Math.max(
+    0,
+    pending.findIndex((p) => p.index !== 0),
+  );
 const newestFirst: Policy = (pending) => pending.reduce((best, p, i) => (p.index > (pending[best] as Pending).index ? i : best), 0);
 function seeded(seed: number): Policy {
   // mulberry32: a tiny deterministic PRNG, so a failing order can be replayed.
@@ -122,16 +128,40 @@ describe('runOrdered: results come out in input order whatever order the work fi
   });
 });
 
-describe('runOrdered: a slow first item holds back new work instead of piling up results', () => {
+describe('runOrdered: a slow item does not stop new starts; finished results wait for it', () => {
   it.each([
-    [30, 3],
-    [30, 8],
-    [100, 1],
-    [5, 64],
-  ])('%i items, concurrency %i, newest finishes first', async (n, concurrency) => {
+    [50, 4],
+    [200, 64],
+    [30, 2],
+  ])('%i items, concurrency %i: item 0 answers last', async (n, concurrency) => {
+    const { h, options } = harness({ items: range(n), concurrency });
+    const pool = runOrdered(options);
+    // Everything but item 0 finishes, oldest first.
+    await flush();
+    while (h.pending.length > 1) {
+      h.pending.splice(zeroLast(h.pending), 1)[0]?.resolve();
+      await flush();
+    }
+    expect(h.calls).toEqual(range(n));
+    expect(h.emitted).toEqual([]);
+    expect(h.maxInFlight).toBe(Math.min(concurrency, n));
+    h.pending[0]?.resolve();
+    expect(await pool).toEqual({ started: n });
+    expect(h.emitted).toEqual(inOrder(n));
+  });
+});
+
+describe('runOrdered: the window bounds how far work runs ahead of the oldest unemitted item', () => {
+  it.each([
+    // items, concurrency, window
+    [40, 4, 10],
+    [40, 8, 3],
+    [20, 1, 1],
+    [100, 16, 16],
+  ])('%i items, concurrency %i, window %i, newest finishes first', async (n, concurrency, window) => {
     let pulled = 0;
     let maxAhead = 0;
-    const { h, options } = harness({ concurrency });
+    const { h, options } = harness({ concurrency, window });
     function* items(): Generator<number> {
       for (let i = 0; i < n; i += 1) {
         pulled += 1;
@@ -142,10 +172,52 @@ describe('runOrdered: a slow first item holds back new work instead of piling up
     options.items = items();
     expect(await drive(runOrdered(options), h, newestFirst)).toEqual({ started: n });
     expect(h.emitted).toEqual(inOrder(n));
-    expect(h.maxHeld).toBeLessThanOrEqual(concurrency);
-    expect(h.maxInFlight).toBeLessThanOrEqual(concurrency);
-    // Items are pulled lazily: never more than `concurrency` past the last one emitted.
-    expect(maxAhead).toBeLessThanOrEqual(concurrency);
+    // Both bounds are reached, and neither is passed.
+    expect(maxAhead).toBe(window);
+    expect(h.maxHeld).toBe(window);
+    expect(h.maxInFlight).toBe(Math.min(concurrency, window));
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('window %d is refused', async (window) => {
+    const { options } = harness({ items: range(3), concurrency: 2, window });
+    await expect(runOrdered(options)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('runOrdered: a million items', () => {
+  it('emits every one in order, holding no more than the window of them', async () => {
+    const n = 1_000_000;
+    const window = 4096;
+    // Every 10,000th item answers in a later turn of the event loop, after the others have run
+    // as far ahead as the window lets them.
+    const slowEvery = 10_000;
+    let started = 0;
+    let emitted = 0;
+    let outOfOrder = 0;
+    let maxAhead = 0;
+    function* items(): Generator<number> {
+      for (let i = 0; i < n; i += 1) yield i;
+    }
+    const result = await runOrdered<number, number>({
+      items: items(),
+      concurrency: 64,
+      window,
+      run(item) {
+        started += 1;
+        maxAhead = Math.max(maxAhead, started - emitted);
+        if (item % slowEvery !== 0) return Promise.resolve(item);
+        return new Promise((resolve) => setImmediate(() => resolve(item)));
+      },
+      emit(result, index) {
+        if (result !== index || index !== emitted) outOfOrder += 1;
+        emitted += 1;
+      },
+      notStarted: () => -1,
+    });
+    expect(result).toEqual({ started: n });
+    expect(emitted).toBe(n);
+    expect(outOfOrder).toBe(0);
+    expect(maxAhead).toBe(window);
   });
 });
 
@@ -165,10 +237,12 @@ describe('runOrdered: fail-fast starts nothing new once a result says stop', () 
     [4, 0, 'fifo', 4],
     [3, 8, 'fifo', 10],
     // The stop arrives while item 0 still runs: 0 and 2 finish and are emitted as they are.
-    [3, 1, 'newest first', 3],
+    [3, 1, 'item 0 last', 3],
+    // Item 0 does not hold back 3, 4 and 5; after the stop, 5 and then 0 finish.
+    [3, 4, 'item 0 last', 6],
   ] as const)('concurrency %i, stop at %i, %s: %i started', async (concurrency, stopAt, policy, started) => {
     const { h, options } = harness({ items: range(10), concurrency, shouldStop: (result) => result === `r${stopAt}` });
-    const pick = policy === 'fifo' ? fifo : newestFirst;
+    const pick = policy === 'fifo' ? fifo : zeroLast;
     expect(await drive(runOrdered(options), h, pick)).toEqual({ started });
     expect(h.calls).toEqual(range(started));
     expect(h.emitted).toEqual(range(10).map((i) => [i < started ? `r${i}` : `ns${i}`, i]));
@@ -248,10 +322,87 @@ describe('runOrdered: a failure is rethrown once in-flight work has settled', ()
   });
 });
 
-describe('runOrdered: concurrency must be 1 to 64', () => {
-  it.each([0, -1, 65, 1.5, Number.NaN])('%d', async (concurrency) => {
+describe('runOrdered: concurrency must be a whole number of at least 1', () => {
+  it.each([0, -1, 1.5, Number.NaN])('%d is refused', async (concurrency) => {
     const { options } = harness({ items: range(3), concurrency });
     await expect(runOrdered(options)).rejects.toThrow(RangeError);
+  });
+
+  it('any larger bound is taken', async () => {
+    const { h, options } = harness({ items: range(300), concurrency: 200 });
+    expect(await drive(runOrdered(options), h, seeded(9))).toEqual({ started: 300 });
+    expect(h.maxInFlight).toBe(200);
+  });
+});
+
+/** A hold that lets `budget` more items start, then holds and keeps the resume callback. */
+function gate(budget: number) {
+  const g = {
+    budget,
+    asked: 0,
+    resume: undefined as (() => void) | undefined,
+    hold(resume: () => void): boolean {
+      g.asked += 1;
+      if (g.budget > 0) {
+        g.budget -= 1;
+        return false;
+      }
+      g.resume = resume;
+      return true;
+    },
+  };
+  return g;
+}
+
+describe('runOrdered: hold lets a throttle decide when new items start', () => {
+  it('starts nothing while held; resume lets start as many as hold and concurrency then allow', async () => {
+    const g = gate(2);
+    const { h, options } = harness({ items: range(8), concurrency: 4, hold: g.hold });
+    const pool = runOrdered(options);
+    await flush();
+    expect(h.calls).toEqual([0, 1]);
+    // A completion asks again, and is held again.
+    h.pending.shift()?.resolve();
+    await flush();
+    expect(h.calls).toEqual([0, 1]);
+    expect(h.emitted).toEqual(inOrder(1));
+    g.budget = Number.POSITIVE_INFINITY;
+    g.resume?.();
+    expect(h.calls).toEqual([0, 1, 2, 3, 4]);
+    expect(await drive(pool, h, fifo)).toEqual({ started: 8 });
+    expect(h.emitted).toEqual(inOrder(8));
+  });
+
+  it('is asked only when there is an item to start: the end of the input does not wait for a resume', async () => {
+    const g = gate(3);
+    const { h, options } = harness({ items: range(3), concurrency: 4, hold: g.hold });
+    expect(await drive(runOrdered(options), h, fifo)).toEqual({ started: 3 });
+    expect(g.asked).toBe(3);
+  });
+
+  it.each(['abort', 'fail-fast'] as const)('held with nothing in flight, a %s ends the run at once', async (how) => {
+    const controller = new AbortController();
+    const g = gate(2);
+    const { h, options } = harness({
+      items: range(5),
+      concurrency: 4,
+      hold: g.hold,
+      signal: controller.signal,
+      ...(how === 'fail-fast' ? { shouldStop: (result: string) => result === 'r1' } : {}),
+    });
+    let finished = false;
+    const pool = runOrdered(options).finally(() => {
+      finished = true;
+    });
+    await flush();
+    for (const p of h.pending.splice(0)) p.resolve();
+    await flush();
+    expect(finished).toBe(how === 'fail-fast');
+    controller.abort();
+    // Never resumed, yet done; the item pulled for the held start is reported with the rest.
+    expect(await pool).toEqual({ started: 2 });
+    expect(h.emitted).toEqual(range(5).map((i) => [i < 2 ? `r${i}` : `ns${i}`, i]));
+    expect(g.resume).toBeDefined();
   });
 });
 

@@ -1,0 +1,105 @@
+// --rate: a hard, client-side cap on how many requests start in any window of time.
+
+export interface Rate {
+  /** Starts allowed in any window of `periodMs`. */
+  count: number;
+  periodMs: number;
+}
+
+/** The largest count accepted: the limiter keeps one slot per allowed start. */
+export const MAX_RATE_COUNT = 1_000_000;
+
+const PERIODS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * curl's --rate syntax: `<n>` or `<n>/s`, `<n>/m`, `<n>/h`, with n a whole number from 1
+ * to MAX_RATE_COUNT. Returns undefined for anything else; the caller names the flag.
+ */
+export function parseRate(raw: string): Rate | undefined {
+  const match = /^(\d+)(?:\/([smh]))?$/.exec(raw);
+  if (match === null) return undefined;
+  const count = Number(match[1]);
+  if (count < 1 || count > MAX_RATE_COUNT) return undefined;
+  return { count, periodMs: PERIODS[match[2] ?? 's'] as number };
+}
+
+/** The rate as --rate would take it (`40/s`), for messages. */
+export function describeRate(rate: Rate): string {
+  const unit = Object.keys(PERIODS).find((key) => PERIODS[key] === rate.periodMs);
+  return unit === undefined ? `${rate.count} per ${rate.periodMs} ms` : `${rate.count}/${unit}`;
+}
+
+/**
+ * Never more than `count` starts in any window of `periodMs`, however the window is placed.
+ *
+ * A start at time t is allowed when fewer than `count` starts happened in (t - periodMs, t],
+ * that is when the count-th previous start is at or before t - periodMs. Keeping exactly the
+ * last `count` start times (a ring buffer) answers that without counting, and unlike a
+ * fixed-window counter it cannot let through twice the rate across a window boundary.
+ */
+export class SlidingWindowLimiter {
+  readonly #periodMs: number;
+  /** The last `count` start times; the oldest at `#next`. -Infinity for slots not used yet. */
+  readonly #starts: Float64Array;
+  #next = 0;
+
+  constructor(rate: Rate) {
+    if (!Number.isInteger(rate.count) || rate.count < 1 || rate.count > MAX_RATE_COUNT) {
+      throw new RangeError(`rate count must be a whole number from 1 to ${MAX_RATE_COUNT}, got ${rate.count}`);
+    }
+    if (!(rate.periodMs > 0)) throw new RangeError(`rate period must be positive, got ${rate.periodMs}`);
+    this.#periodMs = rate.periodMs;
+    this.#starts = new Float64Array(rate.count).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  /** The earliest time at or after `now` when a start is allowed. */
+  nextAllowedAt(now: number): number {
+    // The oldest of the last `count` starts frees its place one period after it happened.
+    return Math.max(now, (this.#starts[this.#next] as number) + this.#periodMs);
+  }
+
+  /** Records a start at `now`, which must be allowed (nextAllowedAt(now) === now). */
+  record(now: number): void {
+    this.#starts[this.#next] = now;
+    this.#next = (this.#next + 1) % this.#starts.length;
+  }
+}
+
+/**
+ * How many events happened in about the last `windowMs`: counts in buckets of a tenth of the
+ * window, so memory and time per event stay constant however fast events come.
+ */
+export class RecentCount {
+  static readonly BUCKETS = 10;
+  readonly #bucketMs: number;
+  readonly #counts = new Uint32Array(RecentCount.BUCKETS);
+  #current = 0;
+  #currentStart = 0;
+
+  constructor(readonly windowMs: number) {
+    this.#bucketMs = windowMs / RecentCount.BUCKETS;
+  }
+
+  add(now: number): void {
+    this.#advance(now);
+    this.#counts[this.#current] = (this.#counts[this.#current] as number) + 1;
+  }
+
+  /** Events in the window ending at `now` (the oldest bucket may be partly outside it). */
+  total(now: number): number {
+    this.#advance(now);
+    let sum = 0;
+    for (const count of this.#counts) sum += count;
+    return sum;
+  }
+
+  #advance(now: number): void {
+    const steps = Math.floor((now - this.#currentStart) / this.#bucketMs);
+    if (steps <= 0) return;
+    for (let i = 0; i < Math.min(steps, RecentCount.BUCKETS); i += 1) {
+      this.#current = (this.#current + 1) % RecentCount.BUCKETS;
+      this.#counts[this.#current] = 0;
+    }
+    this.#currentStart += steps * this.#bucketMs;
+  }
+}

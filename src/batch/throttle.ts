@@ -1,0 +1,477 @@
+// One throttle for a whole batch: every request attempt, first or retry, passes through it.
+//
+// It listens to how the server answers and adapts, in the spirit of TCP congestion control
+// and of the AWS SDKs' adaptive retry mode:
+// - 429 (rate limited) cuts the sending rate, and requests are then paced;
+// - 503 (overloaded) cuts how many requests may be in flight at once;
+// - each cut is multiplicative and happens at most once per round trip; good answers grow
+//   the rate back along CUBIC's curve and the in-flight limit one by one;
+// - a long Retry-After, or refusals that go on although we slowed down, pause the whole run;
+// - a server that refuses everything for `stallMs` makes the throttle give up.
+
+import { type Rate, RecentCount, SlidingWindowLimiter } from './rate-limit.js';
+
+/** What an answer says about the server's load (see feedbackFor). */
+export type Feedback =
+  /** The server processed the request: 2xx, or an answer that is not a refusal (400, 401, 404...). */
+  | { kind: 'ok' }
+  /** The server refused because of load; retryAfterMs from its Retry-After header. */
+  | { kind: 'refused'; status: 429 | 503; retryAfterMs: number | undefined }
+  /** No answer, or one that says nothing about load (network failure, timeout, 500, 502, 504). */
+  | { kind: 'neutral' };
+
+/** Permission to send one attempt. Release it once, with what the answer said. */
+export interface Permit {
+  /** On the throttle's clock. */
+  readonly startedAt: number;
+  release(feedback: Feedback): void;
+}
+
+export type ThrottleChange =
+  | { kind: 'slowed'; reason: 429 | 503; ratePerSecond: number }
+  | { kind: 'concurrency'; limit: number }
+  | { kind: 'paused'; forMs: number; reason: 'retry-after' | 'refusing' }
+  | { kind: 'recovered' }
+  | { kind: 'gave-up'; reason: string };
+
+export interface ThrottleStats {
+  /** 429 and 503 answers. */
+  refusals: number;
+  rateCuts: number;
+  concurrencyCuts: number;
+  /** Pauses of the whole run, and their total length (overlaps counted once). */
+  pauses: number;
+  pausedMs: number;
+  /** The longest an attempt, or the pool's next new item, waited to be sent. */
+  longestWaitMs: number;
+  /** The adaptive sending rate now; undefined until the first 429. */
+  ratePerSecond: number | undefined;
+  /** Requests allowed in flight now. */
+  concurrencyLimit: number;
+}
+
+export interface ThrottleOptions {
+  /** Never more requests in flight than this (--concurrency). */
+  ceiling: number;
+  /** A hard cap on starts in any window (--rate), on top of the adaptive rate. */
+  rate?: Rate;
+  /** Give up once the server has refused every request for this long (default DEFAULT_STALL_MS). */
+  stallMs?: number;
+  /** The longest pause of the whole run, whatever Retry-After says (default DEFAULT_MAX_PAUSE_MS). */
+  maxPauseMs?: number;
+  /** Milliseconds; default performance.now. */
+  now?: () => number;
+  /** Calls back after `delayMs` unless cancelled; default an unref'd setTimeout. */
+  setTimer?: (callback: () => void, delayMs: number) => () => void;
+  /** Called once per change of state (a cut, a pause, recovery, giving up), never per request. */
+  onChange?: (change: ThrottleChange) => void;
+}
+
+/**
+ * Refused attempts (429, 503) do not use up the retry budget (--retries): under rate
+ * limiting they are the normal way to find the server's pace. But an id refused this
+ * many times fails, so that no id is refused without end.
+ */
+export const MAX_REFUSALS_PER_ID = 10;
+
+/**
+ * A Retry-After longer than this pauses the whole run. Shorter ones only delay the refused
+ * request: a server smoothing its rate says "1 s" to the requests it cannot take right now,
+ * not to the ones that fit, and pausing everything for that would waste its capacity.
+ */
+export const LONG_RETRY_AFTER_MS = 2000;
+/** The pause when the server keeps refusing and gives no Retry-After. */
+export const DEFAULT_PAUSE_MS = 1000;
+export const DEFAULT_STALL_MS = 60_000;
+/** --max-retry-wait's default: a request asked to wait longer fails anyway. */
+export const DEFAULT_MAX_PAUSE_MS = 30_000;
+
+/** A 429 multiplies the rate by this (TCP CUBIC's and the AWS SDKs' factor). */
+export const RATE_DECREASE = 0.7;
+/**
+ * A 503 multiplies the requests in flight by this. Milder than for the rate because the cut
+ * starts from a measurement, the count in flight when the refused request was sent, rather
+ * than from the limit, so it leaves out the overshoot already.
+ */
+export const CONCURRENCY_DECREASE = 0.8;
+/** Seconds of good answers for the rate to climb back to where the server pushed back. */
+export const RATE_RECOVERY_S = 2;
+/**
+ * Recovery is reported once the rate is this many times the rate where the server pushed back.
+ * Pacing goes on: the curve soon makes it a no-op, while dropping it at once would send all
+ * that is held back in one burst, which the server would refuse.
+ */
+export const RECOVERED_ABOVE = 2;
+/** One more request in flight after this many times the limit in consecutive good answers. */
+export const CONCURRENCY_INCREASE_AFTER = 10;
+/** Never paced slower than this, in requests per second (pauses aside). */
+export const MIN_RATE = 1;
+
+/** The admitted rate is measured over about the last second. */
+const MEASURE_MS = 1000;
+/** Less time than this since the first start is not a span to divide by: see #admittedRate. */
+const MIN_MEASURE_MS = 10;
+
+const SETTLE: unique symbol = Symbol('settle');
+
+class ThrottlePermit implements Permit {
+  #released = false;
+  constructor(
+    readonly owner: Throttle,
+    readonly startedAt: number,
+    /** The how-many-th start: tells whether it began before or after a cut, even within one millisecond. */
+    readonly sequence: number,
+    /** Requests in flight when this one started, itself included. */
+    readonly inFlightAtStart: number,
+  ) {}
+
+  release(feedback: Feedback): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.owner[SETTLE](this, feedback);
+  }
+}
+
+interface Waiter {
+  resolve(permit: Permit | undefined): void;
+  signal: AbortSignal;
+  onAbort(): void;
+  since: number;
+}
+
+export class Throttle {
+  readonly #ceiling: number;
+  readonly #stallMs: number;
+  readonly #maxPauseMs: number;
+  readonly #now: () => number;
+  readonly #setTimer: (callback: () => void, delayMs: number) => () => void;
+  readonly #onChange: ((change: ThrottleChange) => void) | undefined;
+  readonly #userLimit: SlidingWindowLimiter | undefined;
+
+  // Retries go ahead of first attempts: ids already begun finish before new ones start.
+  readonly #retries: Waiter[] = [];
+  readonly #firsts: Waiter[] = [];
+  /** The pool's resume, while it holds new items back for us, and since when. */
+  #holder: (() => void) | undefined;
+  #holdingSince = 0;
+  #cancelTimer: (() => void) | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+  #stopped: string | undefined;
+
+  #inFlight = 0;
+  #limit: number;
+  #started = 0;
+  #firstStartAt: number | undefined;
+  #lastStartAt = Number.NEGATIVE_INFINITY;
+
+  /** Requests per second; Infinity until the first 429. */
+  #rate = Number.POSITIVE_INFINITY;
+  /** Where the server pushed back at the last cut. */
+  #rateAtCut = 0;
+  /** Seconds of good answers since the last cut, counted in answers at the current rate. */
+  #sinceCut = 0;
+  readonly #oks = new RecentCount(MEASURE_MS);
+  #goodStreak = 0;
+
+  #pausedUntil = Number.NEGATIVE_INFINITY;
+  /** Starts up to this sequence number were already under way at the last cut or pause. */
+  #reactedAtSequence = 0;
+  #cutsSinceOk = 0;
+  #refusingSince: number | undefined;
+  /** Slowed down, and recovery not reported yet. */
+  #slowed = false;
+
+  readonly #stats = { refusals: 0, rateCuts: 0, concurrencyCuts: 0, pauses: 0, pausedMs: 0, longestWaitMs: 0 };
+
+  constructor(options: ThrottleOptions) {
+    if (!Number.isInteger(options.ceiling) || options.ceiling < 1) {
+      throw new RangeError(`ceiling must be a whole number of at least 1, got ${options.ceiling}`);
+    }
+    this.#ceiling = options.ceiling;
+    this.#limit = options.ceiling;
+    this.#stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    this.#maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
+    this.#now = options.now ?? (() => performance.now());
+    this.#setTimer = options.setTimer ?? unrefTimer;
+    this.#onChange = options.onChange;
+    this.#userLimit = options.rate === undefined ? undefined : new SlidingWindowLimiter(options.rate);
+  }
+
+  /**
+   * A permit to send one attempt: returned at once when nothing waits and every gate is open
+   * (no promise, no timer), else a promise. Undefined means do not send: `signal` aborted, or
+   * the throttle gave up (gaveUp() says why) or was closed.
+   */
+  acquire(kind: 'first' | 'retry', signal: AbortSignal): Permit | undefined | Promise<Permit | undefined> {
+    if (signal.aborted || this.#stopped !== undefined) return undefined;
+    const now = this.#now();
+    if (this.#retries.length === 0 && this.#firsts.length === 0 && this.#openAt(now) <= now) return this.#grant(now);
+    return new Promise((resolve) => {
+      const queue = kind === 'retry' ? this.#retries : this.#firsts;
+      const waiter: Waiter = {
+        resolve,
+        signal,
+        since: now,
+        onAbort: () => {
+          queue.splice(queue.indexOf(waiter), 1);
+          resolve(undefined);
+          if (this.#idle()) this.#clearTimer();
+        },
+      };
+      signal.addEventListener('abort', waiter.onAbort, { once: true });
+      queue.push(waiter);
+      this.#pump();
+    });
+  }
+
+  /**
+   * For the ordered pool's `hold`: true while a new item's first attempt would have to wait,
+   * and then `resume` is called once it would not. New items wait in the pool rather than
+   * here, and ids waiting out a Retry-After do not keep new ones from starting.
+   */
+  hold(resume: () => void): boolean {
+    if (this.#stopped !== undefined) return false;
+    const now = this.#now();
+    const at = this.#openAt(now);
+    if (this.#retries.length === 0 && this.#firsts.length === 0 && at <= now) return false;
+    // Never resumed from in here: the pool counts itself held only once this returns.
+    if (this.#holder === undefined) this.#holdingSince = now;
+    this.#holder = resume;
+    if (at !== Number.POSITIVE_INFINITY) this.#wakeAt(Math.max(at, now), now);
+    return true;
+  }
+
+  /** Why the throttle stopped sending: the server refused every request for `stallMs`. */
+  gaveUp(): string | undefined {
+    return this.#stopped === CLOSED ? undefined : this.#stopped;
+  }
+
+  stats(): ThrottleStats {
+    return {
+      ...this.#stats,
+      ratePerSecond: this.#rate === Number.POSITIVE_INFINITY ? undefined : this.#rate,
+      concurrencyLimit: this.#limit,
+    };
+  }
+
+  /** After the run: waiting acquisitions get undefined, the timer is cleared, nothing more is granted. */
+  close(): void {
+    this.#stop(CLOSED);
+  }
+
+  /** The earliest time a start is allowed; Infinity while the in-flight limit is reached. */
+  #openAt(now: number): number {
+    if (this.#inFlight >= this.#limit) return Number.POSITIVE_INFINITY;
+    let at = now;
+    if (this.#pausedUntil > at) at = this.#pausedUntil;
+    // Spaced from the last start at the current rate, so a cut applies to the very next start.
+    // No catching up after a late timer: a server that paces strictly refuses starts too close together.
+    const pacedAt = this.#lastStartAt + 1000 / this.#rate;
+    if (pacedAt > at) at = pacedAt;
+    if (this.#userLimit !== undefined) at = this.#userLimit.nextAllowedAt(at);
+    return at;
+  }
+
+  #grant(now: number): ThrottlePermit {
+    this.#inFlight += 1;
+    this.#started += 1;
+    this.#firstStartAt ??= now;
+    this.#lastStartAt = now;
+    this.#userLimit?.record(now);
+    return new ThrottlePermit(this, now, this.#started, this.#inFlight);
+  }
+
+  #idle(): boolean {
+    return this.#retries.length === 0 && this.#firsts.length === 0 && this.#holder === undefined;
+  }
+
+  /** Grants waiting retries, then first attempts, then lets the pool start new items, while the gates are open. */
+  #pump(): void {
+    while (!this.#idle()) {
+      const now = this.#now();
+      const at = this.#openAt(now);
+      if (at > now) {
+        // Infinity: the next release pumps.
+        if (at === Number.POSITIVE_INFINITY) this.#clearTimer();
+        else this.#wakeAt(at, now);
+        return;
+      }
+      const waiter = this.#retries.shift() ?? this.#firsts.shift();
+      if (waiter !== undefined) {
+        waiter.signal.removeEventListener('abort', waiter.onAbort);
+        this.#noteWait(now - waiter.since);
+        waiter.resolve(this.#grant(now));
+      } else {
+        // The pool starts items, each acquiring synchronously, until hold() says wait again.
+        const resume = this.#holder as () => void;
+        this.#holder = undefined;
+        this.#noteWait(now - this.#holdingSince);
+        resume();
+      }
+    }
+    this.#clearTimer();
+  }
+
+  #noteWait(ms: number): void {
+    if (ms > this.#stats.longestWaitMs) this.#stats.longestWaitMs = ms;
+  }
+
+  #wakeAt(at: number, now: number): void {
+    if (this.#timerAt === at) return;
+    this.#clearTimer();
+    this.#timerAt = at;
+    this.#cancelTimer = this.#setTimer(() => {
+      this.#cancelTimer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      this.#pump();
+    }, at - now);
+  }
+
+  #clearTimer(): void {
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  [SETTLE](permit: ThrottlePermit, feedback: Feedback): void {
+    this.#inFlight -= 1;
+    if (this.#stopped !== undefined) return;
+    const now = this.#now();
+    if (feedback.kind === 'ok') this.#onOk(now);
+    else if (feedback.kind === 'refused') this.#onRefused(permit, feedback, now);
+    if (this.#stopped === undefined) this.#pump();
+  }
+
+  #onOk(now: number): void {
+    this.#oks.add(now);
+    this.#cutsSinceOk = 0;
+    this.#refusingSince = undefined;
+    if (this.#rate !== Number.POSITIVE_INFINITY) {
+      // Time moves with the answers: a run that sends less than the rate allows does not raise it.
+      this.#sinceCut += 1 / this.#rate;
+      this.#rate = Math.max(MIN_RATE, this.#rateAtCut * cubicGrowth(this.#sinceCut));
+    }
+    if (this.#limit < this.#ceiling) {
+      this.#goodStreak += 1;
+      if (this.#goodStreak >= CONCURRENCY_INCREASE_AFTER * this.#limit) {
+        this.#goodStreak = 0;
+        this.#limit += 1;
+      }
+    }
+    if (this.#slowed && this.#limit === this.#ceiling && this.#rate >= RECOVERED_ABOVE * this.#rateAtCut) {
+      this.#slowed = false;
+      this.#onChange?.({ kind: 'recovered' });
+    }
+  }
+
+  #onRefused(permit: ThrottlePermit, { status, retryAfterMs }: Extract<Feedback, { kind: 'refused' }>, now: number): void {
+    this.#stats.refusals += 1;
+    this.#goodStreak = 0;
+    this.#refusingSince ??= now;
+    if (now - this.#refusingSince >= this.#stallMs) {
+      this.#stop(`the server refused every request for ${Math.round((now - this.#refusingSince) / 1000)} s`);
+      return;
+    }
+    // Requests already under way at the last cut answer with refusals too: one reaction per round trip.
+    if (permit.sequence > this.#reactedAtSequence) {
+      if (this.#cutsSinceOk >= 2) {
+        // Two cuts did not help: the server needs a break, not a slightly slower client.
+        this.#pause(retryAfterMs ?? DEFAULT_PAUSE_MS, 'refusing', now);
+      } else {
+        this.#reactedAtSequence = this.#started;
+        this.#cutsSinceOk += 1;
+        if (status === 503 && this.#limit > 1) this.#cutConcurrency(permit);
+        else this.#cutRate(status, now);
+      }
+    }
+    if (retryAfterMs !== undefined && retryAfterMs > LONG_RETRY_AFTER_MS) this.#pause(retryAfterMs, 'retry-after', now);
+  }
+
+  #cutRate(reason: 429 | 503, now: number): void {
+    this.#rateAtCut = Math.max(MIN_RATE, Math.min(this.#rate, this.#admittedRate(now)));
+    this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
+    this.#sinceCut = 0;
+    this.#slowed = true;
+    this.#stats.rateCuts += 1;
+    this.#onChange?.({ kind: 'slowed', reason, ratePerSecond: this.#rate });
+  }
+
+  /** From the count in flight when the refused request was sent: the load the server could not take. */
+  #cutConcurrency(permit: ThrottlePermit): void {
+    this.#limit = Math.max(1, Math.floor(CONCURRENCY_DECREASE * Math.min(this.#limit, permit.inFlightAtStart)));
+    this.#goodStreak = 0;
+    this.#slowed = true;
+    this.#stats.concurrencyCuts += 1;
+    this.#onChange?.({ kind: 'concurrency', limit: this.#limit });
+  }
+
+  #pause(forMs: number, reason: 'retry-after' | 'refusing', now: number): void {
+    const until = now + Math.min(forMs, this.#maxPauseMs);
+    if (until <= this.#pausedUntil) return;
+    const alreadyPaused = this.#pausedUntil > now;
+    this.#stats.pausedMs += until - Math.max(now, this.#pausedUntil);
+    this.#pausedUntil = until;
+    this.#reactedAtSequence = this.#started;
+    if (alreadyPaused) return;
+    this.#stats.pauses += 1;
+    this.#onChange?.({ kind: 'paused', forMs: until - now, reason });
+  }
+
+  /**
+   * 'ok' answers per second over the last second. Early in a run less time has passed, and
+   * that time is the divisor: a full second would understate the rate. The opening burst then
+   * reads high, but one cut per round trip brings the rate down within a few round trips,
+   * faster than growth would find a rate set too low.
+   */
+  #admittedRate(now: number): number {
+    const span = Math.min(MEASURE_MS, Math.max(MIN_MEASURE_MS, now - (this.#firstStartAt ?? now)));
+    return (this.#oks.total(now) * 1000) / span;
+  }
+
+  #stop(reason: string): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = reason;
+    this.#clearTimer();
+    for (const waiter of [...this.#retries.splice(0), ...this.#firsts.splice(0)]) {
+      waiter.signal.removeEventListener('abort', waiter.onAbort);
+      waiter.resolve(undefined);
+    }
+    if (reason !== CLOSED) this.#onChange?.({ kind: 'gave-up', reason });
+    // The pool goes on, and each item it starts gets no permit: reported at once, not sent.
+    const resume = this.#holder;
+    this.#holder = undefined;
+    resume?.();
+  }
+}
+
+const CLOSED = 'closed';
+
+/**
+ * The rate after a cut, as a multiple of the rate where the server pushed back, after `seconds`
+ * of good answers: CUBIC's curve (TCP, and the AWS SDKs' adaptive mode) scaled to that rate.
+ * It climbs from RATE_DECREASE, levels off at 1 after RATE_RECOVERY_S, then climbs ever faster:
+ * a cut made on thin evidence, like the first one after the opening burst, can be far too deep,
+ * and a straight line would take minutes to find that out.
+ */
+export function cubicGrowth(seconds: number): number {
+  const t = seconds - RATE_RECOVERY_S;
+  return 1 + ((1 - RATE_DECREASE) / RATE_RECOVERY_S ** 3) * t * t * t;
+}
+
+/** What an HTTP answer says about load; `status` null when no answer arrived. */
+export function feedbackFor(status: number | null, retryAfterMs?: number): Feedback {
+  if (status === 429 || status === 503) return { kind: 'refused', status, retryAfterMs };
+  // 500 usually means a bug, 502 and 504 a proxy's trouble: neither says we send too fast.
+  if (status === null || status >= 500) return NEUTRAL;
+  return OK;
+}
+
+const OK: Feedback = { kind: 'ok' };
+const NEUTRAL: Feedback = { kind: 'neutral' };
+
+function unrefTimer(callback: () => void, delayMs: number): () => void {
+  // Rounded up: a timer that fires a fraction early would only be set again.
+  const timer = setTimeout(callback, Math.ceil(delayMs));
+  timer.unref();
+  return () => clearTimeout(timer);
+}

@@ -1,0 +1,141 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { describeRate, MAX_RATE_COUNT, parseRate, RecentCount, SlidingWindowLimiter } from '../../src/batch/rate-limit.js';
+
+describe('parseRate: curl syntax <n>[/s|/m|/h]', () => {
+  it.each([
+    ['40', 40, 1000],
+    ['40/s', 40, 1000],
+    ['300/m', 300, 60_000],
+    ['1000/h', 1000, 3_600_000],
+    ['1', 1, 1000],
+    ['007/m', 7, 60_000],
+    [`${MAX_RATE_COUNT}/h`, MAX_RATE_COUNT, 3_600_000],
+  ])('%s', (raw, count, periodMs) => {
+    expect(parseRate(raw)).toEqual({ count, periodMs });
+  });
+
+  it.each([
+    '',
+    '0',
+    '0/s',
+    '-1',
+    'fast',
+    '5/y',
+    '5/d',
+    '1.5',
+    '1e3',
+    '/s',
+    '40/',
+    '40/S',
+    ' 40',
+    '40 ',
+    '+40',
+    '40/s/s',
+    `${MAX_RATE_COUNT + 1}`,
+    '99999999999999999999',
+  ])('%j is refused', (raw) => {
+    expect(parseRate(raw)).toBeUndefined();
+  });
+
+  it.each(['40/s', '300/m', '1000/h'])('describeRate gives back %s', (raw) => {
+    expect(describeRate(parseRate(raw) as NonNullable<ReturnType<typeof parseRate>>)).toBe(raw);
+  });
+});
+
+describe('SlidingWindowLimiter', () => {
+  it('allows count starts at once, then the next one a full period after the oldest', () => {
+    const limiter = new SlidingWindowLimiter({ count: 3, periodMs: 1000 });
+    for (const t of [0, 10, 20]) {
+      expect(limiter.nextAllowedAt(t)).toBe(t);
+      limiter.record(t);
+    }
+    expect(limiter.nextAllowedAt(20)).toBe(1000);
+    expect(limiter.nextAllowedAt(999)).toBe(1000);
+    expect(limiter.nextAllowedAt(1000)).toBe(1000);
+    limiter.record(1000);
+    expect(limiter.nextAllowedAt(1000)).toBe(1010);
+  });
+
+  it.each([
+    [0, 1000],
+    [1.5, 1000],
+    [MAX_RATE_COUNT + 1, 1000],
+    [1, 0],
+    [1, Number.NaN],
+  ])('refuses count %d per %d ms', (count, periodMs) => {
+    expect(() => new SlidingWindowLimiter({ count, periodMs })).toThrow(RangeError);
+  });
+
+  // Whole-millisecond times keep the check below exact and independent of the limiter's arithmetic.
+  it('never admits more than count starts in any window, and refuses only when a start would', () => {
+    const scenario = fc.record({
+      count: fc.integer({ min: 1, max: 12 }),
+      periodMs: fc.integer({ min: 1, max: 500 }),
+      steps: fc.array(fc.record({ gap: fc.nat({ max: 400 }), waitIfRefused: fc.boolean() }), { maxLength: 300 }),
+    });
+    fc.assert(
+      fc.property(scenario, ({ count, periodMs, steps }) => {
+        const limiter = new SlidingWindowLimiter({ count, periodMs });
+        const starts: number[] = [];
+        const inWindowEndingAt = (t: number): number => starts.filter((s) => s > t - periodMs && s <= t).length;
+        let now = 0;
+        for (const { gap, waitIfRefused } of steps) {
+          now += gap;
+          const allowedAt = limiter.nextAllowedAt(now);
+          expect(allowedAt).toBeGreaterThanOrEqual(now);
+          // Exact: a refusal means a start now would make count + 1 in the window.
+          if (allowedAt > now) expect(inWindowEndingAt(now)).toBe(count);
+          else expect(inWindowEndingAt(now)).toBeLessThan(count);
+          if (allowedAt > now && !waitIfRefused) continue;
+          now = allowedAt;
+          limiter.record(now);
+          starts.push(now);
+        }
+        for (const t of starts) expect(inWindowEndingAt(t)).toBeLessThanOrEqual(count);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('RecentCount', () => {
+  it('counts events of about the last window: each tenth drops out as a whole', () => {
+    const count = new RecentCount(1000);
+    for (const t of [0, 50, 99, 100, 950]) count.add(t);
+    expect(count.total(999)).toBe(5);
+    // The first tenth (0 to 99 ms) leaves the window at 1000 ms, the second at 1100 ms.
+    expect(count.total(1000)).toBe(2);
+    expect(count.total(1099)).toBe(2);
+    expect(count.total(1100)).toBe(1);
+    // 950 ms is in the tenth from 900 ms, which leaves at 1900 ms.
+    expect(count.total(1899)).toBe(1);
+    expect(count.total(1900)).toBe(0);
+  });
+
+  it('starts empty after a gap longer than the window', () => {
+    const count = new RecentCount(1000);
+    for (let t = 0; t < 1000; t += 10) count.add(t);
+    expect(count.total(999)).toBe(100);
+    count.add(60_000);
+    expect(count.total(60_000)).toBe(1);
+  });
+
+  it('agrees with an exact count to within one tenth of the window, over a random history', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 300 }), { maxLength: 200 }), (gaps) => {
+        const count = new RecentCount(1000);
+        const times: number[] = [];
+        let now = 0;
+        for (const gap of gaps) {
+          now += gap;
+          count.add(now);
+          times.push(now);
+          const total = count.total(now);
+          expect(total).toBeLessThanOrEqual(times.filter((t) => t > now - 1000).length);
+          expect(total).toBeGreaterThanOrEqual(times.filter((t) => t > now - 900).length);
+        }
+      }),
+    );
+  });
+});
