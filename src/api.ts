@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { plantUrl } from './base-url.js';
+import { type Feedback, feedbackFor, type Permit } from './batch/throttle.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
 import { parseErrorBody, serverLine, statusText } from './error-body.js';
@@ -9,7 +10,7 @@ import { maskProxy, proxyFor } from './proxy.js';
 import { describeRequestError, formatSeconds } from './request-errors.js';
 import { decodeBody, readCapped } from './response-body.js';
 import type { Deleted, NotDeleted } from './result.js';
-import { backoffDelayMs, isRetryableStatus, parseRetryAfter, wait } from './retry.js';
+import { backoffDelayMs, isRetryableStatus, parseRetryAfter, REFUSALS_PER_RETRY, wait } from './retry.js';
 import { createMask, type Mask } from './secret-mask.js';
 import type { Target } from './settings.js';
 
@@ -38,7 +39,18 @@ export interface ApiOptions extends NetworkOptions {
   trace?: (line: string) => void;
   dispatcher?: Dispatcher;
   random?: () => number;
+  /** The run's throttle (batch/throttle.ts); without one, attempts go out as soon as they are ready. */
+  gate?: AttemptGate;
 }
+
+/** The one gate every attempt of a run passes, first or retry: it paces the run when the server pushes back. */
+export interface AttemptGate {
+  acquire(kind: 'first' | 'retry', signal: AbortSignal): Permit | undefined | Promise<Permit | undefined>;
+  /** Why the run stopped trying, once the server has refused everything for too long. */
+  gaveUp(): string | undefined;
+}
+
+const OK: Feedback = { kind: 'ok' };
 
 export interface PlantApi {
   deletePlant(id: string, signal: AbortSignal): Promise<Deleted | NotDeleted>;
@@ -63,6 +75,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   // Trace lines are built only when someone reads them: a batch of a million
   // requests should not format a million unused strings.
   const trace = options.trace;
+  const gate = options.gate;
   // Shared per interrupt signal, which in the CLI is one for the whole run.
   let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
   const deadlinesFor = (interrupt: AbortSignal): Deadlines => {
@@ -135,11 +148,20 @@ export function createPlantApi(options: ApiOptions): PlantApi {
 
   async function deletePlant(id: string, interrupt: AbortSignal): Promise<Deleted | NotDeleted> {
     let earlierAnswerLost = false;
+    // In fifths of a retry: a refusal (429, 503) costs one, any other failure a whole retry.
+    let spent = 0;
+    let previous: NotDeleted | undefined;
     for (let number = 1; ; number++) {
+      let permit = gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
+      if (permit instanceof Promise) permit = await permit;
+      if (gate && permit === undefined) return notAdmitted(id, previous, number - 1, earlierAnswerLost, interrupt);
       const outcome = await attempt(id, number, interrupt);
       const { result } = outcome;
+      permit?.release(result.deleted ? OK : feedbackFor(result.status, outcome.retryAfterMs));
       if (result.deleted) return result;
-      const last = number > options.retries || !outcome.retryable || interrupt.aborted;
+      const refused = result.status === 429 || result.status === 503;
+      spent += refused ? 1 : REFUSALS_PER_RETRY;
+      const last = spent > options.retries * REFUSALS_PER_RETRY || !outcome.retryable || interrupt.aborted;
       if (last) return finish(result, number, earlierAnswerLost);
       if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > options.maxRetryWaitMs) {
         return finish(
@@ -152,6 +174,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         );
       }
       earlierAnswerLost ||= outcome.answerLost;
+      previous = result;
       const delay = outcome.retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
       trace?.(
         `[${id}] * retrying in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`,
@@ -159,6 +182,23 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       await wait(delay, interrupt);
       if (interrupt.aborted) return finish(result, number, false);
     }
+  }
+
+  /** The gate sent nothing more: the user interrupted, or the server refused everything for too long. */
+  function notAdmitted(
+    id: string,
+    previous: NotDeleted | undefined,
+    attempts: number,
+    earlierAnswerLost: boolean,
+    interrupt: AbortSignal,
+  ): NotDeleted {
+    const gaveUp = interrupt.aborted ? undefined : gate?.gaveUp();
+    if (previous === undefined) {
+      if (gaveUp === undefined) return interruptedBeforeSending(id);
+      return { id, deleted: false, status: null, error: null, message: `not sent: ${gaveUp}`, exit: Exit.server, attempted: false };
+    }
+    const result = gaveUp === undefined ? previous : { ...previous, message: `${previous.message}; ${gaveUp}, so it was not tried again` };
+    return finish(result, attempts, earlierAnswerLost);
   }
 
   /** Adds what the attempts teach: how many there were, and whether a 404 may be our own doing. */
@@ -206,12 +246,12 @@ function failedAnswer(
 
 /** An attempt that never left: the user interrupted before it could be sent. */
 function notSent(id: string): Attempt {
+  return { result: interruptedBeforeSending(id), retryable: false, answerLost: false };
+}
+
+function interruptedBeforeSending(id: string): NotDeleted {
   const message = 'not sent: interrupted before its turn';
-  return {
-    result: { id, deleted: false, status: null, error: null, message, exit: Exit.interrupted, attempted: false },
-    retryable: false,
-    answerLost: false,
-  };
+  return { id, deleted: false, status: null, error: null, message, exit: Exit.interrupted, attempted: false };
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -78,6 +78,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .argument('[id...]', 'plant ids (64-bit integers); all are checked before any is sent; - reads stdin')
     .option('--stdin', 'read ids from standard input (whitespace-separated, # comments)')
     .option('--concurrency <n>', 'requests in flight at once, 1..64 (default 8)')
+    .option('--rate <n[/s|/m|/h]>', 'start at most n requests per second (minute, hour), such as 40 or 300/m (env PLANTSTORE_RATE)')
     .option('--ignore-missing', 'count a 404 as success (already absent)')
     .option('--fail-fast', 'send nothing new after the first failure')
     .option('--dry-run', 'print the requests that would be sent; send nothing')
@@ -86,6 +87,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
         const flags = command.opts<{
           stdin?: boolean;
           concurrency?: string;
+          rate?: string;
           ignoreMissing?: boolean;
           failFast?: boolean;
           dryRun?: boolean;
@@ -98,7 +100,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
             ignoreMissing: flags.ignoreMissing === true,
             failFast: flags.failFast === true,
             dryRun: flags.dryRun === true,
-            ...defined({ concurrency: flags.concurrency }),
+            ...defined({ concurrency: flags.concurrency, rate: flags.rate }),
           },
           ctx,
         );
@@ -175,8 +177,8 @@ function exitCodeHelp(): string {
   return [
     '',
     'Environment: PLANTSTORE_TOKEN, PLANTSTORE_TOKEN_FILE, PLANTSTORE_BASE_URL, PLANTSTORE_PROFILE, PLANTSTORE_CONFIG_DIR,',
-    '  PLANTSTORE_TIMEOUT, PLANTSTORE_RETRIES, PLANTSTORE_MAX_RETRY_WAIT, PLANTSTORE_CA_CERT, PLANTSTORE_DEBUG,',
-    '  HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS',
+    '  PLANTSTORE_TIMEOUT, PLANTSTORE_RETRIES, PLANTSTORE_MAX_RETRY_WAIT, PLANTSTORE_RATE, PLANTSTORE_CA_CERT, PLANTSTORE_DEBUG,',
+    '  PLANTSTORE_SANDBOX_TOKEN, https_proxy, HTTPS_PROXY, http_proxy, ALL_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS',
     '',
     'Exit codes (with several ids, the code of the first failing id):',
     ...rows,

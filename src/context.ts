@@ -1,4 +1,4 @@
-import type { NetworkOptions, PlantApi } from './api.js';
+import type { AttemptGate, NetworkOptions, PlantApi } from './api.js';
 import { type ConfigFile, openConfig } from './config.js';
 import type { Env, IO } from './io.js';
 import type { Target } from './settings.js';
@@ -7,6 +7,8 @@ export interface ApiRequest {
   target: Target;
   network: NetworkOptions;
   verbose: boolean;
+  /** The run's throttle, shared by every request. */
+  gate?: AttemptGate;
 }
 
 /** What stdin offers a command: a stream, and raw mode for the hidden token prompt. */
@@ -51,7 +53,7 @@ export function createContext(parts: ContextParts): Context {
   return {
     ...parts,
     config: () => (config ??= openConfig(parts.env, (line) => parts.io.err(line))),
-    async api({ target, network, verbose }) {
+    async api({ target, network, verbose, gate }) {
       // undici is loaded only by commands that send requests: --help never pays for it.
       const { createPlantApi } = await import('./api.js');
       return createPlantApi({
@@ -59,6 +61,7 @@ export function createContext(parts: ContextParts): Context {
         target,
         env: parts.env,
         userAgent: userAgent(parts.version),
+        ...(gate ? { gate } : {}),
         ...(verbose ? { trace: (line: string) => parts.io.err(line) } : {}),
       });
     },

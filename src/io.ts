@@ -49,6 +49,11 @@ export interface IO {
   errStyle(): Style;
   /** --no-color is only known once argv is parsed. */
   disableColor(): void;
+  /**
+   * A promise while a reader of stdout or stderr is slower than we write: a
+   * command producing many lines waits on it before producing more.
+   */
+  backlog(): Promise<void> | undefined;
 }
 
 /**
@@ -71,6 +76,8 @@ export function colorLevel(isTTY: boolean, env: Env, disabledByFlag: boolean): 0
 interface Sink {
   write(text: string): unknown;
   isTTY?: boolean;
+  /** See IO.backlog; only the real stdout has one. */
+  backlog?(): Promise<void> | undefined;
 }
 
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
@@ -111,6 +118,7 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
       disabledByFlag = true;
       styles.clear();
     },
+    backlog: () => stdout.backlog?.(),
   };
 }
 

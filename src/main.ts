@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pkg from '../package.json' with { type: 'json' };
 import type { Stdin } from './context.js';
+import { orderedStreams } from './streams.js';
 
 /**
  * The process edge: the only module that touches `process`. It imports almost
@@ -35,12 +36,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
 
-  const stdout = stdoutUntilClosed();
-  const io = createIO(stdout, process.stderr, process.stdin.isTTY === true, process.env, chalk?.Chalk);
+  // Results that cannot be written (stdout on a full disk) must not pass for success. Messages
+  // on stderr are for people: losing them changes nothing, as when its reader leaves.
+  let outputLost = false;
+  const streams = orderedStreams(process.stdout, process.stderr, (error, stream) => {
+    if (stream !== 'stdout') return;
+    outputLost = true;
+    process.stderr.write(`plantstore: cannot write the output (${error.code ?? error.message}); the exit code is ${Exit.internal}\n`);
+    if (!process.exitCode) process.exitCode = Exit.internal;
+  });
+  const stdout = { ...streams.stdout, backlog: streams.backlog };
+  const io = createIO(stdout, streams.stderr, process.stdin.isTTY === true, process.env, chalk?.Chalk);
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
-  listenForInterrupts(interrupt, Exit.interrupted, Exit.terminated);
+  listenForInterrupts(interrupt, Exit.interrupted, Exit.terminated, streams.flush);
   const ctx = createContext({
     io,
     env: process.env,
@@ -57,8 +67,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
     });
   }
-  stdout.flush();
+  streams.flush();
   // Commands only know they were interrupted; the signal decides the conventional code (128 + n).
+  if (exit === Exit.ok && outputLost) exit = Exit.internal;
   process.exitCode = exit === Exit.interrupted && interrupt.signal.reason === 'SIGTERM' ? Exit.terminated : exit;
 }
 
@@ -72,49 +83,17 @@ function prebuiltHelp(): string | undefined {
 }
 
 // First Ctrl-C: abort in-flight work so the command can report what was done.
-// Second: leave at once.
-function listenForInterrupts(controller: AbortController, interrupted: number, terminated: number): void {
+// Second: leave at once, with what was already printed written out.
+function listenForInterrupts(controller: AbortController, interrupted: number, terminated: number, flush: () => void): void {
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) process.exit(signal === 'SIGTERM' ? terminated : interrupted);
+    if (controller.signal.aborted) {
+      flush();
+      process.exit(signal === 'SIGTERM' ? terminated : interrupted);
+    }
     controller.abort(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-}
-
-/**
- * stdout as commands see it.
- * - `plantstore delete --stdin < ids | head -1`: once the reader leaves, output is
- *   dropped quietly, but the deletions asked for go on and the exit code still
- *   reports them. Stopping halfway and exiting 0 would hide a half-done batch.
- * - Into a pipe or a file, lines are gathered for up to 20 ms (or 16 KiB) and go
- *   out in one write: a write per line costs a batch of 10,000 ids about a third
- *   of its speed. A terminal gets each line at once.
- */
-function stdoutUntilClosed(): { isTTY: boolean; write(text: string): boolean; flush(): void } {
-  const isTTY = process.stdout.isTTY === true;
-  let closed = false;
-  let pending = '';
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    closed = true;
-  });
-  const flush = (): void => {
-    if (pending !== '' && !closed) process.stdout.write(pending);
-    pending = '';
-  };
-  return {
-    isTTY,
-    flush,
-    write(text) {
-      if (closed) return true;
-      if (isTTY) return process.stdout.write(text);
-      if (pending === '') setTimeout(flush, 20).unref();
-      pending += text;
-      if (pending.length >= 16 * 1024) flush();
-      return true;
-    },
-  };
 }
 
 await main();

@@ -129,9 +129,14 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
   const open = (): boolean => !exhausted && !stopped && failure === undefined && opts.signal?.aborted !== true;
   const mayStart = (): boolean => !holding && open() && inFlight < concurrency && started - emitted < window;
 
+  // Deferred to the end of this turn of the event loop: hold's owner resumes us the moment
+  // a request ends, before that request's result has reached shouldStop, and --fail-fast
+  // must not start another item after a failure it has not yet seen.
   const resume = (): void => {
-    holding = false;
-    fill();
+    setImmediate(() => {
+      holding = false;
+      fill();
+    });
   };
 
   const fill = (): void => {

@@ -8,6 +8,13 @@ const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR
 
 export const BASE_DELAY_MS = 250;
 
+/**
+ * A 429 or 503 says the request was not processed, and under a rate limit
+ * refusals are how a run finds the server's pace; so one costs a fifth of a
+ * retry. With --retries 2 an id may be refused ten times; --retries 0 never retries.
+ */
+export const REFUSALS_PER_RETRY = 5;
+
 export function isRetryableStatus(status: number): boolean {
   return RETRYABLE_STATUSES.has(status);
 }

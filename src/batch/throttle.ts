@@ -61,18 +61,11 @@ export interface ThrottleOptions {
   maxPauseMs?: number;
   /** Milliseconds; default performance.now. */
   now?: () => number;
-  /** Calls back after `delayMs` unless cancelled; default an unref'd setTimeout. */
+  /** Calls back after `delayMs` unless cancelled; default a setTimeout. */
   setTimer?: (callback: () => void, delayMs: number) => () => void;
   /** Called once per change of state (a cut, a pause, recovery, giving up), never per request. */
   onChange?: (change: ThrottleChange) => void;
 }
-
-/**
- * Refused attempts (429, 503) do not use up the retry budget (--retries): under rate
- * limiting they are the normal way to find the server's pace. But an id refused this
- * many times fails, so that no id is refused without end.
- */
-export const MAX_REFUSALS_PER_ID = 10;
 
 /**
  * A Retry-After longer than this pauses the whole run. Shorter ones only delay the refused
@@ -192,7 +185,7 @@ export class Throttle {
     this.#stallMs = options.stallMs ?? DEFAULT_STALL_MS;
     this.#maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
     this.#now = options.now ?? (() => performance.now());
-    this.#setTimer = options.setTimer ?? unrefTimer;
+    this.#setTimer = options.setTimer ?? wakeTimer;
     this.#onChange = options.onChange;
     this.#userLimit = options.rate === undefined ? undefined : new SlidingWindowLimiter(options.rate);
   }
@@ -469,9 +462,10 @@ export function feedbackFor(status: number | null, retryAfterMs?: number): Feedb
 const OK: Feedback = { kind: 'ok' };
 const NEUTRAL: Feedback = { kind: 'neutral' };
 
-function unrefTimer(callback: () => void, delayMs: number): () => void {
+// Kept referenced: while requests wait for it, it is all that keeps the process alive
+// (an unref'd one let a paused run exit 0 halfway). It is cleared once nothing waits.
+function wakeTimer(callback: () => void, delayMs: number): () => void {
   // Rounded up: a timer that fires a fraction early would only be set again.
   const timer = setTimeout(callback, Math.ceil(delayMs));
-  timer.unref();
   return () => clearTimeout(timer);
 }

@@ -1,10 +1,11 @@
 import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
+import { MAX_TOKEN_INPUT_BYTES } from '../bounded-read.js';
 import type { Context } from '../context.js';
 import { AuthError, Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
 import { readAllStdin, readHiddenLine } from '../prompt.js';
 import { resolveBaseUrl, resolveProfile, resolveToken } from '../settings.js';
-import { MAX_TOKEN_BYTES, maskToken, normalizeToken } from '../token.js';
+import { maskToken, normalizeToken } from '../token.js';
 
 export interface LoginOptions {
   withToken: boolean;
@@ -28,7 +29,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
 }
 
 async function readToken(opts: LoginOptions, ctx: Context): Promise<string> {
-  if (opts.withToken) return readAllStdin(ctx.stdin, MAX_TOKEN_BYTES * 2);
+  if (opts.withToken) return readAllStdin(ctx.stdin, MAX_TOKEN_INPUT_BYTES);
   if (!ctx.io.stdinIsTTY) {
     throw new UsageError('standard input is not a terminal: pipe the token with plantstore auth login --with-token');
   }

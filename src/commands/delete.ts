@@ -1,11 +1,13 @@
 import { plantUrl } from '../base-url.js';
+import { describeRate, parseRate, type Rate } from '../batch/rate-limit.js';
+import { Throttle, type ThrottleChange, type ThrottleStats } from '../batch/throttle.js';
 import type { Context } from '../context.js';
-import { Exit, type ExitCode, UsageError } from '../errors.js';
+import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
 import { type GlobalOptions, isVerbose, resolveNetwork } from '../global-options.js';
 import { parsePlantIds } from '../id.js';
 import { readIdsFromStream } from '../id-input.js';
 import type { IdList } from '../id-list.js';
-import { MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
+import { DEFAULT_WINDOW, MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
 import { createReporter } from '../output.js';
 import { NO_PROGRESS, startProgress } from '../progress.js';
 import { type DeleteResult, isFailure, notAttempted, Tally } from '../result.js';
@@ -16,6 +18,8 @@ export interface DeleteOptions {
   /** Read ids from standard input (also: `-` as the only id). */
   stdin: boolean;
   concurrency?: string;
+  /** --rate: at most this many requests started per second, minute or hour. */
+  rate?: string;
   /** A 404 counts as success: the plant is gone either way. */
   ignoreMissing: boolean;
   /** Start no new request after the first failure. */
@@ -26,15 +30,21 @@ export interface DeleteOptions {
 }
 
 const DEFAULT_CONCURRENCY = 8;
+// A server that refuses every request for this many --max-retry-wait (but at least
+// a second) is not coming back soon: the run stops trying, and ends with exit 6.
+const STALL_RETRY_WAITS = 4;
+const MIN_STALL_MS = 1000;
 
 /** Deletes each plant; results come out in input order; the exit code is that of the first failing id. */
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
   const concurrency = parseConcurrency(opts.concurrency);
+  const rate = resolveRate(opts.rate, ctx.env);
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
   const target = resolveTarget(opts.global, ctx.env, ctx.config, ctx.io.redact);
   const network = resolveNetwork(opts.global, ctx.env);
-  if (opts.dryRun) return printDryRun(ids, target, opts, ctx);
+  if (opts.dryRun) return printDryRun(ids, target, rate, opts, ctx);
+  const verbose = isVerbose(opts.global, ctx.env);
 
   const started = Date.now();
   const reporter = createReporter(ctx.io, opts.global);
@@ -42,46 +52,66 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
   const linesOnScreen = ctx.io.stdoutIsTTY && (opts.global.json || !opts.global.quiet);
   const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
-  const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose: isVerbose(opts.global, ctx.env) });
+  // One throttle for the whole run: a 429 or 503 is about the server, not about one id.
+  const throttle = new Throttle({
+    ceiling: concurrency,
+    ...(rate ? { rate } : {}),
+    maxPauseMs: network.maxRetryWaitMs,
+    stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
+    ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
+  });
+  const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose, gate: throttle });
+  const deleteOne = opts.ignoreMissing
+    ? (id: string) =>
+        api
+          .deletePlant(id, ctx.signal)
+          .then((result): DeleteResult => (result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result))
+    : (id: string) => api.deletePlant(id, ctx.signal);
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
     await runOrdered<string, DeleteResult>({
       items: ids,
-      concurrency,
+      // The throttle bounds the requests in flight (at most --concurrency); the pool only
+      // bounds the results held for ordering, so an id waiting out a Retry-After or one
+      // slow answer holds back nothing but its own line.
+      concurrency: DEFAULT_WINDOW,
       signal: ctx.signal,
-      // No async wrapper unless there is something to add: a batch runs this a million times.
-      run: opts.ignoreMissing
-        ? (id) =>
-            api
-              .deletePlant(id, ctx.signal)
-              .then((result): DeleteResult => (result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result))
-        : (id) => api.deletePlant(id, ctx.signal),
+      hold(resume) {
+        // A reader slower than the deletions (`| less`) holds new starts back instead of growing the queue.
+        const backlog = ctx.io.backlog();
+        if (backlog === undefined) return throttle.hold(resume);
+        void backlog.then(resume);
+        return true;
+      },
+      run: deleteOne,
       emit(result) {
         // Only a failure line shares stderr with the counter: clearing on every result would hide it.
         if (isFailure(result)) progress.clear();
         tally.add(result);
         reporter.result(result);
       },
-      ...(opts.failFast
-        ? {
-            shouldStop: (result: DeleteResult) => {
-              if (isFailure(result))
-                stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
-              return isFailure(result);
-            },
-          }
-        : {}),
+      shouldStop(result) {
+        const gaveUp = throttle.gaveUp();
+        if (gaveUp !== undefined) stopReason ??= { message: `not sent: ${gaveUp}`, exit: Exit.server };
+        if (opts.failFast && isFailure(result)) {
+          stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
+        }
+        return stopReason !== undefined;
+      },
       notStarted(id) {
         if (ctx.signal.aborted) return notAttempted(id, 'not sent: interrupted before its turn', Exit.interrupted);
         return notAttempted(id, stopReason?.message ?? 'not sent', stopReason?.exit ?? Exit.internal);
       },
     });
   } finally {
+    throttle.close();
     progress.stop();
     reporter.finish();
     await api.close();
   }
-  if (ids.size > 1 && !(opts.global.quiet && tally.firstFailure === undefined)) ctx.io.err(summaryLine(tally, Date.now() - started));
+  if (ids.size > 1 && !(opts.global.quiet && tally.firstFailure === undefined)) {
+    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats()));
+  }
   if (ctx.signal.aborted) {
     ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
@@ -100,6 +130,20 @@ async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   return parsePlantIds(opts.ids);
 }
 
+/** --rate, else PLANTSTORE_RATE: a bad flag is a usage error (2), a bad variable a configuration error (3). */
+function resolveRate(flag: string | undefined, env: Context['env']): Rate | undefined {
+  const [raw, source, Problem] =
+    flag !== undefined ? [flag, '--rate', UsageError] : [env['PLANTSTORE_RATE'], 'PLANTSTORE_RATE', ConfigError];
+  if (raw === undefined || raw === '') return undefined;
+  const rate = parseRate(raw.trim());
+  if (rate === undefined) {
+    throw new Problem(
+      `invalid ${source} '${raw}': give a number of requests, optionally per second, minute or hour, such as 40, 40/s, 300/m or 1000/h`,
+    );
+  }
+  return rate;
+}
+
 function parseConcurrency(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_CONCURRENCY;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -110,16 +154,54 @@ function parseConcurrency(raw: string | undefined): number {
 }
 
 /** What would be sent, exactly, with the token masked. */
-function printDryRun(ids: IdList, target: Target, opts: DeleteOptions, ctx: Context): ExitCode {
+async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
+  let written = 0;
   for (const id of ids) {
+    // A million lines into a slow reader: wait for it now and then instead of queuing them all.
+    if (++written % 512 === 0) await ctx.io.backlog();
     const url = plantUrl(target.baseUrl, id);
     if (opts.global.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
     else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
   }
-  ctx.io.err(`dry run: ${ids.size} request${ids.size === 1 ? '' : 's'} not sent (profile '${target.profile}')`);
+  const pace = rate ? `; at most ${describeRate(rate)}` : '';
+  ctx.io.err(`dry run: ${ids.size} request${ids.size === 1 ? '' : 's'} not sent (profile '${target.profile}'${pace})`);
   return Exit.ok;
 }
 
-function summaryLine(tally: Tally, elapsedMs: number): string {
-  return `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notAttempted} not attempted in ${(elapsedMs / 1000).toFixed(1)}s`;
+function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats): string {
+  const counts = `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notAttempted} not attempted`;
+  return `${counts} in ${seconds(elapsedMs)}${throttleNote(throttled)}`;
+}
+
+/** Why a run went slower than it could have: once in the summary, never per request. */
+function throttleNote(stats: ThrottleStats): string {
+  if (stats.refusals === 0) return '';
+  const parts = [`throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (429/503)`];
+  if (stats.rateCuts > 0)
+    parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
+  if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
+  if (stats.pauses > 0) parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${seconds(stats.pausedMs)} in all`);
+  return `; ${parts.join(', ')}`;
+}
+
+/** A --verbose line for each change of pace. */
+function describeChange(change: ThrottleChange): string {
+  switch (change.kind) {
+    case 'slowed':
+      return `throttled: the server refused a request (${change.reason}); sending at ~${Math.round(change.ratePerSecond)}/s`;
+    case 'concurrency':
+      return `throttled: the server is overloaded (503); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
+    case 'paused':
+      return change.reason === 'retry-after'
+        ? `throttled: the server asked to wait ${seconds(change.forMs)}; nothing is sent until then`
+        : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${seconds(change.forMs)}`;
+    case 'recovered':
+      return 'no longer throttled: sending at full speed';
+    case 'gave-up':
+      return `giving up: ${change.reason}`;
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
 }

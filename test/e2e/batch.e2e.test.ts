@@ -1,7 +1,9 @@
 // Many ids in one process: order, accounting, stdin, dry runs, against real loopback servers.
+import { type StdioOptions, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { runPlantstore } from '../helpers/cli.js';
+import { BIN, cleanEnv, finished, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
 
 const TOKEN = 'batch-Token-3e9d1a77';
@@ -153,4 +155,68 @@ describe('ids from standard input', () => {
       await sandbox.close();
     }
   }, 120_000);
+});
+
+describe('a reader that leaves early', () => {
+  it.each([
+    ['stderr', 1, ['2000', '1', '3000'], 1],
+    ['stderr', 1, [], 0],
+    ['stdout', 0, [], 0],
+  ] as const)('%s closing after its first line stops nothing: every id is sent, exit %#', async (stream, fd, failing, exit) => {
+    const server = await serve((req, res) => {
+      const id = idOf(req.url ?? '');
+      if ((failing as readonly string[]).includes(id)) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(`{"error":1,"message":"plant ${id} is protected"}`);
+      } else res.writeHead(204).end();
+    });
+    const ids = range(1, 2000);
+    const child = startPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: ids.join('\n') });
+    const reader = fd === 0 ? child.stdout : child.stderr;
+    // The reader takes one chunk, then goes away: later writes meet EPIPE.
+    reader?.once('data', () => reader.destroy());
+    const result = await finished(child);
+    expect({ stream, code: result.code }).toEqual({ stream, code: exit });
+    expect(new Set(server.requests.map((request) => idOf(request.url))).size).toBe(2000);
+  });
+});
+
+describe('slow answers', () => {
+  it('one slow answer does not hold back the others: the rest finish while it is outstanding', async () => {
+    let releaseSlow: () => void = () => {};
+    const slowHeld = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    const server = await serve((req, res) => {
+      const id = idOf(req.url ?? '');
+      if (id === '1') void slowHeld.then(() => res.writeHead(204).end());
+      else {
+        res.writeHead(204).end();
+        // Every other id answered while plant 1 still waits: only then is it let go.
+        if (server.requests.length === 300) releaseSlow();
+      }
+    });
+    const ids = range(1, 300);
+    const result = await runPlantstore(['delete', '--stdin', '--concurrency', '2'], { env: envFor(server.url), input: ids.join('\n') });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(ids.map((id) => `Deleted plant ${id}\n`).join(''));
+    expect(server.requests.map((request) => idOf(request.url))[0]).toBe('1');
+  });
+});
+
+describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', () => {
+  it.each([
+    ['stdout: the results are lost, so exit 70 with one line saying so', 1, 70],
+    ['stderr: only messages are lost; the exit code is unchanged', 2, 0],
+  ] as const)('%s', async (_name, fd, exit) => {
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const full = openSync('/dev/full', 'w');
+    const stdio: StdioOptions = fd === 1 ? ['pipe', full, 'pipe'] : ['pipe', 'pipe', full];
+    const child = spawn(process.execPath, [BIN, 'delete', '--stdin'], { env: cleanEnv(envFor(server.url)), stdio });
+    child.stdin?.end(range(1, 50).join('\n'));
+    const result = await finished(child);
+    closeSync(full);
+    expect(result.code).toBe(exit);
+    if (fd === 1) expect(result.stderr).toContain('plantstore: cannot write the output (ENOSPC); the exit code is 70\n');
+    expect(server.requests).toHaveLength(50);
+  });
 });

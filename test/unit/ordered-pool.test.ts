@@ -368,6 +368,9 @@ describe('runOrdered: hold lets a throttle decide when new items start', () => {
     expect(h.emitted).toEqual(inOrder(1));
     g.budget = Number.POSITIVE_INFINITY;
     g.resume?.();
+    // Not at once: a resume takes effect at the end of the event loop's turn (see runOrdered).
+    expect(h.calls).toEqual([0, 1]);
+    await flush();
     expect(h.calls).toEqual([0, 1, 2, 3, 4]);
     expect(await drive(pool, h, fifo)).toEqual({ started: 8 });
     expect(h.emitted).toEqual(inOrder(8));

@@ -6,7 +6,6 @@ import {
   DEFAULT_PAUSE_MS,
   type Feedback,
   feedbackFor,
-  MAX_REFUSALS_PER_ID,
   type Permit,
   RATE_DECREASE,
   RATE_RECOVERY_S,
@@ -14,6 +13,11 @@ import {
   type ThrottleChange,
   type ThrottleOptions,
 } from '../../src/batch/throttle.js';
+import { REFUSALS_PER_RETRY } from '../../src/retry.js';
+
+// How often api.ts lets one id be refused with the default --retries 2.
+const MAX_REFUSALS_PER_ID = 2 * REFUSALS_PER_RETRY;
+
 import { runOrdered } from '../../src/ordered-pool.js';
 
 interface TimerEvent {
