@@ -30,18 +30,23 @@ export function describeRate(rate: Rate): string {
 }
 
 /**
- * Never more than `count` starts in any window of `periodMs`, however the window is placed.
+ * Never more than `count` requests in any window of `periodMs`, however the window is placed,
+ * as the server sees them arrive.
  *
- * A start at time t is allowed when fewer than `count` starts happened in (t - periodMs, t],
- * that is when the count-th previous start is at or before t - periodMs. Keeping exactly the
- * last `count` start times (a ring buffer) answers that without counting, and unlike a
- * fixed-window counter it cannot let through twice the rate across a window boundary.
+ * A start at time t is allowed when the count-th previous request is at or before t - periodMs.
+ * Keeping exactly the last `count` times (a ring buffer) answers that without counting, and
+ * unlike a fixed-window counter it cannot let through twice the rate across a window boundary.
+ * A request is stamped when it starts and again when its answer arrives: it reached the server
+ * somewhere in between (a new connection can delay the first ones by milliseconds), so only
+ * its answer's time proves it is out of the window.
  */
 export class SlidingWindowLimiter {
   readonly #periodMs: number;
   /** The last `count` start times; the oldest at `#next`. -Infinity for slots not used yet. */
   readonly #starts: Float64Array;
   #next = 0;
+  /** Starts recorded so far; record() hands out the number of each. */
+  #recorded = 0;
 
   constructor(rate: Rate) {
     if (!Number.isInteger(rate.count) || rate.count < 1 || rate.count > MAX_RATE_COUNT) {
@@ -58,10 +63,19 @@ export class SlidingWindowLimiter {
     return Math.max(now, (this.#starts[this.#next] as number) + this.#periodMs);
   }
 
-  /** Records a start at `now`, which must be allowed (nextAllowedAt(now) === now). */
-  record(now: number): void {
+  /** Records a start at `now`, which must be allowed (nextAllowedAt(now) === now); returns its number for finish(). */
+  record(now: number): number {
     this.#starts[this.#next] = now;
     this.#next = (this.#next + 1) % this.#starts.length;
+    return this.#recorded++;
+  }
+
+  /** The answer to start number `start` arrived at `now`: the request stays in the window until a period after that. */
+  finish(start: number, now: number): void {
+    // A request still in flight a whole period after it started has had its place taken; nothing to move.
+    if (start + this.#starts.length < this.#recorded) return;
+    const slot = start % this.#starts.length;
+    if (now > (this.#starts[slot] as number)) this.#starts[slot] = now;
   }
 }
 

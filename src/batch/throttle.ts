@@ -95,8 +95,21 @@ export const RATE_RECOVERY_S = 2;
  * that is held back in one burst, which the server would refuse.
  */
 export const RECOVERED_ABOVE = 2;
-/** One more request in flight after this many times the limit in consecutive good answers. */
+/**
+ * One more request in flight after this many times the limit in consecutive good answers.
+ * Each time such a probe is refused at the same limit, the next waits twice as long: a server
+ * with a hard limit is asked again and again otherwise, and each refused id waits its Retry-After.
+ */
 export const CONCURRENCY_INCREASE_AFTER = 10;
+/**
+ * After the first cut, the rate doubles this often until the server pushes back again (TCP's
+ * slow start). The first cut is made on the least evidence: a burst the server absorbed, or
+ * refusals that arrive before any admitted answer (then nothing is known and the rate starts
+ * from MIN_RATE). Doubling finds the server's pace in a second or two either way.
+ */
+export const PROBE_DOUBLING_MS = 100;
+/** A slow start that doubles this many times without a refusal ends: the rate is unlimited again. */
+export const PROBE_DOUBLINGS = 10;
 /** Never paced slower than this, in requests per second (pauses aside). */
 export const MIN_RATE = 1;
 
@@ -116,6 +129,8 @@ class ThrottlePermit implements Permit {
     readonly sequence: number,
     /** Requests in flight when this one started, itself included. */
     readonly inFlightAtStart: number,
+    /** Its number in the --rate window, if there is one. */
+    readonly rateStart: number | undefined,
   ) {}
 
   release(feedback: Feedback): void {
@@ -164,7 +179,14 @@ export class Throttle {
   /** Seconds of good answers since the last cut, counted in answers at the current rate. */
   #sinceCut = 0;
   readonly #oks = new RecentCount(MEASURE_MS);
+  readonly #recentOks = new RecentCount(MEASURE_MS / 4);
   #goodStreak = 0;
+  /** How many times the current limit's probe (limit + 1) was refused: see CONCURRENCY_INCREASE_AFTER. */
+  #refusedProbes = 0;
+  /** The limit the last probe started from. */
+  #probedFrom = 0;
+  /** Slow start after the first cut: from this rate, at this time, doubling until the next cut. */
+  #probe: { from: number; since: number } | undefined;
 
   #pausedUntil = Number.NEGATIVE_INFINITY;
   /** Starts up to this sequence number were already under way at the last cut or pause. */
@@ -259,10 +281,23 @@ export class Throttle {
     if (this.#pausedUntil > at) at = this.#pausedUntil;
     // Spaced from the last start at the current rate, so a cut applies to the very next start.
     // No catching up after a late timer: a server that paces strictly refuses starts too close together.
+    if (this.#probe !== undefined) this.#rate = this.#probeRate(now);
     const pacedAt = this.#lastStartAt + 1000 / this.#rate;
     if (pacedAt > at) at = pacedAt;
     if (this.#userLimit !== undefined) at = this.#userLimit.nextAllowedAt(at);
     return at;
+  }
+
+  /** The slow start's rate now; past PROBE_DOUBLINGS doublings without a refusal, the first cut was a fluke. */
+  #probeRate(now: number): number {
+    const doublings = (now - (this.#probe as { since: number }).since) / PROBE_DOUBLING_MS;
+    if (doublings < PROBE_DOUBLINGS) return (this.#probe as { from: number }).from * 2 ** doublings;
+    this.#probe = undefined;
+    if (this.#slowed && this.#limit === this.#ceiling) {
+      this.#slowed = false;
+      this.#onChange?.({ kind: 'recovered' });
+    }
+    return Number.POSITIVE_INFINITY;
   }
 
   #grant(now: number): ThrottlePermit {
@@ -270,8 +305,8 @@ export class Throttle {
     this.#started += 1;
     this.#firstStartAt ??= now;
     this.#lastStartAt = now;
-    this.#userLimit?.record(now);
-    return new ThrottlePermit(this, now, this.#started, this.#inFlight);
+    const rateStart = this.#userLimit?.record(now);
+    return new ThrottlePermit(this, now, this.#started, this.#inFlight, rateStart);
   }
 
   #idle(): boolean {
@@ -330,6 +365,7 @@ export class Throttle {
     this.#inFlight -= 1;
     if (this.#stopped !== undefined) return;
     const now = this.#now();
+    if (permit.rateStart !== undefined) this.#userLimit?.finish(permit.rateStart, now);
     if (feedback.kind === 'ok') this.#onOk(now);
     else if (feedback.kind === 'refused') this.#onRefused(permit, feedback, now);
     if (this.#stopped === undefined) this.#pump();
@@ -337,21 +373,23 @@ export class Throttle {
 
   #onOk(now: number): void {
     this.#oks.add(now);
+    this.#recentOks.add(now);
     this.#cutsSinceOk = 0;
     this.#refusingSince = undefined;
-    if (this.#rate !== Number.POSITIVE_INFINITY) {
+    if (this.#rate !== Number.POSITIVE_INFINITY && this.#probe === undefined) {
       // Time moves with the answers: a run that sends less than the rate allows does not raise it.
       this.#sinceCut += 1 / this.#rate;
       this.#rate = Math.max(MIN_RATE, this.#rateAtCut * cubicGrowth(this.#sinceCut));
     }
     if (this.#limit < this.#ceiling) {
       this.#goodStreak += 1;
-      if (this.#goodStreak >= CONCURRENCY_INCREASE_AFTER * this.#limit) {
+      if (this.#goodStreak >= CONCURRENCY_INCREASE_AFTER * this.#limit * 2 ** this.#refusedProbes) {
         this.#goodStreak = 0;
+        this.#probedFrom = this.#limit;
         this.#limit += 1;
       }
     }
-    if (this.#slowed && this.#limit === this.#ceiling && this.#rate >= RECOVERED_ABOVE * this.#rateAtCut) {
+    if (this.#slowed && this.#probe === undefined && this.#limit === this.#ceiling && this.#rate >= RECOVERED_ABOVE * this.#rateAtCut) {
       this.#slowed = false;
       this.#onChange?.({ kind: 'recovered' });
     }
@@ -381,8 +419,10 @@ export class Throttle {
   }
 
   #cutRate(reason: 429 | 503, now: number): void {
+    const first = this.#stats.rateCuts === 0;
     this.#rateAtCut = Math.max(MIN_RATE, Math.min(this.#rate, this.#admittedRate(now)));
     this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
+    this.#probe = first ? { from: this.#rate, since: now } : undefined;
     this.#sinceCut = 0;
     this.#slowed = true;
     this.#stats.rateCuts += 1;
@@ -391,7 +431,10 @@ export class Throttle {
 
   /** From the count in flight when the refused request was sent: the load the server could not take. */
   #cutConcurrency(permit: ThrottlePermit): void {
-    this.#limit = Math.max(1, Math.floor(CONCURRENCY_DECREASE * Math.min(this.#limit, permit.inFlightAtStart)));
+    const next = Math.max(1, Math.floor(CONCURRENCY_DECREASE * Math.min(this.#limit, permit.inFlightAtStart)));
+    // Refused while probing one above a limit that held: probe less often from now on.
+    this.#refusedProbes = this.#limit === this.#probedFrom + 1 ? this.#refusedProbes + 1 : 0;
+    this.#limit = next;
     this.#goodStreak = 0;
     this.#slowed = true;
     this.#stats.concurrencyCuts += 1;
@@ -418,7 +461,10 @@ export class Throttle {
    */
   #admittedRate(now: number): number {
     const span = Math.min(MEASURE_MS, Math.max(MIN_MEASURE_MS, now - (this.#firstStartAt ?? now)));
-    return (this.#oks.total(now) * 1000) / span;
+    const overSecond = (this.#oks.total(now) * 1000) / span;
+    // A second that began slowly (a slow start, a pause) understates what the server takes now.
+    const lately = (this.#recentOks.total(now) * 1000) / Math.min(span, MEASURE_MS / 4);
+    return Math.max(overSecond, lately);
   }
 
   #stop(reason: string): void {

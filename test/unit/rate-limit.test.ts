@@ -99,6 +99,53 @@ describe('SlidingWindowLimiter', () => {
   });
 });
 
+describe('SlidingWindowLimiter.finish: the window as the server sees arrivals', () => {
+  it('keeps a request in the window until a period after its answer, not its start', () => {
+    const limiter = new SlidingWindowLimiter({ count: 2, periodMs: 1000 });
+    const first = limiter.record(0);
+    limiter.record(0);
+    // The first request reached the server late (a new connection): its answer came at 30 ms.
+    limiter.finish(first, 30);
+    expect(limiter.nextAllowedAt(1000)).toBe(1030);
+  });
+
+  it('never lets more than count arrive in any window, wherever between start and answer each arrived (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 400 }),
+            delay: fc.integer({ min: 0, max: 300 }),
+            at: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          {
+            maxLength: 60,
+          },
+        ),
+        (count, requests) => {
+          const periodMs = 1000;
+          const limiter = new SlidingWindowLimiter({ count, periodMs });
+          const arrivals: number[] = [];
+          // One request at a time: each starts when allowed, arrives somewhere in its flight, and is answered.
+          let now = 0;
+          for (const { gap, delay, at } of requests) {
+            now = limiter.nextAllowedAt(now + gap);
+            const start = limiter.record(now);
+            arrivals.push(now + at * delay);
+            now += delay;
+            limiter.finish(start, now);
+          }
+          arrivals.sort((a, b) => a - b);
+          for (let i = count; i < arrivals.length; i++) {
+            expect((arrivals[i] as number) - (arrivals[i - count] as number)).toBeGreaterThanOrEqual(periodMs);
+          }
+        },
+      ),
+    );
+  });
+});
+
 describe('RecentCount', () => {
   it('counts events of about the last window: each tenth drops out as a whole', () => {
     const count = new RecentCount(1000);

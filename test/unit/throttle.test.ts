@@ -7,6 +7,8 @@ import {
   type Feedback,
   feedbackFor,
   type Permit,
+  PROBE_DOUBLING_MS,
+  PROBE_DOUBLINGS,
   RATE_DECREASE,
   RATE_RECOVERY_S,
   Throttle,
@@ -266,8 +268,11 @@ describe('Throttle: 429 cuts the rate', () => {
   function cutAtHalfSecond() {
     const t = setup({ ceiling: 64 });
     const permits = Array.from({ length: 60 }, () => t.now());
-    t.clock.now = 500;
-    for (const permit of permits.slice(0, 50)) permit.release(ok);
+    // The server admits 100/s: fifty answers over the first half second, one every 10 ms.
+    for (const [i, permit] of permits.slice(0, 50).entries()) {
+      t.clock.now = 10 * (i + 1);
+      permit.release(ok);
+    }
     permits[50]?.release(refused(429, 1000));
     return { ...t, inFlight: permits.slice(51) };
   }
@@ -298,9 +303,37 @@ describe('Throttle: 429 cuts the rate', () => {
     expect(throttle.stats().ratePerSecond).toBeCloseTo(RATE_DECREASE * (rate as number));
   });
 
-  it('good answers bring the rate back to where the server pushed back, then past it, and recovery is reported', async () => {
+  it('after the first cut, the rate doubles every PROBE_DOUBLING_MS of good answers until the server pushes back (slow start)', async () => {
+    const { clock, throttle, inFlight, next } = cutAtHalfSecond();
+    for (const permit of inFlight) permit.release(ok);
+    const from = throttle.stats().ratePerSecond as number;
+    while (clock.now < 500 + 2 * PROBE_DOUBLING_MS) (await next()).release(ok);
+    expect(throttle.stats().ratePerSecond).toBeGreaterThanOrEqual(4 * from);
+    expect(throttle.stats().ratePerSecond).toBeLessThan(5 * from);
+    // Pushed back again: a cut from what the server admitted, and no more doubling.
+    (await next()).release(refused(429, 1000));
+    const cut = throttle.stats().ratePerSecond as number;
+    expect(cut).toBeLessThan(4 * from);
+    await clock.advance(4 * PROBE_DOUBLING_MS);
+    expect(throttle.stats().ratePerSecond).toBe(cut);
+  });
+
+  it('a slow start that doubles PROBE_DOUBLINGS times without a refusal ends: the first refusal was a fluke', async () => {
     const { clock, throttle, changes, inFlight, next } = cutAtHalfSecond();
     for (const permit of inFlight) permit.release(ok);
+    const cutAt = clock.now;
+    while (clock.now < cutAt + PROBE_DOUBLINGS * PROBE_DOUBLING_MS) (await next()).release(ok);
+    (await next()).release(ok);
+    expect(throttle.stats().ratePerSecond).toBeUndefined();
+    expect(changes.at(-1)).toEqual({ kind: 'recovered' });
+  });
+
+  it('after a later cut, good answers bring the rate back to where the server pushed back, then past it, and recovery is reported', async () => {
+    const { clock, throttle, changes, inFlight, next } = cutAtHalfSecond();
+    for (const permit of inFlight) permit.release(ok);
+    // A refusal to a request sent after the first cut ends the slow start.
+    (await next()).release(refused(429, 1000));
+    const cutFrom = (throttle.stats().ratePerSecond as number) / RATE_DECREASE;
     const rates: number[] = [];
     // Answers as fast as the pacing lets requests go, for RATE_RECOVERY_S + 3 seconds.
     const until = clock.now + (RATE_RECOVERY_S + 3) * 1000;
@@ -308,13 +341,13 @@ describe('Throttle: 429 cuts the rate', () => {
       (await next()).release(ok);
       rates.push(throttle.stats().ratePerSecond as number);
     }
-    // Never down, back to the rate at the cut (100/s) within about RATE_RECOVERY_S, then past it.
+    // Never down, back to the rate at the cut within about RATE_RECOVERY_S, then past it.
     expect(rates.every((rate, i) => i === 0 || rate >= (rates[i - 1] as number))).toBe(true);
-    const backAt = rates.findIndex((rate) => rate >= 99.9);
+    const backAt = rates.findIndex((rate) => rate >= cutFrom - 0.1);
     expect(backAt).toBeGreaterThan(0);
     expect(rates.slice(0, backAt).reduce((seconds, rate) => seconds + 1 / rate, 0)).toBeCloseTo(RATE_RECOVERY_S, 0);
     expect(changes.at(-1)).toEqual({ kind: 'recovered' });
-    expect(rates.at(-1)).toBeGreaterThanOrEqual(200);
+    expect(rates.at(-1)).toBeGreaterThanOrEqual(2 * cutFrom);
   });
 
   it('follows a cubic: RATE_DECREASE at the cut, level at 1 after RATE_RECOVERY_S, symmetric around it', () => {
