@@ -201,14 +201,10 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     return finish(result, attempts, earlierAnswerLost);
   }
 
-  /** Adds what the attempts teach: how many there were, and whether a 404 may be our own doing. */
+  /** Adds what the attempts teach: how many there were, and whether an earlier one may have done the work. */
   function finish(result: NotDeleted, attempts: number, earlierAnswerLost: boolean): NotDeleted {
-    let message = result.message;
-    if (earlierAnswerLost && result.status === 404) {
-      message += ' (it may already have been deleted by an earlier attempt whose answer was lost)';
-    }
-    if (attempts > 1) message += ` (after ${attempts} attempts)`;
-    return { ...result, message: mask(message) };
+    const message = attempts > 1 ? `${result.message} (after ${attempts} attempts)` : result.message;
+    return { ...result, message: mask(message), ...(earlierAnswerLost && result.status !== null ? { earlierAnswerLost } : {}) };
   }
 
   return {

@@ -79,7 +79,14 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .option('--stdin', 'read ids from standard input (whitespace-separated, # comments)')
     .option('--concurrency <n>', 'requests in flight at once, 1..64 (default 8)')
     .option('--rate <n[/s|/m|/h]>', 'start at most n requests per second (minute, hour), such as 40 or 300/m (env PLANTSTORE_RATE)')
-    .option('--ignore-missing', 'count a 404 as success (already absent)')
+    .option(
+      '--ignore-missing',
+      'count a plant the API says does not exist as success (already absent): a 404 with an Error object, or a --missing-error code',
+    )
+    .option(
+      '--missing-error <codes>',
+      'API error codes (comma-separated) that mean "no such plant", e.g. 1 for the sandbox (env PLANTSTORE_MISSING_ERROR; profile key missing-error)',
+    )
     .option('--fail-fast', 'send nothing new after the first failure')
     .option('--dry-run', 'print the requests that would be sent; send nothing')
     .action(
@@ -88,6 +95,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
           stdin?: boolean;
           concurrency?: string;
           rate?: string;
+          missingError?: string;
           ignoreMissing?: boolean;
           failFast?: boolean;
           dryRun?: boolean;
@@ -100,7 +108,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
             ignoreMissing: flags.ignoreMissing === true,
             failFast: flags.failFast === true,
             dryRun: flags.dryRun === true,
-            ...defined({ concurrency: flags.concurrency, rate: flags.rate }),
+            ...defined({ concurrency: flags.concurrency, rate: flags.rate, missingError: flags.missingError }),
           },
           ctx,
         );

@@ -8,9 +8,11 @@ import type { Env } from './io.js';
 export interface Profile {
   token?: string;
   'base-url'?: string;
+  /** API error codes meaning "no such plant", comma-separated (missing-errors.ts). */
+  'missing-error'?: string;
 }
 
-export const PROFILE_KEYS = ['base-url'] as const;
+export const PROFILE_KEYS = ['base-url', 'missing-error'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 interface ConfigData {
@@ -113,7 +115,7 @@ function shapeProblem(data: unknown): string | undefined {
   if (!isPlainObject(profiles)) return '"profiles" is not an object';
   for (const [name, profile] of Object.entries(profiles)) {
     if (!isPlainObject(profile)) return `profile "${name}" is not an object`;
-    for (const key of ['token', 'base-url']) {
+    for (const key of ['token', ...PROFILE_KEYS]) {
       if (profile[key] !== undefined && typeof profile[key] !== 'string') return `"${key}" of profile "${name}" is not a string`;
     }
   }

@@ -28,7 +28,8 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
       if (result.deleted) {
         if (!mode.json && !mode.quiet) io.out(successLine(io, `Deleted plant ${result.id}`));
       } else if (result.absent) {
-        if (!mode.json && !mode.quiet) io.out(successLine(io, `Plant ${result.id} already absent`));
+        if (!mode.json && !mode.quiet)
+          io.out(successLine(io, `Plant ${result.id} already absent${result.note ? ` (${result.note})` : ''}`));
       } else {
         if (!result.attempted && ++unsent > MAX_UNSENT_LINES) return;
         // Failures always reach stderr, even with --quiet or --json: a human may be watching.

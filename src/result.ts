@@ -9,12 +9,14 @@ export interface Deleted {
   status: number;
 }
 
-/** A 404 under --ignore-missing: the plant is not there, which is what was wanted. */
+/** Under --ignore-missing, the API said there is no such plant: it is not there, which is what was wanted. */
 export interface Absent {
   id: string;
   deleted: false;
   absent: true;
   status: number;
+  /** Said with the line: an earlier attempt whose answer was lost may have deleted it. */
+  note?: string;
 }
 
 export interface NotDeleted {
@@ -29,6 +31,11 @@ export interface NotDeleted {
   exit: ExitCode;
   /** False when the request was never sent (interrupted, or stopped by --fail-fast). */
   attempted: boolean;
+  /**
+   * An earlier attempt reached the server but its answer was lost: a "no such plant"
+   * now may mean that attempt deleted it.
+   */
+  earlierAnswerLost?: true;
 }
 
 export function isFailure(result: DeleteResult): result is NotDeleted {

@@ -3,6 +3,7 @@ import { PROFILE_KEYS, type ProfileKey } from '../config.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
+import { formatMissingErrors, missingErrorsFrom } from '../missing-errors.js';
 import { resolveProfile } from '../settings.js';
 
 export interface ConfigOptions {
@@ -42,7 +43,10 @@ export async function runConfig(opts: ConfigOptions, ctx: Context): Promise<Exit
     }
     case 'set': {
       if (opts.value === undefined) throw new UsageError(`config set needs a value: plantstore config set ${key} <value>`);
-      const value = normalizeBaseUrl(opts.value, 'the command line');
+      const value =
+        key === 'base-url'
+          ? normalizeBaseUrl(opts.value, 'the command line')
+          : formatMissingErrors(missingErrorsFrom(opts.value, 'the command line', true));
       await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
       ctx.io.err(`${ctx.io.errStyle().green('✓')} Set ${key} for profile '${profile}' to ${value}`);
       return Exit.ok;

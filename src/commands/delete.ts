@@ -7,10 +7,11 @@ import { type GlobalOptions, isVerbose, resolveNetwork } from '../global-options
 import { parsePlantIds } from '../id.js';
 import { readIdsFromStream } from '../id-input.js';
 import type { IdList } from '../id-list.js';
+import { missingErrorsFrom } from '../missing-errors.js';
 import { DEFAULT_WINDOW, MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
 import { createReporter } from '../output.js';
 import { NO_PROGRESS, startProgress } from '../progress.js';
-import { type DeleteResult, isFailure, notAttempted, Tally } from '../result.js';
+import { type Deleted, type DeleteResult, isFailure, type NotDeleted, notAttempted, Tally } from '../result.js';
 import { resolveTarget, type Target } from '../settings.js';
 
 export interface DeleteOptions {
@@ -20,6 +21,8 @@ export interface DeleteOptions {
   concurrency?: string;
   /** --rate: at most this many requests started per second, minute or hour. */
   rate?: string;
+  /** --missing-error: API error codes that mean "no such plant". */
+  missingError?: string;
   /** A 404 counts as success: the plant is gone either way. */
   ignoreMissing: boolean;
   /** Start no new request after the first failure. */
@@ -43,6 +46,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const ids = await readIds(opts, ctx);
   const target = resolveTarget(opts.global, ctx.env, ctx.config, ctx.io.redact);
   const network = resolveNetwork(opts.global, ctx.env);
+  const missingCodes = resolveMissingErrors(opts.missingError, ctx, target.profile);
   if (opts.dryRun) return printDryRun(ids, target, rate, opts, ctx);
   const verbose = isVerbose(opts.global, ctx.env);
 
@@ -61,12 +65,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
   const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose, gate: throttle });
-  const deleteOne = opts.ignoreMissing
-    ? (id: string) =>
-        api
-          .deletePlant(id, ctx.signal)
-          .then((result): DeleteResult => (result.status === 404 ? { id, deleted: false, absent: true, status: 404 } : result))
-    : (id: string) => api.deletePlant(id, ctx.signal);
+  const explain = (result: Deleted | NotDeleted): DeleteResult => explainMissing(result, missingCodes, opts.ignoreMissing);
+  const deleteOne = (id: string) => api.deletePlant(id, ctx.signal).then(explain);
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
     await runOrdered<string, DeleteResult>({
@@ -128,6 +128,46 @@ async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   }
   if (opts.ids.length === 0) throw new UsageError('no plant id given: try plantstore delete 42, or pipe ids to plantstore delete --stdin');
   return parsePlantIds(opts.ids);
+}
+
+const LOST_ANSWER_NOTE = 'it may already have been deleted by an earlier attempt whose answer was lost';
+
+/**
+ * "No such plant" only when the API says so: a 404 with the spec's Error object, or
+ * a 400 Error object whose code the user declared (--missing-error). A 404 with any
+ * other body is a route the server does not have, most likely a wrong base URL.
+ */
+function explainMissing(result: Deleted | NotDeleted, missingCodes: readonly number[], ignoreMissing: boolean): DeleteResult {
+  if (result.deleted || result.status === null) return result;
+  const said = result.error !== null && (result.status === 404 || (result.status === 400 && missingCodes.includes(result.error)));
+  if (said) {
+    if (ignoreMissing) {
+      return {
+        id: result.id,
+        deleted: false,
+        absent: true,
+        status: result.status,
+        ...(result.earlierAnswerLost ? { note: LOST_ANSWER_NOTE } : {}),
+      };
+    }
+    return result.earlierAnswerLost ? { ...result, message: `${result.message}; ${LOST_ANSWER_NOTE}` } : result;
+  }
+  if (result.status === 404) {
+    return {
+      ...result,
+      message: `${result.message}; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)`,
+    };
+  }
+  return result;
+}
+
+/** --missing-error, else PLANTSTORE_MISSING_ERROR, else the profile's missing-error; none by default. */
+function resolveMissingErrors(flag: string | undefined, ctx: Context, profile: string): number[] {
+  if (flag !== undefined) return missingErrorsFrom(flag, '--missing-error', true);
+  const fromEnv = ctx.env['PLANTSTORE_MISSING_ERROR'];
+  if (fromEnv) return missingErrorsFrom(fromEnv, 'PLANTSTORE_MISSING_ERROR', false);
+  const stored = ctx.config().profile(profile)['missing-error'];
+  return stored === undefined ? [] : missingErrorsFrom(stored, `profile '${profile}' in ${ctx.config().path}`, false);
 }
 
 /** --rate, else PLANTSTORE_RATE: a bad flag is a usage error (2), a bad variable a configuration error (3). */

@@ -201,11 +201,14 @@ describe('retry policy', () => {
   });
 
   it("gives up after a timeout and says a later 404 may be the first attempt's doing: exit 5", async () => {
-    const server = await serve(modes.sequence(modes.silent(), modes.reply(404)));
+    const notFound = modes.reply(404, { 'content-type': 'application/json' }, '{"error":404,"message":"no plant 42"}');
+    const server = await serve(modes.sequence(modes.silent(), notFound));
     const run = await runTimed(['--timeout', '0.5', '--max-retry-wait', '0', 'delete', '42'], { env: envFor(server) });
     expect(run.code).toBe(5);
     expect(run.stderr).toBe(
-      failure('Not Found (it may already have been deleted by an earlier attempt whose answer was lost) (after 2 attempts) (HTTP 404)'),
+      failure(
+        'error 404: no plant 42 (after 2 attempts); it may already have been deleted by an earlier attempt whose answer was lost (HTTP 404)',
+      ),
     );
     expect(server.exchanges).toHaveLength(2);
     // The first request was abandoned (its connection closed by the CLI's timeout) before the retry came.
