@@ -187,6 +187,8 @@ export class Throttle {
   #probedFrom = 0;
   /** Slow start after the first cut: from this rate, at this time, doubling until the next cut. */
   #probe: { from: number; since: number } | undefined;
+  /** A refusal came with nothing admitted lately: once the pause is over, a slow start from what the server has admitted by then. */
+  #probeAfterPause = false;
 
   #pausedUntil = Number.NEGATIVE_INFINITY;
   /** Starts up to this sequence number were already under way at the last cut or pause. */
@@ -281,6 +283,7 @@ export class Throttle {
     if (this.#pausedUntil > at) at = this.#pausedUntil;
     // Spaced from the last start at the current rate, so a cut applies to the very next start.
     // No catching up after a late timer: a server that paces strictly refuses starts too close together.
+    if (this.#probeAfterPause && at <= now) this.#startProbe(429, now);
     if (this.#probe !== undefined) this.#rate = this.#probeRate(now);
     const pacedAt = this.#lastStartAt + 1000 / this.#rate;
     if (pacedAt > at) at = pacedAt;
@@ -405,7 +408,16 @@ export class Throttle {
     }
     // Requests already under way at the last cut answer with refusals too: one reaction per round trip.
     if (permit.sequence > this.#reactedAtSequence) {
-      if (this.#cutsSinceOk >= 2) {
+      const cutsRate = status === 429 || this.#limit === 1;
+      if (cutsRate && this.#oks.total(now) === 0) {
+        // Nothing admitted lately, so no rate to cut from: a cut would start from nothing and
+        // crawl back for minutes. Do what the server said, wait, and then start slowly from
+        // what it had admitted by then (see #openAt).
+        const waitMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
+        if (waitMs > 0) this.#pause(waitMs, 'retry-after', now);
+        this.#reactedAtSequence = this.#started;
+        this.#probeAfterPause = true;
+      } else if (this.#cutsSinceOk >= 2) {
         // Two cuts did not help: the server needs a break, not a slightly slower client.
         this.#pause(retryAfterMs ?? DEFAULT_PAUSE_MS, 'refusing', now);
       } else {
@@ -416,6 +428,16 @@ export class Throttle {
       }
     }
     if (retryAfterMs !== undefined && retryAfterMs > LONG_RETRY_AFTER_MS) this.#pause(retryAfterMs, 'retry-after', now);
+  }
+
+  #startProbe(reason: 429 | 503, now: number): void {
+    this.#probeAfterPause = false;
+    this.#rateAtCut = Math.max(MIN_RATE, this.#admittedRate(now));
+    this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
+    this.#probe = { from: this.#rate, since: now };
+    this.#slowed = true;
+    this.#stats.rateCuts += 1;
+    this.#onChange?.({ kind: 'slowed', reason, ratePerSecond: this.#rate });
   }
 
   #cutRate(reason: 429 | 503, now: number): void {

@@ -220,3 +220,53 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     expect(server.requests).toHaveLength(50);
   });
 });
+
+describe('--rate', () => {
+  it.each([
+    [['--rate', '0'], {}, 2, "invalid --rate '0'"],
+    [['--rate', '-1'], {}, 2, "invalid --rate '-1'"],
+    [['--rate', 'fast'], {}, 2, "invalid --rate 'fast'"],
+    [['--rate', '5/y'], {}, 2, "invalid --rate '5/y'"],
+    [[], { PLANTSTORE_RATE: '1.5' }, 3, "invalid PLANTSTORE_RATE '1.5'"],
+  ])('refuses %j %j before sending anything: exit %i', async (flags, env, exit, message) => {
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const run = await runPlantstore(['delete', ...flags, '1', '2'], { env: { ...envFor(server.url), ...env } });
+    expect(run.code).toBe(exit);
+    expect(run.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a dry run names the rate it would keep', async () => {
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const run = await runPlantstore(['delete', '--dry-run', '--rate', '300/m', '1', '2'], { env: envFor(server.url) });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("dry run: 2 requests not sent (profile 'default'; at most 300/m)");
+  });
+});
+
+describe('a server that pushes back', () => {
+  it('says so once per change with --verbose, and once in the summary; every id is deleted', async () => {
+    let answered = 0;
+    const server = await serve((_req, res) => {
+      answered += 1;
+      // The first few requests are refused, as by a rate limiter whose burst is spent.
+      if (answered <= 3)
+        res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"error":429,"message":"slow down"}');
+      else res.writeHead(204).end();
+    });
+    const ids = range(1, 20);
+    const run = await runPlantstore(['--verbose', 'delete', '--stdin', '--concurrency', '1'], {
+      env: { ...envFor(server.url), PLANTSTORE_RETRIES: '2' },
+      input: ids.join('\n'),
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(ids.map((id) => `Deleted plant ${id}\n`).join(''));
+    const changes = run.stderr.split('\n').filter((line) => line.startsWith('* '));
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.length).toBeLessThan(6);
+    expect(changes[0]).toMatch(/^\* throttled: the server refused a request \(429\); sending at ~\d+\/s$/);
+    expect(run.stderr).toMatch(
+      /20 deleted, 0 already absent, 0 failed, 0 not attempted in \d+\.\ds; throttled: the server refused 3 requests \(429\/503\)/,
+    );
+  });
+});

@@ -357,6 +357,23 @@ describe('Throttle: 429 cuts the rate', () => {
   });
 });
 
+describe('Throttle: a 429 with nothing admitted lately', () => {
+  it('pauses for its Retry-After instead of cutting from nothing, then starts slowly from what was admitted by then', async () => {
+    const { clock, throttle, changes, next } = setup({ ceiling: 4 });
+    const permits = [await next(), await next()];
+    clock.now += 5;
+    permits[1]?.release(refused(429, 1000));
+    expect(changes).toEqual([{ kind: 'paused', forMs: 1000, reason: 'retry-after' }]);
+    // The other request was admitted after all, during the pause.
+    clock.now += 15;
+    permits[0]?.release(ok);
+    const after = await next();
+    expect(after.startedAt).toBe(1005);
+    expect(changes.at(-1)).toMatchObject({ kind: 'slowed', reason: 429 });
+    expect(throttle.stats().ratePerSecond).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('Throttle: 503 cuts the requests in flight', () => {
   it('to CONCURRENCY_DECREASE times the count in flight when the refused one was sent, once per round trip', async () => {
     const { throttle, changes, now, later } = setup({ ceiling: 10 });
@@ -452,7 +469,10 @@ describe('Throttle: pauses of the whole run', () => {
     [1500, 1500],
   ])('refusals go on after two cuts with no good answer between: pause (Retry-After %s)', async (retryAfterMs, pauseMs) => {
     const { clock, throttle, changes, next } = setup({ ceiling: 4 });
-    // Each request is sent after the previous cut, and refused.
+    // One admitted answer: the server's rate is known. Then each request is sent after the previous cut, and refused.
+    const first = await next();
+    clock.now += 5;
+    first.release(ok);
     for (let i = 0; i < 3; i += 1) {
       const permit = await next();
       clock.now += 5;
@@ -466,7 +486,7 @@ describe('Throttle: pauses of the whole run', () => {
 
   it('a good answer between the cuts means no pause', async () => {
     const { clock, throttle, next } = setup({ ceiling: 4 });
-    for (const feedback of [refused(429, 1000), ok, refused(429, 1000), refused(429, 1000)]) {
+    for (const feedback of [ok, refused(429, 1000), ok, refused(429, 1000), refused(429, 1000)]) {
       const permit = await next();
       clock.now += 5;
       permit.release(feedback);
