@@ -105,15 +105,20 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       trace(`[${id}] > authorization: Bearer ***`);
       trace(`[${id}] > user-agent: ${headers['user-agent']}`);
     }
+    // The head of an answer, once it arrives: a body cut short after it is still a failure to
+    // answer (reset or timeout), but the status is kept, since an answer had begun.
+    let began: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
     try {
       const response = await dispatcher.request({ origin: base.origin, path, method: 'DELETE', headers, signal });
       const status = response.statusCode;
+      began = { status, headers: response.headers };
       if (trace) {
         trace(`[${id}] < HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
         for (const [name, value] of Object.entries(response.headers)) trace(`[${id}] < ${name}: ${serverLine(String(value), mask)}`);
       }
       if (status >= 200 && status < 300) {
-        await response.body.dump({ limit: MAX_ERROR_BODY_BYTES });
+        // The status says it was deleted; what happens to the rest of the body changes nothing.
+        await response.body.dump({ limit: MAX_ERROR_BODY_BYTES }).catch(() => {});
         return { result: { id, deleted: true, status }, retryable: false, answerLost: false };
       }
       const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
@@ -131,18 +136,31 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       };
     } catch (error) {
       const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
-      const described = describeRequestError(error, { aborted, timeoutMs: options.timeoutMs, baseUrl: target.baseUrl, proxy, mask });
+      const described = describeRequestError(error, {
+        aborted,
+        timeoutMs: options.timeoutMs,
+        baseUrl: target.baseUrl,
+        proxy,
+        mask,
+        answerBegun: began?.status,
+      });
       trace?.(`[${id}] * failed after ${elapsed(started)}: ${described.message}`);
       const result: NotDeleted = {
         id,
         deleted: false,
-        status: null,
+        status: began?.status ?? null,
         error: null,
         message: described.message,
         exit: described.exit,
         attempted: true,
       };
-      return { result, retryable: described.retryable, answerLost: described.answerLost };
+      return {
+        result,
+        retryable: described.retryable,
+        answerLost: described.answerLost,
+        // A 429 or 503 cut short still said when to come back.
+        retryAfterMs: began && parseRetryAfter(header(began.headers, 'retry-after'), Date.now()),
+      };
     }
   }
 
@@ -224,17 +242,18 @@ function failedAnswer(
   mask: Mask,
 ): NotDeleted {
   if (status >= 300 && status < 400) {
-    const location = serverLine(header(headers, 'location') ?? '(no Location header)', mask);
-    return {
-      id,
-      deleted: false,
-      status,
-      error: null,
-      // Following it would hand the bearer token to wherever the server points.
-      message: `the server redirected to ${location}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`,
-      exit: Exit.server,
-      attempted: true,
-    };
+    const location = header(headers, 'location')?.trim();
+    const known = statusText(status);
+    const named = known === `HTTP status ${status}` ? `HTTP ${status}` : `${status} ${known}`;
+    const message =
+      status === 304
+        ? // A conditional answer to a request that had no condition: nothing was deleted.
+          'the server answered 304 Not Modified, which makes no sense for a DELETE'
+        : location
+          ? // Following it would hand the bearer token to wherever the server points.
+            `the server redirected to ${serverLine(location, mask)}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`
+          : `the server answered ${named} without a Location`;
+    return { id, deleted: false, status, error: null, message, exit: Exit.server, attempted: true };
   }
   const details = parseErrorBody(status, header(headers, 'content-type'), body, mask);
   return { id, deleted: false, status, error: details.code, message: details.message, exit: exitForStatus(status), attempted: true };

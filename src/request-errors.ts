@@ -31,6 +31,13 @@ const NETWORK_CODES: Record<string, string> = {
 const TLS_CODE = /CERT|TLS|SSL|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|UNABLE_TO_GET_CRL|HOSTNAME_MISMATCH|ALTNAME/i;
 const PROXY_SOCKET_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+// What ended a body that had begun: the connection, not the server's words.
+const BODY_CUT_CODES: Record<string, string> = {
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+};
+const HEADERS_TOO_LARGE_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'HPE_HEADER_OVERFLOW']);
 // Codes of failures before the request could have left this machine.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -43,6 +50,8 @@ export interface ErrorContext {
   proxy: string | undefined;
   /** Hides the token in lower layers' words (a certificate name, a quoted header) before they are cut to length. */
   mask?: Mask;
+  /** The status of an answer whose head had arrived when the failure came: its body was cut short. */
+  answerBegun?: number | undefined;
 }
 
 /** Turns what undici or the socket threw into one line, an exit code and a retry verdict. */
@@ -51,18 +60,28 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
   const via = context.proxy ? ` via proxy ${context.proxy}` : '';
   const code = errorCode(error);
   const answerLost = !NOT_SENT_CODES.has(code);
+  const begun = context.answerBegun;
   if (context.aborted === 'interrupted') {
     return {
-      message: 'interrupted while waiting for the answer; the server may or may not have deleted it',
+      message:
+        begun === undefined
+          ? 'interrupted while waiting for the answer; the server may or may not have deleted it'
+          : `interrupted while the server was sending a ${begun} answer`,
       exit: Exit.interrupted,
       retryable: false,
       answerLost: true,
     };
   }
   if (context.aborted === 'timeout' || TIMEOUT_CODES.has(code)) {
-    const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'could not connect to' : 'no complete answer from';
+    const within = `within ${formatSeconds(context.timeoutMs)} (timeout; raise it with --timeout)`;
+    const what =
+      begun !== undefined
+        ? `the ${begun} answer from ${host}${via} was not complete`
+        : code === 'UND_ERR_CONNECT_TIMEOUT'
+          ? `could not connect to ${host}${via}`
+          : `no complete answer from ${host}${via}`;
     return {
-      message: `${what} ${host}${via} within ${formatSeconds(context.timeoutMs)} (timeout; raise it with --timeout)`,
+      message: `${what} ${within}`,
       exit: Exit.timeout,
       retryable: true,
       answerLost,
@@ -84,6 +103,23 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
       exit: Exit.config,
       retryable: false,
       answerLost: false,
+    };
+  }
+  if (HEADERS_TOO_LARGE_CODES.has(code)) {
+    return {
+      message: `malformed HTTP answer from ${host}${via}: headers too large`,
+      exit: Exit.server,
+      retryable: false,
+      answerLost: true,
+    };
+  }
+  const cut = begun === undefined ? undefined : BODY_CUT_CODES[code];
+  if (cut) {
+    return {
+      message: `${cut} while the server was sending a ${begun} answer (${host}${via})`,
+      exit: Exit.network,
+      retryable: isRetryableErrorCode(code),
+      answerLost: true,
     };
   }
   const network = NETWORK_CODES[code];

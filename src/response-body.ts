@@ -2,21 +2,17 @@ import zlib from 'node:zlib';
 
 /**
  * Reads at most `limit` bytes, then drops the rest: a 1 GB error page must not fill
- * memory. The status already says what happened, so a body cut short by a reset or
- * the timeout still yields what arrived rather than hiding the status.
+ * memory. A body that fails before its end (reset, closed, timed out) rejects: half
+ * an answer is not the server's answer, and the caller reports the failure instead.
  */
 export async function readCapped(body: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of body) {
-      const room = limit - size;
-      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      size += Math.min(chunk.length, room);
-      if (size >= limit) break; // leaving the loop destroys the stream and its connection
-    }
-  } catch {
-    // Keep the partial body.
+  for await (const chunk of body) {
+    const room = limit - size;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.length, room);
+    if (size >= limit) break; // leaving the loop destroys the stream and its connection
   }
   return Buffer.concat(chunks);
 }

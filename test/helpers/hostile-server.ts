@@ -215,6 +215,11 @@ export const modes = {
       const { socket } = exchange.connection;
       socket.write('{"error":9,"message":"cut o', () => socket.resetAndDestroy());
     },
+  /** A status line, then header fields past any client's limit (undici's and Node's are 16 KiB by default). */
+  hugeHeaders:
+    (status: number, bytes: number): Script =>
+    (exchange) =>
+      writeHead(exchange, status, { 'x-padding': 'p'.repeat(bytes), 'content-length': 0 }),
   /** One well-formed answer. */
   reply:
     (status: number, headers: Headers = {}, body: string | Buffer = ''): Script =>

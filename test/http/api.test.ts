@@ -16,12 +16,12 @@ const UA = userAgent(VERSION);
 
 let apis: PlantApi[] = [];
 
-function api(baseUrl = BASE, timeoutMs = 5000): PlantApi {
+function api(baseUrl = BASE, timeoutMs = 5000, retries = 0): PlantApi {
   const created = createPlantApi({
     target: { profile: 'default', baseUrl, token: TOKEN },
     userAgent: UA,
     timeoutMs,
-    retries: 0,
+    retries,
     maxRetryWaitMs: 0,
     env: {},
   });
@@ -175,11 +175,20 @@ describe('answers', () => {
     expect(result.message).toMatch(/redirects are not followed/);
   });
 
-  it('a redirect without Location is still exit 6', async () => {
-    nock(BASE).delete('/plants/1').reply(301);
+  it.each([
+    [304, 'the server answered 304 Not Modified, which makes no sense for a DELETE'],
+    [301, 'the server answered 301 Moved Permanently without a Location'],
+    [300, 'the server answered 300 Multiple Choices without a Location'],
+    [399, 'the server answered HTTP 399 without a Location'],
+  ])('a %i without Location says what it is: exit 6', async (status, message) => {
+    nock(BASE).delete('/plants/1').reply(status);
     const result = failure(await api().deletePlant('1', live()));
-    expect(result).toMatchObject({ status: 301, exit: Exit.server });
-    expect(result.message).toContain('(no Location header)');
+    expect(result).toEqual({ id: '1', deleted: false, status, error: null, message, exit: Exit.server, attempted: true });
+  });
+
+  it('an empty Location counts as none', async () => {
+    nock(BASE).delete('/plants/1').reply(307, '', { location: '  ' });
+    expect(failure(await api().deletePlant('1', live())).message).toBe('the server answered 307 Temporary Redirect without a Location');
   });
 });
 
@@ -223,6 +232,17 @@ describe('transport failures', () => {
     const result = failure(await api().deletePlant('1', live()));
     expect(result).toMatchObject({ status: null, error: null, exit: Exit.network, attempted: true });
     expect(result.message).toMatch(message);
+  });
+
+  it.each(['UND_ERR_HEADERS_OVERFLOW', 'HPE_HEADER_OVERFLOW'])('%s is a malformed answer: exit 6', async (code) => {
+    nock(BASE).delete('/plants/1').replyWithError(socketError(code));
+    const result = failure(await api().deletePlant('1', live()));
+    expect(result).toMatchObject({
+      status: null,
+      error: null,
+      exit: Exit.server,
+      message: 'malformed HTTP answer from api.example.com: headers too large',
+    });
   });
 
   it('ETIMEDOUT from the socket -> exit 8', async () => {
@@ -293,49 +313,114 @@ describe('transport failures', () => {
   });
 });
 
-// nock cannot stall a body mid-way (its mock socket never ends once aborted), so these few
-// cases use a real server on loopback: the status that did arrive must not be hidden.
-describe('a body cut short, on loopback', () => {
-  let server: http.Server;
+// nock cannot stall or cut a body mid-way (its mock socket never ends once aborted), so these
+// cases use a real server on loopback. An answer whose head arrived but whose body did not is
+// a network failure (or a timeout) like any other: retried, its status kept, since one began.
+describe('an answer cut short, on loopback', () => {
+  let server: net.Server;
   let base: string;
+  let host: string;
+  /** Requests seen per path. */
+  let seen: Map<string, number>;
+  // Destroyed after each test: the client's pool is closed only later, by the outer afterEach.
+  let sockets: Set<net.Socket>;
+
+  const head = (status: number, headers: string[] = []): string =>
+    `${[`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`, ...headers].join('\r\n')}\r\n\r\n`;
+  // Headers promise 1000 bytes; a few arrive.
+  const partial = (status: number): string => `${head(status, ['content-type: text/plain', 'content-length: 1000'])}plant is protected\n`;
 
   beforeEach(async () => {
     nock.enableNetConnect('127.0.0.1');
-    server = http.createServer((request, response) => {
-      if (request.url === '/plants/1') {
-        // Headers and half a body, then silence: the timeout ends the read.
-        response.writeHead(400, { 'content-type': 'text/plain' });
-        response.write('plant 1 is protected\n');
-      } else {
-        // Headers promise more than arrives, then the connection drops.
-        response.writeHead(400, { 'content-type': 'text/plain', 'content-length': '1000' });
-        response.write('plant 2 is protected\n', () => request.socket.destroy());
-      }
+    seen = new Map();
+    sockets = new Set();
+    server = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('data', (data) => {
+        const path = /^DELETE (\S+)/.exec(data.toString('latin1'))?.[1] ?? '';
+        const count = (seen.get(path) ?? 0) + 1;
+        seen.set(path, count);
+        const reset = (status: number) => socket.write(partial(status), () => socket.resetAndDestroy());
+        switch (path) {
+          case '/plants/stall':
+            socket.write(partial(400)); // then silence: the timeout ends the read
+            break;
+          case '/plants/close':
+            socket.write(partial(400), () => socket.destroy());
+            break;
+          case '/plants/reset':
+            reset(400);
+            break;
+          case '/plants/reset-200':
+            reset(200);
+            break;
+          case '/plants/reset-then-204':
+            if (count === 1) reset(400);
+            else socket.write(head(204));
+            break;
+          case '/plants/huge-headers':
+            socket.write(head(400, [`x-padding: ${'p'.repeat(128 * 1024)}`, 'content-length: 0']));
+            break;
+          default:
+            socket.write(head(500, ['content-length: 0']));
+        }
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = `http://${host}`;
   });
 
   afterEach(async () => {
-    server.closeAllConnections();
+    for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     nock.disableNetConnect();
   });
 
   it.each([
-    ['stalls until the timeout', '1'],
-    ['is reset by the server', '2'],
-  ])('keeps the status and what arrived when the body %s', async (_name, id) => {
+    [
+      'stalls until the timeout',
+      'stall',
+      Exit.timeout,
+      'the 400 answer from HOST was not complete within 0.2s (timeout; raise it with --timeout)',
+    ],
+    ['is closed by the server', 'close', Exit.network, 'connection closed while the server was sending a 400 answer (HOST)'],
+    ['is reset by the server', 'reset', Exit.network, 'connection reset while the server was sending a 400 answer (HOST)'],
+  ])('a 400 whose body %s keeps its status, with no Error object', async (_name, id, exit, message) => {
     const result = failure(await api(base, 200).deletePlant(id, live()));
+    expect(result).toEqual({ id, deleted: false, status: 400, error: null, message: message.replace('HOST', host), exit, attempted: true });
+  });
+
+  it.each(['stall', 'reset'])('retries a 400 whose body is cut short (%s)', async (id) => {
+    const client = api(base, 200, 1);
+    const result = failure(await client.deletePlant(id, live()));
+    expect(result.message).toMatch(/ \(after 2 attempts\)$/);
+    expect(seen.get(`/plants/${id}`)).toBe(2);
+  });
+
+  it('deletes on the retry after a 400 whose body was reset', async () => {
+    const client = api(base, 5000, 1);
+    expect(await client.deletePlant('reset-then-204', live())).toEqual({ id: 'reset-then-204', deleted: true, status: 204 });
+  });
+
+  it('a 2xx whose body is reset is still deleted: the status says so', async () => {
+    expect(await api(base).deletePlant('reset-200', live())).toEqual({ id: 'reset-200', deleted: true, status: 200 });
+  });
+
+  it('headers past the parser limit are a malformed answer, not retried: exit 6', async () => {
+    const client = api(base, 5000, 2);
+    const result = failure(await client.deletePlant('huge-headers', live()));
     expect(result).toEqual({
-      id,
+      id: 'huge-headers',
       deleted: false,
-      status: 400,
+      status: null,
       error: null,
-      message: `plant ${id} is protected`,
-      exit: Exit.apiRefused,
+      message: `malformed HTTP answer from ${host}: headers too large`,
+      exit: Exit.server,
       attempted: true,
     });
+    expect(seen.get('/plants/huge-headers')).toBe(1);
   });
 });
 
