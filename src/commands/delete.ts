@@ -152,7 +152,8 @@ function explainMissing(result: Deleted | NotDeleted, missingCodes: readonly num
     }
     return result.earlierAnswerLost ? { ...result, message: `${result.message}; ${LOST_ANSWER_NOTE}` } : result;
   }
-  if (result.status === 404) {
+  // A complete 404 only: one cut short is a network failure, and says so.
+  if (result.status === 404 && result.exit === Exit.notFound) {
     return {
       ...result,
       message: `${result.message}; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)`,

@@ -71,8 +71,12 @@ it('without --fail-fast every id is attempted', async () => {
   expect(result.stderr).toContain('9 deleted, 0 already absent, 1 failed, 0 not attempted');
 });
 
-it('--ignore-missing counts a 404 as already absent (exit 0)', async () => {
-  const server = await serve((req, res) => res.writeHead(Number(idOf(req.url ?? '')) % 2 === 0 ? 404 : 204).end());
+it('--ignore-missing counts a 404 with an Error object as already absent (exit 0)', async () => {
+  const server = await serve((req, res) => {
+    if (Number(idOf(req.url ?? '')) % 2 === 0) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":404,"message":"no such plant"}');
+    } else res.writeHead(204).end();
+  });
   const human = await runPlantstore(['delete', '--ignore-missing', '1', '2', '3'], { env: envFor(server.url) });
   expect(human).toMatchObject({ code: 0, stdout: 'Deleted plant 1\nPlant 2 already absent\nDeleted plant 3\n' });
   expect(human.stderr).toContain('2 deleted, 1 already absent, 0 failed, 0 not attempted');
