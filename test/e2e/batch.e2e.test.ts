@@ -1,6 +1,8 @@
 // Many ids in one process: order, accounting, stdin, dry runs, against real loopback servers.
 import { type StdioOptions, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, finished, runPlantstore, startPlantstore } from '../helpers/cli.js';
@@ -273,4 +275,24 @@ describe('a server that pushes back', () => {
       /20 deleted, 0 already absent, 0 failed, 0 not attempted in \d+\.\ds; throttled: the server refused 3 requests \(429\/503\)/,
     );
   });
+});
+
+it('with stdout and stderr in one file, lines come in the order results were decided, the summary last', async () => {
+  const server = await serve((req, res) => {
+    const id = idOf(req.url ?? '');
+    if (id === '1') res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":1,"message":"plant 1 does not exist"}');
+    else setTimeout(() => res.writeHead(204).end(), id === '30' ? 30 : 0);
+  });
+  const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-order-'));
+  const log = path.join(dir, 'log');
+  const fd = openSync(log, 'w');
+  const child = spawn(process.execPath, [BIN, 'delete', '30', '1', '31'], { env: cleanEnv(envFor(server.url)), stdio: ['ignore', fd, fd] });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  closeSync(fd);
+  const lines = readFileSync(log, 'utf8').trimEnd().split('\n');
+  rmSync(dir, { recursive: true, force: true });
+  expect(code).toBe(1);
+  expect(lines.slice(0, 3)).toEqual(['Deleted plant 30', '✗ plant 1: error 1: plant 1 does not exist (HTTP 400)', 'Deleted plant 31']);
+  expect(lines[3]).toMatch(/^2 deleted, 0 already absent, 1 failed, 0 not attempted in \d+\.\ds$/);
+  expect(lines).toHaveLength(4);
 });
