@@ -17,9 +17,18 @@ export function normalizeBaseUrl(raw: string, source: string): string {
   if (url.username || url.password) {
     throw new ConfigError(`the base URL (from ${source}) must not hold credentials; use plantstore auth login for the token`);
   }
-  if (url.search || url.hash) {
+  // `search` and `hash` are empty for a bare "?" or "#", which href still keeps (and would send: a
+  // bare "?" ends up before /plants/42). href writes a "?" only as the query's start and a "#"
+  // only as the fragment's: elsewhere they are percent-encoded.
+  const hashAt = url.href.indexOf('#');
+  const hasQuery = (hashAt === -1 ? url.href : url.href.slice(0, hashAt)).includes('?');
+  const hasFragment = hashAt !== -1;
+  if (hasQuery || hasFragment) {
+    const part = hasQuery && hasFragment ? 'a query or fragment' : hasQuery ? 'a query' : 'a fragment';
     // Not echoed whole: a query is where people paste tokens.
-    throw new ConfigError(`invalid base URL '${url.origin}${url.pathname}?…' (from ${source}): it must not have a query or fragment`);
+    throw new ConfigError(
+      `invalid base URL '${url.origin}${url.pathname}${hasQuery ? '?' : '#'}…' (from ${source}): it must not have ${part}`,
+    );
   }
   return url.href.replace(/\/+$/, '');
 }

@@ -61,7 +61,14 @@ export interface ConfigFile {
 export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   const file = configPath(env);
   let cached: ConfigData | undefined;
-  const read = (): ConfigData => (cached ??= readConfigData(file, warn));
+  let folderChecked = false;
+  // Once per run, when the folder is first used (a file read from it, or a write).
+  const checkFolder = (): void => {
+    if (folderChecked) return;
+    folderChecked = true;
+    warnIfFolderExposed(path.dirname(file), warn);
+  };
+  const read = (): ConfigData => (cached ??= readConfigData(file, warn, checkFolder));
   return {
     path: file,
     profile: (name) => ({ ...read().profiles?.[name] }),
@@ -70,11 +77,11 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
       // conf is loaded only here: it costs ~100 ms at import (ajv), and only writes need
       // its atomic temp-file-and-rename and its file mode handling.
       const { default: Conf } = await import('conf');
-      ensureFolder(path.dirname(file));
+      if (!ensureFolder(path.dirname(file))) checkFolder();
       // Read, change and write under a lock, so two logins to different profiles both land.
       cached = withLock(file, () => {
         // Re-read right before writing: a corrupt file must stop us before conf touches it.
-        const data = readConfigData(file, () => {});
+        const data = readConfigData(file, nothing, nothing);
         const profiles = { ...data.profiles };
         const next = change({ ...profiles[name] });
         if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
@@ -86,15 +93,19 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   };
 }
 
-function readConfigData(file: string, warn: (line: string) => void): ConfigData {
+const nothing = (): void => {};
+
+function readConfigData(file: string, warn: (line: string) => void, checkFolder: () => void): ConfigData {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {};
+    // ENOTDIR: a file stands where a folder on the path should be, so there is no config here either.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
     throw new ConfigError(`cannot read config file ${file} (${code ?? 'unknown error'}): check its permissions`);
   }
+  checkFolder();
   warnIfExposed(file, warn);
   let data: unknown;
   try {
@@ -135,10 +146,33 @@ function warnIfExposed(file: string, warn: (line: string) => void): void {
   }
 }
 
-function ensureFolder(dir: string): void {
+// A folder others can write is one where they can put a config file of their own (a base URL
+// of theirs, so the token goes to them), or replace ours unless the sticky bit stops them.
+function warnIfFolderExposed(dir: string, warn: (line: string) => void): void {
+  if (process.platform === 'win32') return;
+  let mode: number;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mode = fs.statSync(dir).mode & 0o7777;
+  } catch {
+    return; // not there (yet): nothing to say
+  }
+  if ((mode & 0o022) === 0) return;
+  const risk = mode & 0o1000 ? 'others could plant a config file or its lock there' : 'others could replace the config file';
+  warn(`warning: config folder ${dir} is writable by others (mode ${mode.toString(8)}): ${risk}; use a folder only you can write`);
+}
+
+/**
+ * Creates the folder (and any missing parent) with mode 0700. An existing folder keeps its
+ * mode: it may be one the user chose and shares (PLANTSTORE_CONFIG_DIR=., a sticky 1777
+ * folder), which is not ours to lock or unlock. Returns whether the folder was created.
+ */
+function ensureFolder(dir: string): boolean {
+  try {
+    const created = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (created === undefined) return false;
+    // A folder we made is ours: exactly 0700, whatever the umask took.
     fs.chmodSync(dir, 0o700);
+    return true;
   } catch (error) {
     throw new ConfigError(
       `cannot create config folder ${dir} (${(error as NodeJS.ErrnoException).code}): set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`,

@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from './errors.js';
 import { invalidId, parsePlantId } from './id.js';
 import { IdList } from './id-list.js';
+import { untilAborted } from './prompt.js';
 
 // A valid id is at most 20 characters plus leading zeros; anything this long is
 // not an id, and capping it keeps a newline-free stream from growing one string forever.
@@ -9,19 +10,23 @@ const MAX_TOKEN_CHARS = 1024;
 // Where a token ends: whitespace (any, as in the argument list) or the start of a comment.
 const TOKEN_END = /[\s#]/g;
 const SPACE = /\s/;
+const INTERRUPTED = 'interrupted while reading ids from standard input; nothing was sent';
 
 /**
  * Reads plant ids from a stream such as stdin: separated by any whitespace,
  * `#` to end of line is a comment. Works chunk by chunk, so a million ids cost
  * the set of canonical ids and never the input text. Every id is checked like
- * an argument id, and repeats are dropped (first occurrence wins).
+ * an argument id, and repeats are dropped (first occurrence wins). `signal` (Ctrl-C,
+ * SIGTERM) stops the read at once, even while it waits on a pipe that stays open
+ * (`tail -f ids`): the ids are all read before any is sent, so nothing was.
  */
-export async function readIdsFromStream(input: AsyncIterable<string | Buffer>): Promise<IdList> {
+export async function readIdsFromStream(input: AsyncIterable<string | Buffer>, signal?: AbortSignal): Promise<IdList> {
   const ids = new IdList();
   const tokens = new Tokenizer((token, line) => ids.add(parseAt(token, line)));
   // StringDecoder keeps the bytes of a character split across chunks for the next chunk.
   const decoder = new StringDecoder('utf8');
-  for await (const chunk of input) {
+  const chunks = untilAborted(input, signal && { signal, message: INTERRUPTED });
+  for await (const chunk of chunks) {
     // A string chunk means the stream decodes itself; finish any bytes we were holding first.
     tokens.feed(typeof chunk === 'string' ? decoder.end() + chunk : decoder.write(chunk));
   }

@@ -1,15 +1,79 @@
 import type { Stdin } from './context.js';
 import { InterruptedError, UsageError } from './errors.js';
 
+/** What stops a read of stdin (Ctrl-C, SIGTERM), and what the InterruptedError then says. */
+export interface Interrupt {
+  signal: AbortSignal;
+  message: string;
+}
+
+/**
+ * The chunks of a stream until it ends, or until `interrupt.signal` aborts: then at once, even
+ * while a read is waiting (`sleep 30 | plantstore …`, `tail -f ids | plantstore …`), with an
+ * InterruptedError carrying `interrupt.message`. The abandoned read is released by destroying the
+ * stream when it can be (process.stdin can), so an open pipe no longer keeps the process
+ * alive. An input that ends after the abort still counts as interrupted: the user asked to
+ * stop, so nothing read is acted on.
+ */
+export async function* untilAborted<T>(input: AsyncIterable<T>, interrupt: Interrupt | undefined): AsyncGenerator<T> {
+  if (!interrupt) {
+    yield* input;
+    return;
+  }
+  const { signal, message } = interrupt;
+  if (signal.aborted) {
+    destroy(input);
+    throw new InterruptedError(message);
+  }
+  const iterator = input[Symbol.asyncIterator]();
+  let onAbort = (): void => {};
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+  });
+  signal.addEventListener('abort', onAbort, { once: true });
+  let ended = false;
+  try {
+    for (;;) {
+      const next = iterator.next();
+      const step = await Promise.race([next, aborted]);
+      if (step === ABORTED) {
+        // Nobody waits for this read any more; destroying the stream ends it with an error nobody needs.
+        next.catch(() => {});
+        ended = true;
+        destroy(input);
+        iterator.return?.().catch(() => {});
+        throw new InterruptedError(message);
+      }
+      if (step.done) {
+        ended = true;
+        if (signal.aborted) throw new InterruptedError(message);
+        return;
+      }
+      yield step.value;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // The consumer stopped early (a bad id, too many bytes): close the source as for-await would.
+    if (!ended) await iterator.return?.();
+  }
+}
+
+const ABORTED = Symbol('aborted');
+
+function destroy(input: object): void {
+  if ('destroy' in input && typeof input.destroy === 'function') input.destroy();
+}
+
 /**
  * Reads all of stdin, refusing more than `limit` bytes (a token is short; a file piped by
  * mistake, or /dev/zero, is not). Reading stops at the first byte past the limit: the
- * rest is never pulled, and leaving the loop destroys the stream.
+ * rest is never pulled, and leaving the loop destroys the stream. An interrupt (Ctrl-C,
+ * SIGTERM) stops it at once, even while it waits for input.
  */
-export async function readAllStdin(stdin: Stdin, limit: number): Promise<string> {
+export async function readAllStdin(stdin: Stdin, limit: number, interrupt?: Interrupt): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of stdin) {
+  for await (const chunk of untilAborted(stdin, interrupt)) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     if (total + bytes.length > limit) throw new UsageError(`standard input holds more than ${limit} bytes; pipe just the token`);
     chunks.push(bytes);
@@ -20,22 +84,27 @@ export async function readAllStdin(stdin: Stdin, limit: number): Promise<string>
 
 /**
  * Reads one line from a terminal without echoing it, the way ssh and sudo ask
- * for secrets. Ctrl-C aborts, Ctrl-U clears, backspace erases.
+ * for secrets. Ctrl-C aborts, Ctrl-U clears, backspace erases. An interrupt (SIGTERM,
+ * or a SIGINT sent from elsewhere) aborts too, and leaves the terminal out of raw mode.
  */
-export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void, prompt: string): Promise<string> {
+export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void, prompt: string, interrupt: Interrupt): Promise<string> {
   if (!stdin.setRawMode) throw new UsageError('standard input is not a terminal; pipe the token with --with-token');
+  const { signal, message: cancelled } = interrupt;
+  if (signal.aborted) return Promise.reject(new InterruptedError(cancelled));
   const setRawMode = stdin.setRawMode.bind(stdin);
   writePrompt(prompt);
   return new Promise((resolve, reject) => {
     let line = '';
     const finish = (error?: Error): void => {
       stdin.off('data', onData);
+      signal.removeEventListener('abort', onAbort);
       setRawMode(false);
       stdin.pause();
       writePrompt('\n');
       if (error) reject(error);
       else resolve(line);
     };
+    const onAbort = (): void => finish(new InterruptedError(cancelled));
     const onData = (chunk: Buffer): void => {
       for (const char of chunk.toString('utf8')) {
         if (char === '\r' || char === '\n' || char === '\u0004') {
@@ -43,7 +112,7 @@ export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void
           return;
         }
         if (char === '\u0003') {
-          finish(new InterruptedError('login cancelled; nothing was stored'));
+          finish(new InterruptedError(cancelled));
           return;
         }
         if (char === '\u0015') line = '';
@@ -52,6 +121,7 @@ export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void
       }
     };
     setRawMode(true);
+    signal.addEventListener('abort', onAbort, { once: true });
     stdin.on('data', onData);
     stdin.resume();
   });

@@ -1,7 +1,7 @@
 import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
 import { MAX_TOKEN_INPUT_BYTES } from '../bounded-read.js';
 import type { Context } from '../context.js';
-import { AuthError, Exit, type ExitCode, UsageError } from '../errors.js';
+import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
 import { readAllStdin, readHiddenLine } from '../prompt.js';
 import { resolveBaseUrl, resolveProfile, resolveToken } from '../settings.js';
@@ -20,20 +20,38 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
   if (baseUrl) assertSafeForToken(baseUrl, '--base-url');
   const token = normalizeToken(await readToken(opts, ctx), opts.withToken ? 'standard input' : 'the prompt');
   ctx.io.redact(token);
+  // A signal that came as the input ended still means "stop": nothing is stored.
+  if (ctx.signal.aborted) throw new InterruptedError(NOT_STORED);
   const config = ctx.config();
   await config.updateProfile(profile, (current) => ({ ...current, token, ...(baseUrl ? { 'base-url': baseUrl } : {}) }));
   if (opts.global.json) ctx.io.outObject({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path });
-  ctx.io.err(`${ctx.io.errStyle().green('✓')} Token stored for profile '${profile}' in ${config.path}`);
+  done(ctx, opts.global, `Token stored for profile '${profile}' in ${config.path}`);
+  // A warning, not a success line: it stays with --quiet.
   if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err(`note: PLANTSTORE_TOKEN is set and takes precedence over the stored token`);
   return Exit.ok;
 }
 
+const NOT_STORED = 'interrupted; nothing was stored';
+
 async function readToken(opts: LoginOptions, ctx: Context): Promise<string> {
-  if (opts.withToken) return readAllStdin(ctx.stdin, MAX_TOKEN_INPUT_BYTES);
+  if (opts.withToken) {
+    return readAllStdin(ctx.stdin, MAX_TOKEN_INPUT_BYTES, {
+      signal: ctx.signal,
+      message: 'interrupted while reading the token from standard input; nothing was stored',
+    });
+  }
   if (!ctx.io.stdinIsTTY) {
     throw new UsageError('standard input is not a terminal: pipe the token with plantstore auth login --with-token');
   }
-  return readHiddenLine(ctx.stdin, ctx.io.errText, 'Paste your Plant Store token (input hidden): ');
+  return readHiddenLine(ctx.stdin, ctx.io.errText, 'Paste your Plant Store token (input hidden): ', {
+    signal: ctx.signal,
+    message: 'login cancelled; nothing was stored',
+  });
+}
+
+/** A success line on stderr (✓ …): what --quiet silences. */
+function done(ctx: Context, global: GlobalOptions, text: string): void {
+  if (!global.quiet) ctx.io.err(`${ctx.io.errStyle().green('✓')} ${text}`);
 }
 
 /** Removes only the token of the selected profile; other keys and profiles stay. */
@@ -41,10 +59,10 @@ export async function runLogout(opts: { global: GlobalOptions }, ctx: Context): 
   const profile = resolveProfile(opts.global, ctx.env);
   const config = ctx.config();
   if (config.profile(profile).token === undefined) {
-    ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
+    if (!opts.global.quiet) ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
   } else {
     await config.updateProfile(profile, ({ token: _removed, ...rest }) => rest);
-    ctx.io.err(`${ctx.io.errStyle().green('✓')} Token removed from profile '${profile}'`);
+    done(ctx, opts.global, `Token removed from profile '${profile}'`);
   }
   if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err('note: PLANTSTORE_TOKEN is still set in this environment');
   return Exit.ok;

@@ -1,4 +1,4 @@
-import { normalizeBaseUrl } from '../base-url.js';
+import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
 import { PROFILE_KEYS, type ProfileKey } from '../config.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode, UsageError } from '../errors.js';
@@ -44,19 +44,29 @@ export async function runConfig(opts: ConfigOptions, ctx: Context): Promise<Exit
     case 'set': {
       if (opts.value === undefined) throw new UsageError(`config set needs a value: plantstore config set ${key} <value>`);
       const value =
-        key === 'base-url'
-          ? normalizeBaseUrl(opts.value, 'the command line')
-          : formatMissingErrors(missingErrorsFrom(opts.value, 'the command line', true));
+        key === 'base-url' ? checkedBaseUrl(opts.value) : formatMissingErrors(missingErrorsFrom(opts.value, 'the command line', true));
       await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
-      ctx.io.err(`${ctx.io.errStyle().green('✓')} Set ${key} for profile '${profile}' to ${value}`);
+      done(ctx, opts.global, `Set ${key} for profile '${profile}' to ${value}`);
       return Exit.ok;
     }
     case 'unset': {
       await config.updateProfile(profile, ({ [key]: _removed, ...rest }) => rest);
-      ctx.io.err(`${ctx.io.errStyle().green('✓')} Unset ${key} for profile '${profile}'`);
+      done(ctx, opts.global, `Unset ${key} for profile '${profile}'`);
       return Exit.ok;
     }
   }
+}
+
+// The same rule as auth login --base-url and every request: a URL the token may not travel to is not stored.
+function checkedBaseUrl(raw: string): string {
+  const value = normalizeBaseUrl(raw, 'the command line');
+  assertSafeForToken(value, 'the command line');
+  return value;
+}
+
+/** A success line on stderr (✓ …): what --quiet silences. */
+function done(ctx: Context, global: GlobalOptions, text: string): void {
+  if (!global.quiet) ctx.io.err(`${ctx.io.errStyle().green('✓')} ${text}`);
 }
 
 function checkKey(key: string | undefined): ProfileKey {

@@ -124,7 +124,7 @@ async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   if (opts.stdin || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
     if (ctx.io.stdinIsTTY) ctx.io.err('Reading plant ids from standard input; end with Ctrl-D.');
-    return readIdsFromStream(ctx.stdin);
+    return readIdsFromStream(ctx.stdin, ctx.signal);
   }
   if (opts.ids.length === 0) throw new UsageError('no plant id given: try plantstore delete 42, or pipe ids to plantstore delete --stdin');
   return parsePlantIds(opts.ids);

@@ -181,6 +181,119 @@ describe('file permissions', () => {
   });
 });
 
+describe('the config folder a user chose keeps its mode', () => {
+  // PLANTSTORE_CONFIG_DIR=$PWD/shared on a sticky 1777 folder, or PLANTSTORE_CONFIG_DIR=. on a workspace.
+  it.runIf(process.platform !== 'win32').each([
+    { octal: '1777', mode: 0o1777, warns: true },
+    { octal: '0775', mode: 0o775, warns: true },
+    { octal: '0755', mode: 0o755, warns: false },
+  ])('an existing $octal folder: login and config set leave it $octal', async ({ mode, warns }) => {
+    const chosen = path.join(config.dir, 'shared');
+    mkdirSync(chosen);
+    chmodSync(chosen, mode);
+    const env = { PLANTSTORE_CONFIG_DIR: chosen };
+    const runs = [
+      await plantstore(['auth', 'login', '--with-token'], { env, input: `${STORED}\n` }),
+      await plantstore(['config', 'set', 'base-url', 'https://plants.example.com'], { env }),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(0);
+      const warning = `warning: config folder ${chosen} is writable by others (mode ${mode.toString(8)})`;
+      // Once per run, however many times the folder is used in it.
+      expect(run.stderr.split(warning).length - 1).toBe(warns ? 1 : 0);
+    }
+    expect(statSync(chosen).mode & 0o7777).toBe(mode);
+    expect(statSync(path.join(chosen, 'config.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it.runIf(process.platform !== 'win32')('a folder that does not exist yet is created 0700', async () => {
+    const fresh = path.join(config.dir, 'fresh', 'plantstore');
+    expect(
+      (await plantstore(['auth', 'login', '--with-token'], { env: { PLANTSTORE_CONFIG_DIR: fresh }, input: `${STORED}\n` })).code,
+    ).toBe(0);
+    expect(statSync(fresh).mode & 0o7777).toBe(0o700);
+  });
+});
+
+describe('a base URL the token may not travel to is never stored', () => {
+  it('config set base-url over plain http to a remote host: exit 3, as auth login --base-url', async () => {
+    const set = await plantstore(['config', 'set', 'base-url', 'http://evil.example.com']);
+    expect(set.code).toBe(3);
+    expect(set.stderr).toBe(
+      'plantstore: refusing to send the token over plain http to evil.example.com (base URL from the command line); use https, or http only for loopback\n',
+    );
+    const login = await plantstore(['--base-url', 'http://evil.example.com', 'auth', 'login', '--with-token'], { input: `${STORED}\n` });
+    expect(login.code).toBe(3);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('config set base-url over plain http to loopback is stored', async () => {
+    expect((await plantstore(['config', 'set', 'base-url', 'http://127.0.0.1:8080'])).code).toBe(0);
+    expect(readConfig().profiles['default']?.['base-url']).toBe('http://127.0.0.1:8080');
+  });
+
+  // An empty query or fragment is dropped from URL.search and URL.hash, yet `$URL/?` sent `DELETE /?/plants/42`.
+  it.each([
+    { suffix: '/?', shown: '/?…', part: 'a query' },
+    { suffix: '?', shown: '/?…', part: 'a query' },
+    { suffix: '#', shown: '/#…', part: 'a fragment' },
+    { suffix: '/v1#', shown: '/v1#…', part: 'a fragment' },
+  ])('$suffix after the URL: exit 3 before anything is sent or stored', async ({ suffix, shown, part }) => {
+    const server = await plantServer();
+    const env = { PLANTSTORE_TOKEN: STORED };
+    const expected = (source: string) =>
+      `plantstore: invalid base URL '${server.url}${shown}' (from ${source}): it must not have ${part}\n`;
+    const runs = [
+      { run: await plantstore(['--base-url', `${server.url}${suffix}`, 'delete', '42'], { env }), source: '--base-url' },
+      {
+        run: await plantstore(['delete', '42'], { env: { ...env, PLANTSTORE_BASE_URL: `${server.url}${suffix}` } }),
+        source: 'PLANTSTORE_BASE_URL',
+      },
+      { run: await plantstore(['config', 'set', 'base-url', `${server.url}${suffix}`]), source: 'the command line' },
+      { run: await login(STORED, ['--base-url', `${server.url}${suffix}`]), source: '--base-url' },
+    ];
+    for (const { run, source } of runs) {
+      expect(run.code).toBe(3);
+      expect(run.stderr).toBe(expected(source));
+    }
+    expect(server.requests).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('-q / --quiet silences the success lines of auth and config; warnings stay', () => {
+  it.each(['-q', '--quiet'])('%s: login, config set, config unset, logout print nothing', async (quiet) => {
+    const runs = [
+      await plantstore([quiet, 'auth', 'login', '--with-token'], { input: `${STORED}\n` }),
+      await plantstore([quiet, 'config', 'set', 'base-url', 'https://plants.example.com']),
+      await plantstore(['config', 'unset', 'base-url', quiet]),
+      await plantstore(['auth', 'logout', quiet]),
+      await plantstore(['auth', 'logout', quiet]), // nothing left to remove: still nothing to say
+    ];
+    for (const run of runs) expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(readConfig().profiles).toEqual({});
+  });
+
+  it('without it, each says what it did', async () => {
+    expect((await login(STORED)).stderr).toBe(`✓ Token stored for profile 'default' in ${file}\n`);
+    expect((await plantstore(['config', 'set', 'base-url', 'https://plants.example.com'])).stderr).toBe(
+      "✓ Set base-url for profile 'default' to https://plants.example.com\n",
+    );
+    expect((await plantstore(['config', 'unset', 'base-url'])).stderr).toBe("✓ Unset base-url for profile 'default'\n");
+    expect((await plantstore(['auth', 'logout'])).stderr).toBe("✓ Token removed from profile 'default'\n");
+  });
+
+  it('the PLANTSTORE_TOKEN notes are warnings: printed even with -q', async () => {
+    const env = { PLANTSTORE_TOKEN: 'env-Token-5f6e7d8c9b' };
+    const stored = await plantstore(['-q', 'auth', 'login', '--with-token'], { env, input: `${STORED}\n` });
+    expect(stored).toMatchObject({ code: 0, stdout: '' });
+    expect(stored.stderr).toBe('note: PLANTSTORE_TOKEN is set and takes precedence over the stored token\n');
+    const removed = await plantstore(['-q', 'auth', 'logout'], { env });
+    expect(removed).toMatchObject({ code: 0, stdout: '' });
+    expect(removed.stderr).toBe('note: PLANTSTORE_TOKEN is still set in this environment\n');
+  });
+});
+
 describe('a config folder that cannot be written', () => {
   const setups = [
     {

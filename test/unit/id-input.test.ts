@@ -1,5 +1,6 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Exit, UsageError } from '../../src/errors.js';
+import { Exit, InterruptedError, UsageError } from '../../src/errors.js';
 import { readIdsFromStream } from '../../src/id-input.js';
 
 async function* chunks(...parts: Array<string | Buffer>): AsyncGenerator<string | Buffer> {
@@ -144,5 +145,80 @@ describe('readIdsFromStream: a million ids', () => {
     expect(ids[0]).toBe('1');
     expect(ids[499_999]).toBe('500000');
     expect(ids[total - 1]).toBe('1000000');
+  });
+});
+
+describe('readIdsFromStream: an interrupt stops the read at once', () => {
+  const MESSAGE = 'interrupted while reading ids from standard input; nothing was sent';
+
+  async function interrupted(promise: Promise<unknown>): Promise<InterruptedError> {
+    const error = await promise.then(
+      () => expect.unreachable('expected an InterruptedError'),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as InterruptedError).exit).toBe(Exit.interrupted);
+    expect((error as InterruptedError).message).toBe(MESSAGE);
+    return error as InterruptedError;
+  }
+
+  /** Yields its parts, then waits forever for more, like `sleep 30 |` or `tail -f`; says when it is waiting. */
+  function openPipe(...parts: string[]): { input: AsyncGenerator<string>; waiting: Promise<void> } {
+    let onWaiting = (): void => {};
+    const waiting = new Promise<void>((resolve) => {
+      onWaiting = resolve;
+    });
+    async function* input(): AsyncGenerator<string> {
+      yield* parts;
+      onWaiting();
+      await new Promise(() => {});
+    }
+    return { input: input(), waiting };
+  }
+
+  it('while waiting for input that never comes, after valid ids', async () => {
+    const controller = new AbortController();
+    const { input, waiting } = openPipe('1 2\n', '3');
+    const read = readIdsFromStream(input, controller.signal);
+    await waiting;
+    controller.abort('SIGTERM');
+    await interrupted(read);
+  });
+
+  it('before reading starts: nothing is pulled', async () => {
+    let pulled = 0;
+    async function* input(): AsyncGenerator<string> {
+      pulled += 1;
+      yield '1\n';
+    }
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    await interrupted(readIdsFromStream(input(), controller.signal));
+    expect(pulled).toBe(0);
+  });
+
+  it('between two chunks: the ids read so far count for nothing', async () => {
+    const controller = new AbortController();
+    async function* input(): AsyncGenerator<string> {
+      yield '1\n';
+      controller.abort('SIGINT');
+      yield '2\n';
+    }
+    await interrupted(readIdsFromStream(input(), controller.signal));
+  });
+
+  it('destroys a stream left open, so the pipe no longer holds the process', async () => {
+    const stdin = new PassThrough();
+    stdin.write('1\n');
+    const controller = new AbortController();
+    const read = readIdsFromStream(stdin, controller.signal);
+    controller.abort('SIGTERM');
+    await interrupted(read);
+    expect(stdin.destroyed).toBe(true);
+  });
+
+  it('a signal that is never aborted changes nothing', async () => {
+    const ids = await readIdsFromStream(chunks('1 2\n', '3'), new AbortController().signal);
+    expect([...ids]).toEqual(['1', '2', '3']);
   });
 });

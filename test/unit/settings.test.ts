@@ -123,14 +123,38 @@ describe('resolveBaseUrl', () => {
     ['ftp://files.example.com', /only http and https/],
     ['not a url', /invalid base URL/],
     ['https://user:pw@api.example.com', /must not hold credentials/],
-    ['https://api.example.com/?x=1', /query or fragment/],
-    ['https://api.example.com/#top', /query or fragment/],
   ])('refuses %j with a ConfigError', (raw, message) => {
     const e = envWith();
     const error = thrown(() => resolveBaseUrl({ baseUrl: raw }, e, configFor(e), 'default'));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toMatch(message);
+  });
+});
+
+describe('a base URL with a query or fragment, even an empty one, is refused (exit 3), shown without it', () => {
+  // WHATWG URL reports an empty query or fragment as '' in search and hash, yet keeps and sends it.
+  it.each([
+    ['https://api.example.com/?x=1', "'https://api.example.com/?…'", 'a query'],
+    ['https://api.example.com/v1?', "'https://api.example.com/v1?…'", 'a query'],
+    ['https://api.example.com/?', "'https://api.example.com/?…'", 'a query'],
+    ['https://api.example.com/#top', "'https://api.example.com/#…'", 'a fragment'],
+    ['https://api.example.com/v1#', "'https://api.example.com/v1#…'", 'a fragment'],
+    ['https://api.example.com#', "'https://api.example.com/#…'", 'a fragment'],
+    ['https://api.example.com/v1#a?b', "'https://api.example.com/v1#…'", 'a fragment'],
+    ['https://api.example.com/v1?#', "'https://api.example.com/v1?…'", 'a query or fragment'],
+    ['https://api.example.com/v1?token=abc#x', "'https://api.example.com/v1?…'", 'a query or fragment'],
+  ])('%j', (raw, shown, part) => {
+    const e = envWith();
+    const error = thrown(() => resolveBaseUrl({ baseUrl: raw }, e, configFor(e), 'default'));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toBe(`invalid base URL ${shown} (from --base-url): it must not have ${part}`);
+  });
+
+  it.each(['https://api.example.com/v%3F1', 'https://api.example.com/a%23b'])('an encoded ? or # in the path is fine: %j', (raw) => {
+    const e = envWith();
+    expect(resolveBaseUrl({ baseUrl: raw }, e, configFor(e), 'default')?.value).toBe(raw);
   });
 });
 
@@ -315,11 +339,56 @@ describe('config file', () => {
     expect(fs.statSync(nested).mode & 0o777).toBe(0o700);
   });
 
-  it.runIf(process.platform !== 'win32')('tightens an existing folder to 0700 on write', async () => {
-    fs.chmodSync(dir, 0o755);
-    await openConfig(envWith(), () => {}).updateProfile('default', () => ({ token: TOKEN }));
-    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  // The folder may be one the user chose and shares (PLANTSTORE_CONFIG_DIR=., a sticky 1777 one):
+  // a write never changes its mode. One others can write draws one warning per run, as ssh's would.
+  it.runIf(process.platform !== 'win32').each([
+    { octal: '700', mode: 0o700, warning: undefined },
+    { octal: '755', mode: 0o755, warning: undefined },
+    { octal: '750', mode: 0o750, warning: undefined },
+    { octal: '770', mode: 0o770, warning: 'is writable by others (mode 770): others could replace the config file' },
+    { octal: '777', mode: 0o777, warning: 'is writable by others (mode 777): others could replace the config file' },
+    { octal: '1777', mode: 0o1777, warning: 'is writable by others (mode 1777): others could plant a config file or its lock there' },
+  ])('an existing folder of mode $octal keeps it through a read and two writes', async ({ mode, warning }) => {
+    fs.chmodSync(dir, mode);
+    writeConfig({ profiles: { default: { token: TOKEN } } });
+    const config = openConfig(envWith(), (line) => warnings.push(line));
+    expect(config.profile('default').token).toBe(TOKEN);
+    await config.updateProfile('default', (p) => ({ ...p, 'base-url': 'https://api.example.com' }));
+    await config.updateProfile('other', () => ({ token: TOKEN }));
+    expect(fs.statSync(dir).mode & 0o7777).toBe(mode);
     expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
+    if (warning === undefined) {
+      expect(warnings).toEqual([]);
+    } else {
+      expect(warnings).toEqual([`warning: config folder ${dir} ${warning}; use a folder only you can write`]);
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')(
+    'warns about a folder others can write on the first write too, when there was no file',
+    async () => {
+      fs.chmodSync(dir, 0o777);
+      const config = openConfig(envWith(), (line) => warnings.push(line));
+      expect(config.profile('default')).toEqual({});
+      await config.updateProfile('default', () => ({ token: TOKEN }));
+      await config.updateProfile('default', (p) => ({ ...p, 'base-url': 'https://api.example.com' }));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`config folder ${dir} is writable by others (mode 777)`);
+      expect(fs.statSync(dir).mode & 0o7777).toBe(0o777);
+    },
+  );
+
+  it.runIf(process.platform !== 'win32')('creates missing parents and the folder, the folder 0700 whatever the umask', async () => {
+    const nested = path.join(dir, 'a', 'b', 'plantstore');
+    const previous = process.umask(0o002);
+    try {
+      await openConfig({ PLANTSTORE_CONFIG_DIR: nested }, (line) => warnings.push(line)).updateProfile('default', () => ({ token: TOKEN }));
+    } finally {
+      process.umask(previous);
+    }
+    expect(fs.statSync(nested).mode & 0o7777).toBe(0o700);
+    expect(fs.statSync(path.join(dir, 'a')).mode & 0o077).toBe(0);
+    expect(warnings).toEqual([]);
   });
 
   it.runIf(process.platform !== 'win32')('warns when the file is readable by others', () => {
