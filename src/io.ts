@@ -4,6 +4,8 @@ import { MIN_TOKEN_CHARS } from './token.js';
 
 /** The few styles plantstore uses; plain functions when a stream gets no color. */
 export interface Style {
+  /** The stream's color level (0: none), as colorLevel decided it. chalk instances carry it too. */
+  readonly level: number;
   green(text: string): string;
   red(text: string): string;
   dim(text: string): string;
@@ -12,7 +14,7 @@ export interface Style {
 /** chalk's class, handed in only when some stream may be colored: plain runs never load chalk. */
 export type ChalkClass = typeof Chalk;
 
-const PLAIN: Style = { green: (text) => text, red: (text) => text, dim: (text) => text };
+const PLAIN: Style = { level: 0, green: (text) => text, red: (text) => text, dim: (text) => text };
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

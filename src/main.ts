@@ -20,8 +20,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       return;
     }
   }
+  // --no-color is read here, before commander: an error it raises while parsing (an unknown
+  // option) is printed before any command could turn color off.
+  const noColor = argvSaysNoColor(argv);
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
-  const mayColor = process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined;
+  const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
   const [{ runCli }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] = await Promise.all([
     import('./cli.js'),
     import('./context.js'),
@@ -47,6 +50,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   });
   const stdout = { ...streams.stdout, backlog: streams.backlog };
   const io = createIO(stdout, streams.stderr, process.stdin.isTTY === true, process.env, chalk?.Chalk);
+  if (noColor) io.disableColor();
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
@@ -71,6 +75,12 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // Commands only know they were interrupted; the signal decides the conventional code (128 + n).
   if (exit === Exit.ok && outputLost) exit = Exit.internal;
   process.exitCode = exit === Exit.interrupted && interrupt.signal.reason === 'SIGTERM' ? Exit.terminated : exit;
+}
+
+/** --no-color anywhere before `--` (after it, words are operands). */
+function argvSaysNoColor(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--no-color');
 }
 
 /** The top-level help, captured from commander at build time; absent when running from source. */

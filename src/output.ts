@@ -39,8 +39,11 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
   };
 }
 
+// The mark goes with what the reader sees: a terminal, or color forced onto a pipe (FORCE_COLOR in a
+// CI log), colored as failures are. A plain pipe gets the bare sentence, which scripts match on.
 function successLine(io: IO, text: string): string {
-  return io.stdoutIsTTY ? `${io.outStyle().green('✓')} ${text}` : text;
+  const style = io.outStyle();
+  return io.stdoutIsTTY || style.level > 0 ? `${style.green('✓')} ${text}` : text;
 }
 
 export function failureLine(io: IO, result: NotDeleted): string {

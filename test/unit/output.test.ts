@@ -1,7 +1,8 @@
+import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
 import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/fatal.js';
-import { createTestIO } from '../../src/io.js';
+import { createIO, createTestIO, type Env } from '../../src/io.js';
 import { createReporter, failureLine, fatalJson, type OutputMode, resultJson } from '../../src/output.js';
 import type { DeleteResult, NotDeleted } from '../../src/result.js';
 
@@ -147,6 +148,44 @@ describe('createReporter', () => {
     for (const line of stdoutLines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     expect(out.stdout).not.toContain('Deleted plant');
     expect(lines(out.stderr)).toEqual([failureLine(createTestIO(), refused), failureLine(createTestIO(), notSent)]);
+  });
+});
+
+describe('the success line follows the color decision, as failures do', () => {
+  const GREEN_MARK = '\u001b[32m✓\u001b[39m';
+  const RED_MARK = '\u001b[31m✗\u001b[39m';
+
+  /** One success and one failure through a reporter whose stdout and stderr are terminals or not. */
+  function report(isTTY: boolean, env: Env) {
+    let stdout = '';
+    let stderr = '';
+    const io = createIO(
+      { isTTY, write: (text: string) => (stdout += text) },
+      { isTTY, write: (text: string) => (stderr += text) },
+      false,
+      env,
+      Chalk,
+    );
+    const reporter = createReporter(io, { json: false, quiet: false });
+    reporter.result(deleted('42'));
+    reporter.result({ ...refused, status: 404, message: 'gone', error: null, exit: Exit.notFound });
+    reporter.result({ id: '43', deleted: false, absent: true, status: 404 });
+    return { stdout, stderr };
+  }
+
+  it.each<[string, boolean, Env, string, string]>([
+    ['a pipe, FORCE_COLOR=1: colored like failures', false, { FORCE_COLOR: '1' }, `${GREEN_MARK} Deleted plant 42`, RED_MARK],
+    ['a terminal: colored', true, {}, `${GREEN_MARK} Deleted plant 42`, RED_MARK],
+    ['a pipe: plain, no mark, for scripts', false, {}, 'Deleted plant 42', '✗'],
+    ['a pipe, FORCE_COLOR=0: plain', false, { FORCE_COLOR: '0' }, 'Deleted plant 42', '✗'],
+    ['a terminal, NO_COLOR: the mark without color', true, { NO_COLOR: '1' }, '✓ Deleted plant 42', '✗'],
+    ['a terminal, FORCE_COLOR=0: the mark without color', true, { FORCE_COLOR: '0' }, '✓ Deleted plant 42', '✗'],
+  ])('%s', (_name, isTTY, env, success, failureMark) => {
+    const { stdout, stderr } = report(isTTY, env);
+    expect(lines(stdout)[0]).toBe(success);
+    expect(lines(stdout)[1]).toMatch(/Plant 43 already absent$/);
+    expect(lines(stdout)[1]?.startsWith(success.slice(0, -'Deleted plant 42'.length))).toBe(true);
+    expect(stderr.startsWith(`${failureMark} plant 13`)).toBe(true);
   });
 });
 
