@@ -10,11 +10,24 @@ var major = Number(parts[0]);
 var minor = Number(parts[1]);
 
 if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
-  process.stderr.write(`plantstore needs Node.js >= ${MIN_MAJOR}.${MIN_MINOR}; this is ${process.version}\n`);
-  process.exit(3);
+  refuse(`plantstore needs Node.js >= ${MIN_MAJOR}.${MIN_MINOR}; this is ${process.version}`, 3);
+} else {
+  // Repeated runs skip recompiling the bundle (Node >= 22.1).
+  if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
+  import('../dist/main.js');
 }
 
-// Repeated runs skip recompiling the bundle (Node >= 22.1).
-if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
-
-import('../dist/main.js');
+/**
+ * The line on stderr and, with --json, the one JSON object on stdout that every run stopped
+ * before any request prints (src/output.ts fatalJson). After `--`, words are operands.
+ */
+function refuse(message, exit) {
+  var args = process.argv.slice(2);
+  var end = args.indexOf('--');
+  if ((end === -1 ? args : args.slice(0, end)).indexOf('--json') !== -1) {
+    process.stdout.write(`${JSON.stringify({ deleted: false, exit: exit, message: message })}\n`);
+  }
+  process.stderr.write(`${message}\n`);
+  // exitCode, not exit(): a piped stdout may still be writing.
+  process.exitCode = exit;
+}
