@@ -1,8 +1,9 @@
+import { once } from 'node:events';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox, SandboxOptions } from '../src/sandbox/server.js';
-import { startSandbox } from '../src/sandbox/server.js';
+import { createPlants, startSandbox } from '../src/sandbox/server.js';
 
 const TOKEN = 's3cret-token-value';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -84,6 +85,44 @@ describe('sandbox DELETE /plants/{id}', () => {
     expect(status).toBe(400);
     expect(expectErrorShape(json, 1).message).toContain('9007199254740993');
     expect(sb.plantCount).toBe(1);
+  });
+});
+
+describe('sandbox plants: 1..n minus the deleted ones, whatever n is', () => {
+  it.each([1e12, Number.MAX_SAFE_INTEGER])('%d plants: none created up front, every count exact', (n) => {
+    const plants = createPlants(n);
+    expect(plants.count).toBe(n);
+    const last = BigInt(n);
+    for (const id of [1n, last, 500_000n]) expect(plants.delete(id)).toBe(true);
+    for (const id of [1n, last, 500_000n, 0n, -1n, last + 1n, 2n ** 63n - 1n, -(2n ** 63n)]) expect(plants.delete(id)).toBe(false);
+    expect(plants.count).toBe(n - 3);
+  });
+
+  it('0 plants: every id is unknown', () => {
+    const plants = createPlants(0);
+    for (const id of [0n, 1n, -1n]) expect(plants.delete(id)).toBe(false);
+    expect(plants.count).toBe(0);
+  });
+
+  it('a server of 10^12 plants starts, deletes the last and counts', async () => {
+    const sb = await start({ plants: 1e12 });
+    expect(sb.plantCount).toBe(1e12);
+    expect((await call(sb, 'DELETE', '/plants/1000000000000')).status).toBe(204);
+    expect(await call(sb, 'DELETE', '/plants/1000000000001')).toMatchObject({
+      status: 400,
+      json: { error: 1, message: 'plant 1000000000001 does not exist' },
+    });
+    expect(sb.plantCount).toBe(1e12 - 1);
+  });
+
+  it('a server of no plants answers 400 error 1 for any id', async () => {
+    const sb = await start({ plants: 0 });
+    expect(await call(sb, 'DELETE', '/plants/1')).toMatchObject({ status: 400, json: { error: 1, message: 'plant 1 does not exist' } });
+    expect(sb.plantCount).toBe(0);
+  });
+
+  it.each([-1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN])('refuses %d plants', async (plants) => {
+    await expect(startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants })).rejects.toThrow(RangeError);
   });
 });
 
@@ -194,6 +233,16 @@ describe('sandbox lifecycle and observability', () => {
     }
   });
 
+  // Node's close() waits for requests in progress: half-sent headers hold it for the header
+  // timeout (a minute or more), a half-sent body for the keep-alive timeout.
+  it.each(['headers', 'body'] as const)('close() resolves while a client holds a request with half its %s sent', async (half) => {
+    const sb = await start();
+    const socket = await halfSentRequest(sb, half);
+    const closed = once(socket, 'close');
+    await sb.close();
+    await closed;
+  });
+
   it('close() twice resolves both times', async () => {
     const sb = await start();
     await expect(Promise.all([sb.close(), sb.close()])).resolves.toBeDefined();
@@ -213,3 +262,34 @@ describe('sandbox lifecycle and observability', () => {
     }
   });
 });
+
+/**
+ * A connection holding a request that will never be finished: half its headers, or all
+ * of them and 10 of the 100 body bytes they announce. Returns once the sandbox has read it.
+ */
+async function halfSentRequest(sb: Sandbox, half: 'headers' | 'body'): Promise<Socket> {
+  const { hostname, port } = new URL(sb.url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  const head = `DELETE /plants/1 HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${TOKEN}\r\n`;
+  if (half === 'headers') {
+    socket.write(head.slice(0, -10));
+    // Nothing answers half a header, so a whole request on another connection, answered, is how
+    // we know the sandbox went through its event loop after those bytes were already there.
+    expect((await call(sb, 'DELETE', '/plants/2')).status).toBe(204);
+    return socket;
+  }
+  socket.write(`${head}Content-Length: 100\r\n\r\n0123456789`);
+  // The sandbox answers without reading the body: that answer says the request is in.
+  // A 'data' listener, not for-await: leaving that loop would destroy the socket.
+  const answer = await new Promise<string>((resolve) => {
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (text.includes('\r\n\r\n')) resolve(text);
+    });
+  });
+  expect(answer).toMatch(/^HTTP\/1\.1 204 /);
+  expect(socket.destroyed).toBe(false);
+  return socket;
+}

@@ -29,7 +29,8 @@ export interface SandboxToken {
  */
 export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Promise<ExitCode> {
   const port = wholeNumber(opts.port, '--port', 65_535);
-  const plants = wholeNumber(opts.plants, '--plants', 10_000_000);
+  // Only deleted ids are stored, so any count starts at once; a safe integer keeps it exact.
+  const plants = wholeNumber(opts.plants, '--plants', Number.MAX_SAFE_INTEGER);
   if (opts.host.trim() === '') throw new UsageError(`invalid --host '': give an address to listen on, such as 127.0.0.1`);
   const token = resolveSandboxToken(opts.token, ctx.env);
   const { startSandbox } = await import('../sandbox/server.js');
@@ -43,7 +44,7 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Pro
   const listening = describeListening(opts.host, sandbox.url, token);
   ctx.io.out(listening.baseUrl);
   for (const line of listening.warnings) ctx.io.err(line);
-  ctx.io.err(`Plant Store sandbox: plants 1..${plants}. Ctrl-C stops it.${listening.usableByPlantstore ? ' To use it:' : ''}`);
+  ctx.io.err(`Plant Store sandbox: ${describePlants(plants)}. Ctrl-C stops it.${listening.usableByPlantstore ? ' To use it:' : ''}`);
   if (listening.usableByPlantstore) {
     ctx.io.err(`  echo ${shownToken(token)} | plantstore auth login --with-token --base-url ${listening.baseUrl}`);
   }
@@ -54,6 +55,12 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Pro
   await sandbox.close();
   ctx.io.err('sandbox stopped');
   return Exit.ok;
+}
+
+// --plants 0 is for trying failures: every delete is refused as the API refuses (400).
+function describePlants(count: number): string {
+  if (count === 0) return 'no plants, so every DELETE of a valid id answers 400 (error 1)';
+  return count === 1 ? 'plant 1' : `plants 1..${count}`;
 }
 
 /**

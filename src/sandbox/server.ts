@@ -59,6 +59,52 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** The plants of a sandbox: ids 1..n, less those deleted. */
+export interface Plants {
+  /** True when the plant was there (and is now gone). */
+  delete(id: bigint): boolean;
+  readonly count: number;
+}
+
+// One Set holds at most 2^24 entries; a long session may delete more.
+const DELETED_PER_SET = 2 ** 23;
+
+/**
+ * Only the deletions are stored, so a sandbox of any size starts at once: a plant exists
+ * iff 1 <= id <= n and it was not deleted. n is a safe integer, so the count stays exact.
+ */
+export function createPlants(n: number): Plants {
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new RangeError(`sandbox plants must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}, got ${n}`);
+  }
+  const last = BigInt(n);
+  const deleted: Set<bigint>[] = [];
+  let deletedCount = 0;
+  return {
+    delete(id) {
+      if (id < 1n || id > last || deleted.some((set) => set.has(id))) return false;
+      let current = deleted[deleted.length - 1];
+      if (current === undefined || current.size >= DELETED_PER_SET) {
+        current = new Set();
+        deleted.push(current);
+      }
+      current.add(id);
+      deletedCount++;
+      return true;
+    },
+    get count() {
+      return n - deletedCount;
+    },
+  };
+}
+
+/**
+ * How long close() lets connections still in use finish. Every request that has fully
+ * arrived was answered at once, so this only lets those answers flush; a request still
+ * arriving (half its headers or body sent) would otherwise hold close() for a minute or more.
+ */
+const CLOSE_GRACE_MS = 200;
+
 function formatUrl(host: string, port: number): string {
   return `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
@@ -76,11 +122,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   if (opts.token === '') throw new TypeError('sandbox token must not be empty');
-  if (!Number.isSafeInteger(opts.plants) || opts.plants < 0) {
-    throw new RangeError(`sandbox plants must be a non-negative integer, got ${opts.plants}`);
-  }
-  const plants = new Set<bigint>();
-  for (let i = 1n; i <= BigInt(opts.plants); i++) plants.add(i);
+  const plants = createPlants(opts.plants);
   const expectedToken = Buffer.from(opts.token, 'utf8');
   let requestCount = 0;
   let closing: Promise<void> | undefined;
@@ -128,7 +170,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   return {
     url: formatUrl(opts.host, port),
     get plantCount() {
-      return plants.size;
+      return plants.count;
     },
     get requestCount() {
       return requestCount;
@@ -136,9 +178,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     close() {
       // Memoised so a second close() (e.g. test teardown after an explicit close) doesn't reject.
       closing ??= new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
+        const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        server.close((err) => {
+          clearTimeout(cut);
+          if (err) reject(err);
+          else resolve();
+        });
         // Don't wait for idle keep-alive sockets to time out (Node >= 19 close() does this too;
-        // explicit so it doesn't hinge on that). In-flight requests still finish.
+        // explicit so it doesn't hinge on that). The rest are cut after the grace above.
         server.closeIdleConnections();
       });
       return closing;

@@ -192,6 +192,50 @@ describe('the sandbox token: --token, else PLANTSTORE_SANDBOX_TOKEN, else sandbo
   });
 });
 
+describe('--plants', () => {
+  async function started(plants: string): Promise<{ stderr: string; first: number; last?: number }> {
+    const running = await sandbox(['--plants', plants]);
+    const first = await status(running.url, DEFAULT_SANDBOX_TOKEN);
+    let last: number | undefined;
+    if (Number(plants) > 1) {
+      const response = await fetch(`${running.url}/plants/${plants}`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${DEFAULT_SANDBOX_TOKEN}` },
+      });
+      await response.arrayBuffer();
+      last = response.status;
+    }
+    const { stderr, exit } = await running.stop();
+    expect(exit).toBe(Exit.ok);
+    return { stderr, first, ...(last === undefined ? {} : { last }) };
+  }
+
+  it('0: no plants, said so; every delete is a 400', async () => {
+    const { stderr, first } = await started('0');
+    expect(first).toBe(400);
+    expect(stderr).toContain('Plant Store sandbox: no plants, so every DELETE of a valid id answers 400 (error 1). Ctrl-C stops it.');
+    expect(stderr).not.toContain('1..0');
+  });
+
+  it('1: plant 1', async () => {
+    const { stderr, first } = await started('1');
+    expect(first).toBe(204);
+    expect(stderr).toContain('Plant Store sandbox: plant 1. Ctrl-C stops it.');
+  });
+
+  it.each(['100', '10000001', '9007199254740991'])('%s: plants 1..n, the last one there from the start', async (plants) => {
+    const { stderr, first, last } = await started(plants);
+    expect([first, last]).toEqual([204, 204]);
+    expect(stderr).toContain(`Plant Store sandbox: plants 1..${plants}. Ctrl-C stops it.`);
+  });
+
+  it.each(['-1', '1.5', 'many', '9007199254740992', '99999999999999999999'])('refuses %j (exit 2)', async (plants) => {
+    const error = await refused(['--plants', plants]);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`invalid --plants '${plants}': give a whole number from 0 to 9007199254740991`);
+  });
+});
+
 describe('listening beyond loopback', () => {
   const DEFAULT: SandboxToken = { value: DEFAULT_SANDBOX_TOKEN, source: 'default' };
   const CHOSEN: SandboxToken = { value: ENV_TOKEN, source: SANDBOX_TOKEN_ENV };
