@@ -39,10 +39,24 @@ function seconds(value: { raw: string; source: string; Problem: Problem }, allow
   return Math.round(parsed * 1000);
 }
 
+/**
+ * The shortest --timeout. Below it no attempt could even connect, and a timeout
+ * reported in whole milliseconds or tenths of a second would read "within 0s".
+ */
+export const MIN_TIMEOUT_SECONDS = 0.01;
+
 /** --timeout, else PLANTSTORE_TIMEOUT, else 30 s; in milliseconds. */
 export function resolveTimeoutMs(options: GlobalOptions, env: Env): number {
   const value = pick(options.timeout, '--timeout', env, 'PLANTSTORE_TIMEOUT');
-  return value ? seconds(value, false) : 30_000;
+  if (!value) return 30_000;
+  // Zero passes this check on purpose: the minimum below refuses it, and says what the minimum is.
+  const ms = seconds(value, true);
+  if (Number(value.raw) < MIN_TIMEOUT_SECONDS) {
+    throw new value.Problem(
+      `invalid ${value.source} '${value.raw}': the shortest timeout is ${MIN_TIMEOUT_SECONDS} seconds (${MIN_TIMEOUT_SECONDS * 1000} ms); give a number of seconds such as 30 or 2.5`,
+    );
+  }
+  return ms;
 }
 
 /** Everything that shapes how requests travel: deadline, retries, trust. */

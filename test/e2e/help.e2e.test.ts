@@ -16,6 +16,18 @@ it('--help and -h print exactly what commander prints for `help`', async () => {
   }
 });
 
+it('the built help ends with where to read more, and help reaches nested commands', async () => {
+  const top = await runPlantstore(['--help']);
+  expect(top.stdout).toContain('\nExamples:\n');
+  expect(top.stdout).toMatch(/\nLearn more:\n.*\n {2}Read the README at https:\/\/www\.npmjs\.com\/package\/plantstore\n$/);
+  const nested = await runPlantstore(['help', 'auth', 'login']);
+  expect(nested).toMatchObject({ code: 0, stderr: '' });
+  expect(nested.stdout).toMatch(/^Usage: plantstore auth login \[options\]\n/);
+  expect(nested.stdout).toBe((await runPlantstore(['auth', 'login', '--help'])).stdout);
+  const deleteHelp = (await runPlantstore(['delete', '--help'])).stdout;
+  for (const flag of ['--json', '--profile <name>', '--timeout <seconds>']) expect(deleteHelp).toContain(`\n  ${flag}`);
+});
+
 it('--version and -V print the package version', async () => {
   const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
   for (const flag of ['--version', '-V']) {
