@@ -141,7 +141,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   });
 
   const auth = documented(program.command('auth').description('manage the stored bearer token'), {
-    globals: ['--profile', '--base-url', '--json', '--no-color', '--token-file'],
+    globals: ['--profile', '--base-url', '--json', '--quiet', '--no-color', '--token-file'],
     examples: [['echo "$TOKEN" | plantstore auth login --with-token'], ['plantstore auth status'], ['plantstore auth logout']],
   });
   documented(
@@ -151,7 +151,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
       .option('--with-token', 'read the token from standard input')
       .action(act((global, command) => runLogin({ withToken: command.opts()['withToken'] === true, global }, ctx))),
     {
-      globals: ['--profile', '--base-url', '--json', '--no-color'],
+      globals: ['--profile', '--base-url', '--json', '--quiet', '--no-color'],
       examples: [
         ['plantstore auth login', 'asks for the token with a hidden prompt'],
         ['pass show plantstore | plantstore auth login --with-token', 'from a password manager'],
@@ -167,7 +167,10 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
       .command('logout')
       .description('remove the stored token of the profile')
       .action(act((global) => runLogout({ global }, ctx))),
-    { globals: ['--profile', '--no-color'], examples: [['plantstore auth logout'], ['plantstore --profile staging auth logout']] },
+    {
+      globals: ['--profile', '--quiet', '--no-color'],
+      examples: [['plantstore auth logout'], ['plantstore --profile staging auth logout']],
+    },
   );
   documented(
     auth
@@ -195,7 +198,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   );
 
   const config = documented(program.command('config').description('read and write profile settings (keys: base-url)'), {
-    globals: ['--profile', '--json', '--no-color'],
+    globals: ['--profile', '--json', '--quiet', '--no-color'],
     examples: [
       ['plantstore config set base-url https://api.example.com/v1'],
       ['plantstore config get base-url', 'prints it; exit 3 when it is not set'],
@@ -211,14 +214,14 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     examples: [['plantstore config get base-url'], ['plantstore --profile staging config get base-url --json']],
   });
   documented(config.command('set').argument('<key>').argument('<value>').description('store a setting').action(configAction('set')), {
-    globals: ['--profile', '--no-color'],
+    globals: ['--profile', '--quiet', '--no-color'],
     examples: [
       ['plantstore config set base-url https://api.example.com/v1'],
       ['plantstore --profile staging config set base-url https://staging.example.com'],
     ],
   });
   documented(config.command('unset').argument('<key>').description('remove a setting').action(configAction('unset')), {
-    globals: ['--profile', '--no-color'],
+    globals: ['--profile', '--quiet', '--no-color'],
     examples: [['plantstore config unset base-url']],
   });
   documented(config.command('list').description('print the settings of the profile').action(configAction('list')), {

@@ -404,7 +404,11 @@ describe('help for every command, as gh gives it', () => {
     ],
     [
       ['auth', 'login'],
-      ['--profile', '--base-url', '--json', '--no-color'],
+      ['--profile', '--base-url', '--json', '--quiet', '--no-color'],
+    ],
+    [
+      ['auth', 'logout'],
+      ['--profile', '--quiet', '--no-color'],
     ],
     [
       ['auth', 'status'],
@@ -417,6 +421,10 @@ describe('help for every command, as gh gives it', () => {
     [
       ['config', 'get'],
       ['--profile', '--json', '--no-color'],
+    ],
+    [
+      ['config', 'set'],
+      ['--profile', '--quiet', '--no-color'],
     ],
     [['config', 'path'], ['--no-color']],
     [['sandbox'], ['--no-color']],
