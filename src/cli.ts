@@ -197,7 +197,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     },
   );
 
-  const config = documented(program.command('config').description('read and write profile settings (keys: base-url)'), {
+  const config = documented(program.command('config').description('read and write profile settings (keys: base-url, missing-error)'), {
     globals: ['--profile', '--json', '--quiet', '--no-color'],
     examples: [
       ['plantstore config set base-url https://api.example.com/v1'],
@@ -217,6 +217,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     globals: ['--profile', '--quiet', '--no-color'],
     examples: [
       ['plantstore config set base-url https://api.example.com/v1'],
+      ['plantstore config set missing-error 1', 'the API error code that means "no such plant" (1 in the sandbox)'],
       ['plantstore --profile staging config set base-url https://staging.example.com'],
     ],
   });
