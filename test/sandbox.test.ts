@@ -24,7 +24,8 @@ afterEach(async () => {
 async function call(sb: Sandbox, method: string, path: string, headers: Record<string, string> = AUTH) {
   const res = await fetch(`${sb.url}${path}`, { method, headers });
   const text = await res.text();
-  return { res, status: res.status, text, json: text ? (JSON.parse(text) as unknown) : undefined };
+  const json = text && res.headers.get('content-type') === 'application/json' ? (JSON.parse(text) as unknown) : undefined;
+  return { res, status: res.status, text, json };
 }
 
 function expectErrorShape(body: unknown, code: number): { error: number; message: string } {
@@ -156,11 +157,12 @@ describe('sandbox routing', () => {
     ['DELETE', '/plants'],
     ['DELETE', '/plants/1/extra'],
     ['DELETE', '/v1/plants/1'],
-  ])('%s %s -> 404 Error object', async (method, path) => {
+  ])('%s %s -> 404 in plain text, not an Error object: a route miss is not "no such plant"', async (method, path) => {
     const sb = await start();
-    const { status, json } = await call(sb, method, path);
-    expect(status).toBe(404);
-    expect(json).toEqual({ error: 404, message: `no route for ${method} ${path}` });
+    const res = await fetch(`${sb.url}${path}`, { method, headers: AUTH });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await res.text()).toBe(`no route for ${method} ${path}\n`);
   });
 
   it.each(['GET', 'POST', 'PUT', 'PATCH'])('%s /plants/1 -> 405 with Allow: DELETE', async (method) => {

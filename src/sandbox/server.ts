@@ -139,7 +139,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     if (!isAuthorized(req.headers.authorization, expectedToken)) {
       sendJson(res, 401, 401, 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer realm="plantstore-sandbox"' });
     } else if (!match) {
-      sendJson(res, 404, 404, `no route for ${method} ${path}`);
+      // Outside the API, not an Error object: the spec defines those for its operation only,
+      // and plantstore counts a 404 as "no such plant" only when it carries one.
+      const body = `no route for ${method} ${path}\n`;
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);
     } else if (method !== 'DELETE') {
       sendJson(res, 405, 405, `method ${method} not allowed on ${path}`, { Allow: 'DELETE' });
     } else {

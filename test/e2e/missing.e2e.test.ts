@@ -52,6 +52,17 @@ describe('--ignore-missing with the codes that mean "no such plant"', () => {
     expect(again.stdout).toBe(ids.map((id) => `Plant ${id} already absent\n`).join(''));
   });
 
+  it('a wrong path prefix is not "already absent": exit 5, nothing deleted, a hint about the base URL', async () => {
+    const run = await plantstore(['delete', '--ignore-missing', '--missing-error', '1', '20', '21', '22'], {
+      PLANTSTORE_BASE_URL: `${sandbox.url}/v2`,
+    });
+    expect(run.code).toBe(5);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      "✗ plant 20: no route for DELETE /v2/plants/20; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status) (HTTP 404)",
+    );
+  });
+
   it('without a declared code, the API error is a refusal: exit 1', async () => {
     expect((await plantstore(['delete', '5'])).code).toBe(0);
     const again = await plantstore(['delete', '--ignore-missing', '5']);
