@@ -137,6 +137,11 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
       ['plantstore --json delete 42 43'],
       ['plantstore delete --stdin < dead-plants.txt', 'ids from a file, checked before any is sent; or ... | plantstore delete -'],
       ['plantstore delete --dry-run 42 43', 'show the requests, send nothing'],
+      ['plantstore delete --rate 300/m --stdin < dead-plants.txt', 'never more than 300 requests in any minute'],
+      [
+        'plantstore delete --ignore-missing --missing-error 1 - < ids.txt',
+        're-run a batch: plants the API says do not exist (error 1) count as done',
+      ],
     ],
   });
 
@@ -263,7 +268,9 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
 
   const sandboxCommand = program
     .command('sandbox')
-    .description('run a local Plant Store server for trying plantstore out')
+    .description(
+      'run a local Plant Store server for trying plantstore out; it answers an unknown plant with 400 and error 1 (so re-runs use --missing-error 1)',
+    )
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default('8080'))
     .addOption(new Option('--host <addr>', 'address to listen on; any but loopback opens the sandbox to the network').default('127.0.0.1'))
     .addOption(
