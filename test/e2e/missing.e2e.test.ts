@@ -11,7 +11,7 @@ let sandbox: SandboxProcess;
 let config: ReturnType<typeof tempConfigDir>;
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--token', TOKEN]);
+  sandbox = await startSandboxProcess([], { PLANTSTORE_SANDBOX_TOKEN: TOKEN });
 });
 afterAll(async () => {
   await sandbox.stop();

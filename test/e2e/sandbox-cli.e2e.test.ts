@@ -1,19 +1,14 @@
 // `plantstore sandbox` as a user starts it: the token from PLANTSTORE_SANDBOX_TOKEN
 // (argv is visible in ps), --token over it, refusals, and the URL line. Loopback only;
 // each sandbox is stopped with SIGTERM and awaited.
-import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
 
 const ENV_TOKEN = 'e2e-Sandbox-Env-9d41b7';
 const FLAG_TOKEN = 'e2e-Sandbox-Flag-3c82a0';
 
-interface Running {
-  url: string;
-  stop(): Promise<RunResult>;
-}
-
-let running: Running[] = [];
+let running: Array<{ stop(): Promise<RunResult> }> = [];
 let configs: Array<ReturnType<typeof tempConfigDir>> = [];
 
 afterEach(async () => {
@@ -24,30 +19,10 @@ afterEach(async () => {
   configs = [];
 });
 
-/** `plantstore sandbox --port 0 ...` with `env`; resolves with the first stdout line. */
-async function sandbox(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...args], { env });
-  const done = finished(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      const newline = stdout.indexOf('\n');
-      if (newline !== -1) resolve(stdout.slice(0, newline));
-    });
-    void done.then((result) => reject(new Error(`sandbox ended early (${result.code}): ${result.stderr}`)));
-  });
-  let stopped: Promise<RunResult> | undefined;
-  const handle: Running = {
-    url,
-    stop() {
-      if (!stopped) {
-        child.kill('SIGTERM');
-        stopped = done;
-      }
-      return stopped;
-    },
-  };
+/** `plantstore sandbox --port 0 ...` with `env`, stopped after the test if it has not been. */
+async function sandbox(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<RunResult> }> {
+  const started = await startSandboxProcess(args, env);
+  const handle = { url: started.url, stop: () => started.stop('SIGTERM') };
   running.push(handle);
   return handle;
 }

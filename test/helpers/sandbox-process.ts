@@ -9,8 +9,8 @@ export interface SandboxProcess {
 }
 
 /** Runs `plantstore sandbox --port 0` as a user would and reads its base URL from the first stdout line. */
-export async function startSandboxProcess(args: readonly string[] = []): Promise<SandboxProcess> {
-  const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...args]);
+export async function startSandboxProcess(args: readonly string[] = [], env: Record<string, string> = {}): Promise<SandboxProcess> {
+  const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...args], { env });
   const done = finished(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
