@@ -168,7 +168,7 @@ describe('a reader that leaves early', () => {
     ['stderr', 1, ['2000', '1', '3000'], 1],
     ['stderr', 1, [], 0],
     ['stdout', 0, [], 0],
-  ] as const)('%s closing after its first line stops nothing: every id is sent, exit %#', async (stream, fd, failing, exit) => {
+  ] as const)('%s closing after its first line stops nothing: every id is sent, and the exit code is that of the deletions', async (stream, fd, failing, exit) => {
     const server = await serve((req, res) => {
       const id = idOf(req.url ?? '');
       if ((failing as readonly string[]).includes(id)) {
