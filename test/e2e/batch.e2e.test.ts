@@ -168,22 +168,25 @@ describe('a reader that leaves early', () => {
     ['stderr', 1, ['2000', '1', '3000'], 1],
     ['stderr', 1, [], 0],
     ['stdout', 0, [], 0],
-  ] as const)('%s closing after its first line stops nothing: every id is sent, and the exit code is that of the deletions', async (stream, fd, failing, exit) => {
-    const server = await serve((req, res) => {
-      const id = idOf(req.url ?? '');
-      if ((failing as readonly string[]).includes(id)) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(`{"error":1,"message":"plant ${id} is protected"}`);
-      } else res.writeHead(204).end();
-    });
-    const ids = range(1, 2000);
-    const child = startPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: ids.join('\n') });
-    const reader = fd === 0 ? child.stdout : child.stderr;
-    // The reader takes one chunk, then goes away: later writes meet EPIPE.
-    reader?.once('data', () => reader.destroy());
-    const result = await finished(child);
-    expect({ stream, code: result.code }).toEqual({ stream, code: exit });
-    expect(new Set(server.requests.map((request) => idOf(request.url))).size).toBe(2000);
-  });
+  ] as const)(
+    '%s closing after its first line stops nothing: every id is sent, and the exit code is that of the deletions',
+    async (stream, fd, failing, exit) => {
+      const server = await serve((req, res) => {
+        const id = idOf(req.url ?? '');
+        if ((failing as readonly string[]).includes(id)) {
+          res.writeHead(400, { 'content-type': 'application/json' }).end(`{"error":1,"message":"plant ${id} is protected"}`);
+        } else res.writeHead(204).end();
+      });
+      const ids = range(1, 2000);
+      const child = startPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: ids.join('\n') });
+      const reader = fd === 0 ? child.stdout : child.stderr;
+      // The reader takes one chunk, then goes away: later writes meet EPIPE.
+      reader?.once('data', () => reader.destroy());
+      const result = await finished(child);
+      expect({ stream, code: result.code }).toEqual({ stream, code: exit });
+      expect(new Set(server.requests.map((request) => idOf(request.url))).size).toBe(2000);
+    },
+  );
 });
 
 describe('slow answers', () => {
