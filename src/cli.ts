@@ -1,8 +1,10 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { runLogin, runLogout, runStatus, runToken } from './commands/auth.js';
 import { type ConfigOptions, runConfig } from './commands/config.js';
 import { runDelete } from './commands/delete.js';
 import { DEFAULT_SANDBOX_TOKEN, runSandbox, SANDBOX_TOKEN_ENV } from './commands/sandbox.js';
+import { completes, completionTree, SHELLS } from './completion-tree.js';
+import { PROFILE_KEYS } from './config.js';
 import type { Context } from './context.js';
 import { EXIT_CODE_HELP, Exit, type ExitCode, UsageError } from './errors.js';
 import type { GlobalOptions } from './global-options.js';
@@ -35,12 +37,14 @@ function commanderMessage(message: string): string {
     .trim();
 }
 
-function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
+export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   const program = new Command('plantstore')
     .description('Delete plants from a Plant Store service.')
     .version(ctx.version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .option('--profile <name>', 'use a named profile (env PLANTSTORE_PROFILE; default "default")')
+    .addOption(
+      completes(new Option('--profile <name>', 'use a named profile (env PLANTSTORE_PROFILE; default "default")'), { kind: 'profiles' }),
+    )
     .option('--base-url <url>', "service base URL (env PLANTSTORE_BASE_URL; else the profile's base-url)")
     .option('--json', 'write JSON to stdout (one object per line)')
     .option('-q, --quiet', 'print nothing on success')
@@ -48,8 +52,8 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     .option('--timeout <seconds>', 'give up on an attempt after this long (env PLANTSTORE_TIMEOUT; default 30)')
     .option('--retries <n>', 'retries on refused/reset connections, timeouts, 429/502/503/504 (env PLANTSTORE_RETRIES; default 2)')
     .option('--max-retry-wait <seconds>', 'longest wait before a retry (env PLANTSTORE_MAX_RETRY_WAIT; default 30)')
-    .option('--cacert <file>', 'also trust the CA certificates in this PEM file (env PLANTSTORE_CA_CERT)')
-    .option('--token-file <path>', 'read the token from this file (env PLANTSTORE_TOKEN_FILE)')
+    .addOption(completes(new Option('--cacert <file>', 'also trust the CA certificates in this PEM file (env PLANTSTORE_CA_CERT)'), FILES))
+    .addOption(completes(new Option('--token-file <path>', 'read the token from this file (env PLANTSTORE_TOKEN_FILE)'), FILES))
     .option('-v, --verbose', 'trace requests and answers to stderr, token masked (also PLANTSTORE_DEBUG=1)')
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -214,19 +218,22 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   });
   const configAction = (action: ConfigOptions['action']) =>
     act((global, _command, key?: string, value?: string) => runConfig({ action, global, ...defined({ key, value }) }, ctx));
-  documented(config.command('get').argument('<key>').description('print a setting').action(configAction('get')), {
+  documented(config.command('get').addArgument(configKey()).description('print a setting').action(configAction('get')), {
     globals: ['--profile', '--json', '--no-color'],
     examples: [['plantstore config get base-url'], ['plantstore --profile staging config get base-url --json']],
   });
-  documented(config.command('set').argument('<key>').argument('<value>').description('store a setting').action(configAction('set')), {
-    globals: ['--profile', '--quiet', '--no-color'],
-    examples: [
-      ['plantstore config set base-url https://api.example.com/v1'],
-      ['plantstore config set missing-error 1', 'the API error code that means "no such plant" (1 in the sandbox)'],
-      ['plantstore --profile staging config set base-url https://staging.example.com'],
-    ],
-  });
-  documented(config.command('unset').argument('<key>').description('remove a setting').action(configAction('unset')), {
+  documented(
+    config.command('set').addArgument(configKey()).argument('<value>').description('store a setting').action(configAction('set')),
+    {
+      globals: ['--profile', '--quiet', '--no-color'],
+      examples: [
+        ['plantstore config set base-url https://api.example.com/v1'],
+        ['plantstore config set missing-error 1', 'the API error code that means "no such plant" (1 in the sandbox)'],
+        ['plantstore --profile staging config set base-url https://staging.example.com'],
+      ],
+    },
+  );
+  documented(config.command('unset').addArgument(configKey()).description('remove a setting').action(configAction('unset')), {
     globals: ['--profile', '--quiet', '--no-color'],
     examples: [['plantstore config unset base-url']],
   });
@@ -246,13 +253,14 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     program
       .command('completion')
       .description('print a shell completion script: plantstore completion bash >> ~/.bashrc')
-      .argument('[shell]', 'one of bash, zsh, fish')
+      .addArgument(completes(new Argument('[shell]', `one of ${SHELLS.join(', ')}`), { kind: 'words', words: SHELLS }))
       .addOption(new Option('--list-profiles', 'print profile names (used by the scripts)').hideHelp())
       .action(
         act(async (global, command, shell?: string) => {
           // The scripts are long strings that no other command needs at start-up.
           const { runCompletion } = await import('./commands/completion.js');
-          return runCompletion({ global, listProfiles: command.opts()['listProfiles'] === true, ...defined({ shell }) }, ctx);
+          const tree = completionTree(command.parent ?? command);
+          return runCompletion({ global, tree, listProfiles: command.opts()['listProfiles'] === true, ...defined({ shell }) }, ctx);
         }),
       ),
     {
@@ -299,7 +307,7 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
     program
       .command('help')
       .description('show the help of a command, such as plantstore help auth login')
-      .argument('[command...]', 'the command, and its subcommand')
+      .addArgument(completes(new Argument('[command...]', 'the command, and its subcommand'), { kind: 'commands' }))
       .action((names: string[]) => {
         helpTarget(program, names).outputHelp();
         finish(Exit.ok);
@@ -308,6 +316,13 @@ function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
   );
 
   return program;
+}
+
+const FILES = { kind: 'files' } as const;
+
+/** A config key, as `config get|set|unset` take it; completes to the known keys. */
+function configKey(): Argument {
+  return completes(new Argument('<key>'), { kind: 'words', words: PROFILE_KEYS });
 }
 
 /** The command `plantstore help <names...>` is about. */

@@ -1,86 +1,119 @@
+import { type CompletableOption, type CompletionTree, type Shell, type Values, valueOptions } from './completion-tree.js';
+
 /**
- * Shell completion scripts for `plantstore completion bash|zsh|fish`.
+ * Shell completion scripts for `plantstore completion bash|zsh|fish|powershell`,
+ * generated from the commander program (completion-tree.ts): every command,
+ * subcommand and option the program has is in them, so they cannot drift from it.
  *
- * The scripts are plain text with the word lists below written in, so completing
- * never starts Node, except for profile names: those live in the config file, and
- * the scripts ask `plantstore completion --list-profiles` (one name per line) rather
+ * The scripts are plain text with the word lists written in, so completing never
+ * starts Node, except for profile names: those live in the config file, and the
+ * scripts ask `plantstore completion --list-profiles` (one name per line) rather
  * than read a file whose format is ours to change.
  */
 
-export type Shell = 'bash' | 'zsh' | 'fish';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
-
 type Described = ReadonlyArray<readonly [name: string, description: string]>;
 
-const COMMANDS: Described = [
-  ['delete', 'delete plants by id'],
-  ['auth', 'manage the stored bearer token'],
-  ['config', 'read and write profile settings'],
-  ['sandbox', 'run a local Plant Store server'],
-  ['completion', 'print a shell completion script'],
-  ['help', 'show help for a command'],
-];
-const AUTH_COMMANDS: Described = [
-  ['login', 'store a token'],
-  ['logout', 'remove the stored token'],
-  ['status', 'show where the token and base URL come from'],
-  ['token', 'print the token'],
-];
-const CONFIG_COMMANDS: Described = [
-  ['get', 'print a setting'],
-  ['set', 'store a setting'],
-  ['unset', 'remove a setting'],
-  ['list', 'print the settings of the profile'],
-  ['path', 'print the config file location'],
-];
-/** config subcommands whose first argument is a key. */
-const KEYED = ['get', 'set', 'unset'];
-const CONFIG_KEYS: Described = [['base-url', 'service base URL']];
-const GLOBAL_OPTIONS: Described = [
-  ['--profile', 'use a named profile'],
-  ['--base-url', 'service base URL'],
-  ['--json', 'write JSON to stdout'],
-  ['--quiet', 'print nothing on success'],
-  ['-q', 'print nothing on success'],
-  ['--no-color', 'never use color'],
-  ['--timeout', 'request timeout in seconds'],
-  ['--verbose', 'trace requests to stderr'],
-  ['--help', 'show help'],
-  ['--version', 'print the version'],
-];
-const DELETE_OPTIONS: Described = [
-  ['--stdin', 'read ids from standard input'],
-  ['--concurrency', 'requests in flight at once'],
-  ['--ignore-missing', 'count 404 as deleted'],
-  ['--fail-fast', 'send nothing more after a failure'],
-  ['--dry-run', 'check the ids, send nothing'],
-];
-const LOGIN_OPTIONS: Described = [['--with-token', 'read the token from standard input']];
-const SANDBOX_OPTIONS: Described = [
-  ['--port', 'port to listen on'],
-  ['--host', 'address to listen on'],
-  ['--token', 'bearer token the sandbox accepts'],
-  ['--plants', 'number of plants to start with'],
-];
-/** Options followed by a value: the word after one is never a command. */
-const VALUE_OPTIONS = ['--profile', '--base-url', '--timeout', '--concurrency', '--port', '--host', '--token', '--plants'];
+/** commander gives every command -h/--help without listing it among the options. */
+const HELP: CompletableOption = { names: ['-h', '--help'], description: 'show help', value: undefined };
 
-const names = (list: Described): string => list.map(([name]) => name).join(' ');
+/** The lists every script is written from. */
+interface Words {
+  commands: Described;
+  global: Described;
+  /** Options of a top-level command, and of its subcommands by name. */
+  optionsOf: ReadonlyArray<{ command: string; own: Described; subs: ReadonlyArray<{ sub: string; own: Described }> }>;
+  subcommandsOf: ReadonlyArray<{ command: string; subs: Described }>;
+  /** What the first argument completes to: of a command without subcommands (sub empty), or of a subcommand. */
+  argumentsOf: ReadonlyArray<{ command: string; sub: string | undefined; values: Values }>;
+  /** Options followed by a value, by spelling, with what the value completes to. */
+  valued: ReadonlyArray<{ name: string; values: Values }>;
+}
 
-export function completionScript(shell: Shell): string {
+function words(tree: CompletionTree): Words {
+  const described = (options: readonly CompletableOption[]): Described =>
+    options.flatMap((option) => option.names.map((name) => [name, option.description] as const));
+  const commands = tree.commands;
+  return {
+    commands: commands.map((command) => [command.name, command.description] as const),
+    global: described([...tree.options, HELP]),
+    optionsOf: commands.map((command) => ({
+      command: command.name,
+      own: described(command.options),
+      subs: command.commands.map((sub) => ({ sub: sub.name, own: described(sub.options) })),
+    })),
+    subcommandsOf: commands
+      .filter((command) => command.commands.length > 0)
+      .map((command) => ({ command: command.name, subs: command.commands.map((sub) => [sub.name, sub.description] as const) })),
+    argumentsOf: commands.flatMap((command) => [
+      ...(command.argument && command.commands.length === 0 ? [{ command: command.name, sub: undefined, values: command.argument }] : []),
+      ...command.commands.flatMap((sub) => (sub.argument ? [{ command: command.name, sub: sub.name, values: sub.argument }] : [])),
+    ]),
+    valued: valueOptions(tree).flatMap((option) => option.names.map((name) => ({ name, values: option.value as Values }))),
+  };
+}
+
+export function completionScript(shell: Shell, tree: CompletionTree): string {
+  const w = words(tree);
   switch (shell) {
     case 'bash':
-      return bash();
+      return bash(w);
     case 'zsh':
-      return zsh();
+      return zsh(w);
     case 'fish':
-      return fish();
+      return fish(w);
+    case 'powershell':
+      return powershell(w);
   }
 }
 
+const names = (list: Described): string => list.map(([name]) => name).join(' ');
+const valuedNames = (w: Words): string[] => w.valued.map(({ name }) => name);
+/** The fixed words a value completes to: a list, or the command names (`help <TAB>`). */
+const fixedWords = (values: Values, w: Words): readonly string[] | undefined =>
+  values.kind === 'words' ? values.words : values.kind === 'commands' ? w.commands.map(([name]) => name) : undefined;
+
 // Written for bash 3.2 too (macOS): no mapfile, no associative arrays. Candidates
 // are filtered with [[ == "$cur"* ]], not compgen -W, which would expand $(...) in them.
-function bash(): string {
+function bash(w: Words): string {
+  const valueCases = w.valued
+    .map(({ name, values }) => {
+      if (values.kind === 'profiles') return `      ${name}) _plantstore_profiles "$cur" ;;`;
+      if (values.kind === 'files') return `      ${name}) _plantstore_files "$cur" ;;`;
+      const fixed = fixedWords(values, w);
+      return fixed ? `      ${name}) _plantstore_add "$cur" ${fixed.join(' ')} ;;` : '';
+    })
+    .filter(Boolean)
+    .join('\n');
+  const optionCases = w.optionsOf
+    .filter(({ own, subs }) => own.length > 0 || subs.some((sub) => sub.own.length > 0))
+    .map(({ command, own, subs }) => {
+      const subCases = subs
+        .filter((sub) => sub.own.length > 0)
+        .map((sub) => `${sub.sub}) opts+=(${names(sub.own)}) ;;`)
+        .join(' ');
+      const parts = [own.length > 0 ? `opts+=(${names(own)});` : '', subCases ? `case $sub in ${subCases} esac;` : ''];
+      return `      ${command}) ${parts.filter(Boolean).join(' ')} ;;`;
+    })
+    .join('\n');
+  const positionalCases = w.commands
+    .map(([command]) => {
+      const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
+      const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined);
+      const ofSubs = w.argumentsOf.filter((entry) => entry.command === command && entry.sub !== undefined);
+      const lines: string[] = [];
+      if (subs) lines.push(`if [[ -z $sub ]]; then _plantstore_add "$cur" ${names(subs)}`);
+      else if (own) lines.push(`if [[ -z $sub ]]; then ${bashValues(own.values, w)}`);
+      if (ofSubs.length > 0 || (own && own.values.kind === 'commands')) {
+        const cases =
+          own?.values.kind === 'commands'
+            ? w.subcommandsOf.map(({ command: c, subs: s }) => `${c}) _plantstore_add "$cur" ${names(s)} ;;`)
+            : ofSubs.map((entry) => `${entry.sub}) ${bashValues(entry.values, w)} ;;`);
+        lines.push(`elif (( npos == 0 )); then case $sub in ${cases.join(' ')} esac`);
+      }
+      return lines.length === 0 ? '' : `    ${command}) ${lines.join('; ')}; fi ;;`;
+    })
+    .filter(Boolean)
+    .join('\n');
   return `# bash completion for plantstore
 # This shell only:   source <(plantstore completion bash)
 # Every new shell:   plantstore completion bash > ~/.local/share/bash-completion/completions/plantstore
@@ -101,6 +134,16 @@ _plantstore_profiles() {
   while IFS= read -r name; do
     [[ -n $name && $name == "$1"* ]] && COMPREPLY+=("\${2-}$name")
   done < <(plantstore completion --list-profiles 2>/dev/null)
+  return 0
+}
+
+# _plantstore_files CUR: offers file and folder names starting with CUR.
+_plantstore_files() {
+  local name
+  compopt -o filenames 2>/dev/null
+  while IFS= read -r name; do
+    COMPREPLY+=("$name")
+  done < <(compgen -f -- "$1")
   return 0
 }
 
@@ -130,7 +173,7 @@ _plantstore() {
     if [[ -z $dashdash ]]; then
       case $word in
         --) dashdash=1; continue ;;
-        ${VALUE_OPTIONS.join('|')}) value_of=$word; continue ;;
+        ${valuedNames(w).join('|')}) value_of=$word; continue ;;
         -*) continue ;;
       esac
     fi
@@ -145,7 +188,9 @@ _plantstore() {
 
   if [[ -n $value_of ]]; then
     [[ $cur == = ]] && cur=
-    [[ $value_of == --profile ]] && _plantstore_profiles "$cur"
+    case $value_of in
+${valueCases}
+    esac
     return 0
   fi
   if [[ -z $dashdash && $cur == --profile=* ]]; then
@@ -153,29 +198,16 @@ _plantstore() {
     return 0
   fi
   if [[ -z $dashdash && $cur == -* ]]; then
-    local -a opts=(${names(GLOBAL_OPTIONS)})
+    local -a opts=(${names(w.global)})
     case $cmd in
-      delete) opts+=(${names(DELETE_OPTIONS)}) ;;
-      sandbox) opts+=(${names(SANDBOX_OPTIONS)}) ;;
-      auth) [[ $sub == login ]] && opts+=(${names(LOGIN_OPTIONS)}) ;;
+${optionCases}
     esac
     _plantstore_add "$cur" "\${opts[@]}"
     return 0
   fi
   case $cmd in
-    '') _plantstore_add "$cur" ${names(COMMANDS)} ;;
-    help) [[ -z $sub ]] && _plantstore_add "$cur" ${names(COMMANDS)} ;;
-    auth) [[ -z $sub ]] && _plantstore_add "$cur" ${names(AUTH_COMMANDS)} ;;
-    completion) [[ -z $sub ]] && _plantstore_add "$cur" ${SHELLS.join(' ')} ;;
-    config)
-      if [[ -z $sub ]]; then
-        _plantstore_add "$cur" ${names(CONFIG_COMMANDS)}
-      elif (( npos == 0 )); then
-        case $sub in
-          ${KEYED.join('|')}) _plantstore_add "$cur" ${names(CONFIG_KEYS)} ;;
-        esac
-      fi
-      ;;
+    '') _plantstore_add "$cur" ${names(w.commands)} ;;
+${positionalCases}
   esac
   return 0
 }
@@ -184,10 +216,55 @@ complete -F _plantstore plantstore
 `;
 }
 
+function bashValues(values: Values, w: Words): string {
+  if (values.kind === 'profiles') return '_plantstore_profiles "$cur"';
+  if (values.kind === 'files') return '_plantstore_files "$cur"';
+  const fixed = fixedWords(values, w);
+  return fixed ? `_plantstore_add "$cur" ${fixed.join(' ')}` : ':';
+}
+
 // zsh: the same walk over the words as bash, with descriptions through _describe.
-function zsh(): string {
+function zsh(w: Words): string {
   const described = (list: Described): string =>
-    list.map(([name, description]) => `'${name.replace(/:/g, '\\:')}:${description}'`).join(' ');
+    list.map(([name, description]) => `'${name.replace(/:/g, '\\:')}:${description.replace(/'/g, "'\\''")}'`).join(' ');
+  const zshValues = (values: Values): string => {
+    if (values.kind === 'profiles') return '_plantstore_profiles';
+    if (values.kind === 'files') return '_files';
+    const fixed = fixedWords(values, w);
+    return fixed ? `compadd -- ${fixed.join(' ')}` : ':';
+  };
+  const valueCases = w.valued.map(({ name, values }) => `      (${name}) ${zshValues(values)} ;;`).join('\n');
+  const optionCases = w.optionsOf
+    .filter(({ own, subs }) => own.length > 0 || subs.some((sub) => sub.own.length > 0))
+    .map(({ command, own, subs }) => {
+      const subCases = subs
+        .filter((sub) => sub.own.length > 0)
+        .map((sub) => `(${sub.sub}) candidates+=(${described(sub.own)}) ;;`)
+        .join(' ');
+      const parts = [own.length > 0 ? `candidates+=(${described(own)});` : '', subCases ? `case $sub in ${subCases} esac;` : ''];
+      return `      (${command}) ${parts.filter(Boolean).join(' ')} ;;`;
+    })
+    .join('\n');
+  const positionalCases = w.commands
+    .map(([command]) => {
+      const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
+      const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined);
+      const ofSubs = w.argumentsOf.filter((entry) => entry.command === command && entry.sub !== undefined);
+      const lines: string[] = [];
+      if (subs)
+        lines.push(
+          `if (( \${#positional} == 1 )); then candidates=(${described(subs)}); _describe -t commands '${command} command' candidates`,
+        );
+      else if (own) lines.push(`if (( \${#positional} == 1 )); then ${zshValues(own.values)}`);
+      const cases =
+        own?.values.kind === 'commands'
+          ? w.subcommandsOf.map(({ command: c, subs: s }) => `(${c}) compadd -- ${names(s)} ;;`)
+          : ofSubs.map((entry) => `(${entry.sub}) ${zshValues(entry.values)} ;;`);
+      if (cases.length > 0) lines.push(`elif (( \${#positional} == 2 )); then case $sub in ${cases.join(' ')} esac`);
+      return lines.length === 0 ? '' : `    (${command}) ${lines.join('; ')}; fi ;;`;
+    })
+    .filter(Boolean)
+    .join('\n');
   return `#compdef plantstore
 # zsh completion for plantstore
 # This shell only (after compinit):  source <(plantstore completion zsh)
@@ -212,7 +289,7 @@ _plantstore() {
     if [[ -z $dashdash ]]; then
       case $word in
         (--) dashdash=1; continue ;;
-        (${VALUE_OPTIONS.join('|')}) value_of=$word; continue ;;
+        (${valuedNames(w).join('|')}) value_of=$word; continue ;;
         (-*) continue ;;
       esac
     fi
@@ -221,7 +298,9 @@ _plantstore() {
   local cmd=\${positional[1]-} sub=\${positional[2]-}
 
   if [[ -n $value_of ]]; then
-    [[ $value_of == --profile ]] && _plantstore_profiles
+    case $value_of in
+${valueCases}
+    esac
     return 0
   fi
   if [[ -z $dashdash && $cur == --profile=* ]]; then
@@ -230,34 +309,18 @@ _plantstore() {
     return 0
   fi
   if [[ -z $dashdash && $cur == -* ]]; then
-    candidates=(${described(GLOBAL_OPTIONS)})
+    candidates=(${described(w.global)})
     case $cmd in
-      (delete) candidates+=(${described(DELETE_OPTIONS)}) ;;
-      (sandbox) candidates+=(${described(SANDBOX_OPTIONS)}) ;;
-      (auth) [[ $sub == login ]] && candidates+=(${described(LOGIN_OPTIONS)}) ;;
+${optionCases}
     esac
     _describe -t options 'plantstore option' candidates
     return 0
   fi
   case $cmd in
     ('')
-      candidates=(${described(COMMANDS)})
+      candidates=(${described(w.commands)})
       _describe -t commands 'plantstore command' candidates ;;
-    (help)
-      (( \${#positional} == 1 )) && candidates=(${described(COMMANDS)}) && _describe -t commands 'plantstore command' candidates ;;
-    (auth)
-      (( \${#positional} == 1 )) && candidates=(${described(AUTH_COMMANDS)}) && _describe -t commands 'auth command' candidates ;;
-    (config)
-      if (( \${#positional} == 1 )); then
-        candidates=(${described(CONFIG_COMMANDS)})
-        _describe -t commands 'config command' candidates
-      elif (( \${#positional} == 2 )) && [[ $sub == (${KEYED.join('|')}) ]]; then
-        candidates=(${described(CONFIG_KEYS)})
-        _describe -t keys 'config key' candidates
-      fi
-      ;;
-    (completion)
-      (( \${#positional} == 1 )) && compadd -- ${SHELLS.join(' ')} ;;
+${positionalCases}
   esac
   return 0
 }
@@ -275,19 +338,46 @@ fi
 
 // fish: one complete line per candidate; conditions come from a walk over the
 // words like bash's, since fish's __fish_use_subcommand takes an option's value for a command.
-function fish(): string {
+function fish(w: Words): string {
   const quote = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   const offer = (condition: string, list: Described): string =>
     list.map(([name, description]) => `complete -c plantstore -n ${quote(condition)} -a ${name} -d ${quote(description)}`).join('\n');
+  const valueFlags = (name: string): string => {
+    const values = w.valued.find((entry) => entry.name === name)?.values;
+    if (values === undefined) return '';
+    if (values.kind === 'files') return ' -r -F';
+    if (values.kind === 'profiles') return " -x -a '(plantstore completion --list-profiles 2>/dev/null)'";
+    const fixed = fixedWords(values, w);
+    return fixed ? ` -x -a ${quote(fixed.join(' '))}` : ' -x';
+  };
   const option = (list: Described, condition?: string): string =>
     list
       .map(([name, description]) => {
         const flag = name.startsWith('--') ? `-l ${name.slice(2)}` : `-s ${name.slice(1)}`;
-        const value = VALUE_OPTIONS.includes(name) ? ' -x' : '';
-        const profiles = name === '--profile' ? " -a '(plantstore completion --list-profiles 2>/dev/null)'" : '';
-        return `complete -c plantstore${condition ? ` -n ${quote(condition)}` : ''} ${flag}${value}${profiles} -d ${quote(description)}`;
+        return `complete -c plantstore${condition ? ` -n ${quote(condition)}` : ''} ${flag}${valueFlags(name)} -d ${quote(description)}`;
       })
       .join('\n');
+  const fishValues = (condition: string, values: Values): string => {
+    if (values.kind === 'files') return `complete -c plantstore -n ${quote(condition)} -F`;
+    if (values.kind === 'profiles')
+      return `complete -c plantstore -n ${quote(condition)} -a '(plantstore completion --list-profiles 2>/dev/null)'`;
+    const fixed = fixedWords(values, w);
+    return fixed ? `complete -c plantstore -n ${quote(condition)} -a ${quote(fixed.join(' '))}` : '';
+  };
+  const lines = [
+    offer('__plantstore_at', w.commands),
+    ...w.subcommandsOf.map(({ command, subs }) => offer(`__plantstore_at ${command}`, subs)),
+    ...w.argumentsOf.map(({ command, sub, values }) => fishValues(`__plantstore_at ${command}${sub ? ` ${sub}` : ''}`, values)),
+    // help <command> <TAB>: that command's subcommands.
+    ...w.argumentsOf
+      .filter(({ values }) => values.kind === 'commands')
+      .flatMap(({ command }) => w.subcommandsOf.map(({ command: c, subs }) => offer(`__plantstore_at ${command} ${c}`, subs))),
+    option(w.global),
+    ...w.optionsOf.flatMap(({ command, own, subs }) => [
+      own.length > 0 ? option(own, `__plantstore_in ${command}`) : '',
+      ...subs.filter((sub) => sub.own.length > 0).map((sub) => option(sub.own, `__plantstore_at ${command} ${sub.sub}`)),
+    ]),
+  ];
   return `# fish completion for plantstore
 # This shell only:  plantstore completion fish | source
 # Every new shell:  plantstore completion fish > ~/.config/fish/completions/plantstore.fish
@@ -308,7 +398,7 @@ function __plantstore_positionals
                 case --
                     set dashdash 1
                     continue
-                case ${VALUE_OPTIONS.join(' ')}
+                case ${valuedNames(w).join(' ')}
                     set value_of 1
                     continue
                 case '-*'
@@ -332,18 +422,100 @@ function __plantstore_in
 end
 
 complete -c plantstore -f
-${offer('__plantstore_at', COMMANDS)}
-${offer(
-  '__plantstore_at help',
-  COMMANDS.filter(([name]) => name !== 'help'),
-)}
-${offer('__plantstore_at auth', AUTH_COMMANDS)}
-${offer('__plantstore_at config', CONFIG_COMMANDS)}
-${offer(KEYED.map((sub) => `__plantstore_at config ${sub}`).join('; or '), CONFIG_KEYS)}
-complete -c plantstore -n '__plantstore_at completion' -a '${SHELLS.join(' ')}'
-${option(GLOBAL_OPTIONS)}
-${option(DELETE_OPTIONS, '__plantstore_in delete')}
-${option(SANDBOX_OPTIONS, '__plantstore_in sandbox')}
-${option(LOGIN_OPTIONS, '__plantstore_at auth login')}
+${lines.filter(Boolean).join('\n')}
+`;
+}
+
+// PowerShell: a native argument completer doing the same walk over the words.
+function powershell(w: Words): string {
+  const list = (values: readonly string[]): string => `@(${values.map((value) => `'${value.replace(/'/g, "''")}'`).join(', ')})`;
+  const psValues = (values: Values): string => {
+    if (values.kind === 'profiles') return '$candidates = @(plantstore completion --list-profiles 2>$null)';
+    if (values.kind === 'files') return '$files = $true';
+    const fixed = fixedWords(values, w);
+    return fixed ? `$candidates = ${list(fixed)}` : '';
+  };
+  const valueCases = w.valued.map(({ name, values }) => `      '${name}' { ${psValues(values)} }`).join('\n');
+  const optionCases = w.optionsOf
+    .filter(({ own, subs }) => own.length > 0 || subs.some((sub) => sub.own.length > 0))
+    .map(({ command, own, subs }) => {
+      const subCases = subs
+        .filter((sub) => sub.own.length > 0)
+        .map((sub) => `'${sub.sub}' { $candidates += ${list(sub.own.map(([name]) => name))} }`)
+        .join(' ');
+      const parts = [
+        own.length > 0 ? `$candidates += ${list(own.map(([name]) => name))};` : '',
+        subCases ? `switch ($sub) { ${subCases} }` : '',
+      ];
+      return `      '${command}' { ${parts.filter(Boolean).join(' ')} }`;
+    })
+    .join('\n');
+  const positionalCases = w.commands
+    .map(([command]) => {
+      const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
+      const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined);
+      const ofSubs = w.argumentsOf.filter((entry) => entry.command === command && entry.sub !== undefined);
+      const first = subs ? `$candidates = ${list(subs.map(([name]) => name))}` : own ? psValues(own.values) : '';
+      const cases =
+        own?.values.kind === 'commands'
+          ? w.subcommandsOf.map(({ command: c, subs: s }) => `'${c}' { $candidates = ${list(s.map(([name]) => name))} }`)
+          : ofSubs.map((entry) => `'${entry.sub}' { ${psValues(entry.values)} }`);
+      if (!first && cases.length === 0) return '';
+      const second = cases.length > 0 ? ` elseif ($positional.Count -eq 2) { switch ($sub) { ${cases.join(' ')} } }` : '';
+      return `      '${command}' { if ($positional.Count -eq 1) { ${first} }${second} }`;
+    })
+    .filter(Boolean)
+    .join('\n');
+  return `# PowerShell completion for plantstore
+# This session only:  plantstore completion powershell | Out-String | Invoke-Expression
+# Every session:      plantstore completion powershell >> $PROFILE
+
+Register-ArgumentCompleter -Native -CommandName plantstore -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $valued = ${list(valuedNames(w))}
+  $typed = @($commandAst.CommandElements | Select-Object -Skip 1 | ForEach-Object { $_.ToString() })
+  if ($wordToComplete -ne '' -and $typed.Count -gt 0) { $typed = @($typed | Select-Object -First ($typed.Count - 1)) }
+  $positional = @()
+  $valueOf = $null
+  $dashdash = $false
+  foreach ($word in $typed) {
+    if ($valueOf) { $valueOf = $null; continue }
+    if (-not $dashdash) {
+      if ($word -eq '--') { $dashdash = $true; continue }
+      if ($valued -contains $word) { $valueOf = $word; continue }
+      if ($word.StartsWith('-')) { continue }
+    }
+    $positional += $word
+  }
+  $cmd = if ($positional.Count -ge 1) { $positional[0] } else { '' }
+  $sub = if ($positional.Count -ge 2) { $positional[1] } else { '' }
+  $candidates = @()
+  $files = $false
+  if ($valueOf) {
+    switch ($valueOf) {
+${valueCases}
+    }
+  } elseif (-not $dashdash -and $wordToComplete.StartsWith('-')) {
+    $candidates = ${list(w.global.map(([name]) => name))}
+    switch ($cmd) {
+${optionCases}
+    }
+  } elseif ($cmd -eq '') {
+    $candidates = ${list(w.commands.map(([name]) => name))}
+  } else {
+    switch ($cmd) {
+${positionalCases}
+    }
+  }
+  if ($files) {
+    Get-ChildItem -Path "$wordToComplete*" -ErrorAction SilentlyContinue | ForEach-Object {
+      [System.Management.Automation.CompletionResult]::new($_.Name, $_.Name, 'ProviderItem', $_.Name)
+    }
+    return
+  }
+  $candidates | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+    [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+  }
+}
 `;
 }

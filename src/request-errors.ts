@@ -32,11 +32,10 @@ const TLS_CODE = /CERT|TLS|SSL|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|UNABLE_TO_G
 const PROXY_SOCKET_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 // What ended a body that had begun: the connection, not the server's words.
-const BODY_CUT_CODES: Record<string, string> = {
-  ECONNRESET: 'connection reset',
-  UND_ERR_SOCKET: 'connection closed',
-  UND_ERR_CLOSED: 'connection closed',
-};
+// One wording for all: whether a broken body shows as a reset or a close depends on the
+// Node version and on timing, not on anything the user could act on differently.
+const BODY_CUT = 'connection reset or closed';
+const BODY_CUT_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const HEADERS_TOO_LARGE_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'HPE_HEADER_OVERFLOW']);
 // Codes of failures before the request could have left this machine.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -113,10 +112,9 @@ export function describeRequestError(error: unknown, context: ErrorContext): Des
       answerLost: true,
     };
   }
-  const cut = begun === undefined ? undefined : BODY_CUT_CODES[code];
-  if (cut) {
+  if (begun !== undefined && BODY_CUT_CODES.has(code)) {
     return {
-      message: `${cut} while the server was sending a ${begun} answer (${host}${via})`,
+      message: `${BODY_CUT} while the server was sending a ${begun} answer (${host}${via})`,
       exit: Exit.network,
       retryable: isRetryableErrorCode(code),
       answerLost: true,

@@ -1,4 +1,5 @@
-import { completionScript, SHELLS, type Shell } from '../completion.js';
+import { completionScript } from '../completion.js';
+import { type CompletionTree, SHELLS, type Shell } from '../completion-tree.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode, UsageError } from '../errors.js';
 import type { GlobalOptions } from '../global-options.js';
@@ -7,6 +8,8 @@ export interface CompletionOptions {
   shell?: string;
   /** Hidden: what the scripts call to complete --profile. */
   listProfiles: boolean;
+  /** The program's commands and options, which the script is written from. */
+  tree: CompletionTree;
   global: GlobalOptions;
 }
 
@@ -24,6 +27,6 @@ export async function runCompletion(opts: CompletionOptions, ctx: Context): Prom
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
     throw new UsageError(`completion needs a shell: plantstore completion ${SHELLS.join('|')}`);
   }
-  ctx.io.out(completionScript(shell as Shell).replace(/\n$/, ''));
+  ctx.io.out(completionScript(shell as Shell, opts.tree).replace(/\n$/, ''));
   return Exit.ok;
 }

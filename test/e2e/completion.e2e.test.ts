@@ -58,7 +58,10 @@ it.each([
     ['plantstore', 'auth', 'l'],
     ['login', 'logout'],
   ],
-  [['plantstore', 'config', 'get', ''], ['base-url']],
+  [
+    ['plantstore', 'config', 'get', ''],
+    ['base-url', 'missing-error'],
+  ],
   [
     ['plantstore', '--profile', ''],
     ['default', 'staging'],

@@ -102,7 +102,7 @@ describe('deadlines and bodies', () => {
   it('reports a 400 whose connection is reset mid-body as a network failure, retried, keeping the status: exit 7', async () => {
     const server = await serve(modes.resetMidBody(400));
     const run = await runTimed(['--json', '--max-retry-wait', '0', 'delete', '42'], { env: envFor(server) });
-    const message = `connection reset while the server was sending a 400 answer (127.0.0.1:${server.port}) (after 3 attempts)`;
+    const message = `connection reset or closed while the server was sending a 400 answer (127.0.0.1:${server.port}) (after 3 attempts)`;
     expect(run.code).toBe(7);
     expect(run.stderr).toBe(failure(`${message} (HTTP 400)`));
     expect(JSON.parse(run.stdout)).toEqual({ id: 42, deleted: false, status: 400, error: null, message, exit: 7 });

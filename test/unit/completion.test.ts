@@ -1,24 +1,40 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completionScript, type Shell } from '../../src/completion.js';
+import { buildProgram } from '../../src/cli.js';
+import { completionScript } from '../../src/completion.js';
+import { completionTree, SHELLS, type Shell } from '../../src/completion-tree.js';
+import { createContext, type Stdin } from '../../src/context.js';
+import { createTestIO } from '../../src/io.js';
 
-const COMMANDS = ['delete', 'auth', 'config', 'sandbox', 'completion', 'help'];
-const GLOBAL_OPTIONS = [
-  '--profile',
-  '--base-url',
-  '--json',
-  '--quiet',
-  '-q',
-  '--no-color',
-  '--timeout',
-  '--verbose',
-  '--help',
-  '--version',
-];
-const DELETE_OPTIONS = ['--stdin', '--concurrency', '--ignore-missing', '--fail-fast', '--dry-run'];
+// The real program, as the CLI builds it: completion is written from it.
+const program = buildProgram(
+  createContext({ io: createTestIO(), env: {}, stdin: [] as unknown as Stdin, version: '0.0.0', signal: new AbortController().signal }),
+  () => {},
+);
+const tree = completionTree(program);
+const COMMANDS = ['delete', 'auth', 'config', 'completion', 'sandbox', 'help'];
+const longOptions = (command: Command): string[] => command.options.filter((o) => !o.hidden && o.long).map((o) => o.long as string);
+const GLOBAL_OPTIONS = [...longOptions(program), '--help'];
+const DELETE_OPTIONS = longOptions(program.commands.find((command) => command.name() === 'delete') as Command);
+
+/** Every spelling of the options of a command, as zsh lists them (commander's -h/--help with the global ones). */
+function spellings(command: Command, withHelp: boolean): string[] {
+  const names = command.options.filter((o) => !o.hidden).flatMap((o) => [o.short, o.long]);
+  return [...names.filter((name): name is string => name !== undefined), ...(withHelp ? ['-h', '--help'] : [])];
+}
+
+/** Every command path of the program with the options it takes itself (commander's -h/--help aside). */
+function commandPaths(command: Command, path: string[] = []): Array<{ path: string[]; options: string[] }> {
+  const options = command.options.filter((option) => !option.hidden).flatMap((option) => [option.short, option.long]);
+  return [
+    { path, options: options.filter((name): name is string => name !== undefined) },
+    ...command.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()])),
+  ];
+}
 
 function has(shell: string): boolean {
   return spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
@@ -30,16 +46,26 @@ let dir: string;
 const scripts = {} as Record<Shell, string>;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'plantstore-completion-'));
-  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+  for (const shell of SHELLS) {
     scripts[shell] = join(dir, `plantstore.${shell}`);
-    writeFileSync(scripts[shell], completionScript(shell));
+    writeFileSync(scripts[shell], completionScript(shell, tree));
   }
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a shell with no user startup files; HOME points at the temp dir so nothing of ours is read. */
-function shell(name: string, args: string[], env: Record<string, string> = {}): { stdout: string; stderr: string; status: number | null } {
-  const result = spawnSync(name, args, { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: dir, ...env }, timeout: 20_000 });
+function shell(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): { stdout: string; stderr: string; status: number | null } {
+  const result = spawnSync(name, args, {
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] ?? '', HOME: dir, ...env },
+    timeout: 20_000,
+    ...(cwd ? { cwd } : {}),
+  });
   return { stdout: result.stdout, stderr: result.stderr, status: result.status };
 }
 
@@ -47,46 +73,50 @@ function shell(name: string, args: string[], env: Record<string, string> = {}): 
 const BASH_STUB = `plantstore() { [[ "$*" == "completion --list-profiles" ]] && printf 'default\\nstaging\\n'; }`;
 
 /** Completes WORDS (the last one is under the cursor) the way bash does on Tab. */
-function bashComplete(words: string[]): string[] {
+function bashComplete(words: string[], cwd?: string): string[] {
   const harness = `${BASH_STUB}
 source "$1"; shift
 COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMP_LINE="$*"; COMP_POINT=\${#COMP_LINE}
 _plantstore
 printf '<%s>\\n' "\${COMPREPLY[@]}"`;
-  const { stdout, stderr, status } = shell('bash', ['--norc', '--noprofile', '-c', harness, 'bash', scripts.bash, ...words]);
+  const { stdout, stderr, status } = shell('bash', ['--norc', '--noprofile', '-c', harness, 'bash', scripts.bash, ...words], {}, cwd);
   expect({ stderr, status }).toEqual({ stderr: '', status: 0 });
   return [...stdout.matchAll(/^<(.*)>$/gm)].map((m) => m[1] as string).filter((word) => word !== '');
 }
 
-describe('completionScript: every script names every command and option', () => {
-  it.each(['bash', 'zsh', 'fish'] as const)('%s', (name) => {
-    const script = completionScript(name);
-    for (const word of [
-      ...COMMANDS,
-      'login',
-      'logout',
-      'status',
-      'token',
-      'get',
-      'set',
-      'unset',
-      'list',
-      'path',
-      'base-url',
-      'bash',
-      'zsh',
-      'fish',
-    ]) {
-      expect(script).toMatch(new RegExp(`(^|[\\s'(|])${word}([\\s:'|)]|$)`, 'm'));
-    }
-    for (const option of [...GLOBAL_OPTIONS, ...DELETE_OPTIONS]) {
-      // fish spells options as -l name / -s q.
-      const spelled = name === 'fish' ? (option.startsWith('--') ? `-l ${option.slice(2)} ` : `-s ${option.slice(1)} `) : option;
-      expect(script).toContain(spelled);
+describe('completionScript: every script names every command and option of the program', () => {
+  it.each(SHELLS)('%s', (name) => {
+    const script = completionScript(name, tree);
+    for (const { path, options } of commandPaths(program)) {
+      for (const word of path) expect(script).toMatch(new RegExp(`(^|[\\s'(|])${word}([\\s:'|)]|$)`, 'm'));
+      for (const option of options) {
+        // fish spells options as -l name / -s q.
+        const spelled = name === 'fish' ? (option.startsWith('--') ? `-l ${option.slice(2)} ` : `-s ${option.slice(1)} `) : option;
+        expect(script).toContain(spelled);
+      }
     }
     // Profile names come from the binary at completion time; the script never reads the config file.
     expect(script).toContain('plantstore completion --list-profiles');
     expect(script).not.toMatch(/config\.json|\bjq\b|\bnode\b/);
+  });
+});
+
+describe('bash completes every option of every command, at that command', () => {
+  // The guard against drift: an option added to any command, anywhere, is offered there.
+  it.each(commandPaths(program).filter(({ options }) => options.length > 0))('plantstore $path', ({ path, options }) => {
+    const offered = bashComplete(['plantstore', ...path, '-']);
+    for (const option of options) expect(offered).toContain(option);
+  });
+
+  it('offers files for an option whose value is a file, and commands after any option value', () => {
+    const cwd = join(dir, 'cwd');
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(cwd, 'ca.pem'), '');
+    writeFileSync(join(cwd, 'token.txt'), '');
+    expect(bashComplete(['plantstore', '--cacert', 'ca'], cwd)).toEqual(['ca.pem']);
+    expect(bashComplete(['plantstore', 'delete', '--token-file', 't'], cwd)).toEqual(['token.txt']);
+    expect(bashComplete(['plantstore', '--retries', '3', 'a'])).toEqual(['auth']);
+    expect(bashComplete(['plantstore', '--max-retry-wait', '5', 'delete', '--ra'])).toEqual(['--rate']);
   });
 });
 
@@ -119,14 +149,22 @@ describe('bash', () => {
       ['plantstore', 'config', ''],
       ['get', 'set', 'unset', 'list', 'path'],
     ],
-    [['plantstore', 'config', 'get', ''], ['base-url']],
+    [
+      ['plantstore', 'config', 'get', ''],
+      ['base-url', 'missing-error'],
+    ],
     [['plantstore', 'config', 'unset', 'b'], ['base-url']],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
     [['plantstore', 'config', 'list', ''], []],
     [
       ['plantstore', 'completion', ''],
-      ['bash', 'zsh', 'fish'],
+      ['bash', 'zsh', 'fish', 'powershell'],
     ],
+    [
+      ['plantstore', 'help', 'auth', ''],
+      ['login', 'logout', 'status', 'token'],
+    ],
+    [['plantstore', 'config', 'get', 'm'], ['missing-error']],
     [['plantstore', 'help', 'a'], ['auth']],
     [['plantstore', 'delete', ''], []],
     [['plantstore', 'delete', '42', ''], []],
@@ -201,7 +239,7 @@ printf '<%s>\\n' "\${COMPREPLY[@]}"`,
   it.each<[string, string, string[]]>([
     ['', 'de', ['delete']],
     ['', '', COMMANDS],
-    ['COMP_WORDS=(plantstore config get)', '', ['base-url']],
+    ['COMP_WORDS=(plantstore config get)', '', ['base-url', 'missing-error']],
     ['COMP_WORDS=(plantstore auth lo)', 'lo', ['login', 'logout']],
     ['COMP_WORDS=(plantstore --profile)', '', ['default', 'staging']],
   ])('compgen -F _plantstore with %s -- %j', (setup, word, expected) => {
@@ -250,17 +288,28 @@ _plantstore`;
       ['plantstore', 'config', ''],
       ['get', 'set', 'unset', 'list', 'path'],
     ],
-    [['plantstore', 'config', 'set', ''], ['base-url']],
+    [
+      ['plantstore', 'config', 'set', ''],
+      ['base-url', 'missing-error'],
+    ],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
     [
       ['plantstore', 'completion', ''],
-      ['bash', 'zsh', 'fish'],
+      ['bash', 'zsh', 'fish', 'powershell'],
+    ],
+    [
+      ['plantstore', 'help', 'auth', ''],
+      ['login', 'logout', 'status', 'token'],
+    ],
+    [
+      ['plantstore', 'config', 'get', 'm'],
+      ['base-url', 'missing-error'],
     ],
     [['plantstore', 'delete', ''], []],
-    [['plantstore', '-'], GLOBAL_OPTIONS],
+    [['plantstore', '-'], spellings(program, true)],
     [
       ['plantstore', 'delete', '-'],
-      [...GLOBAL_OPTIONS, ...DELETE_OPTIONS],
+      [...spellings(program, true), ...spellings(program.commands.find((c) => c.name() === 'delete') as Command, false)],
     ],
     [['plantstore', 'delete', '--', '-'], []],
     [
@@ -293,10 +342,12 @@ describe.skipIf(!hasFish)('fish', () => {
     ['plantstore de', ['delete']],
     ['plantstore auth l', ['login', 'logout']],
     ['plantstore config ', ['get', 'set', 'unset', 'list', 'path']],
-    ['plantstore config get ', ['base-url']],
+    ['plantstore config get ', ['base-url', 'missing-error']],
     ['plantstore config set base-url ', []],
-    ['plantstore completion ', ['bash', 'zsh', 'fish']],
-    ['plantstore help ', COMMANDS.filter((c) => c !== 'help')],
+    ['plantstore completion ', ['bash', 'zsh', 'fish', 'powershell']],
+    ['plantstore help ', COMMANDS],
+    ['plantstore help config ', ['get', 'set', 'unset', 'list', 'path']],
+    ['plantstore --retries 3 a', ['auth']],
     ['plantstore delete 1 ', []],
     ['plantstore --j', ['--json']],
     ['plantstore delete --d', ['--dry-run']],
