@@ -19,7 +19,7 @@ if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
 
 /**
  * The line on stderr and, with --json, the one JSON object on stdout that every run stopped
- * before any request prints (src/output.ts fatalJson). After `--`, words are operands.
+ * before any request prints (src/ui/report.ts fatalJson). After `--`, words are operands.
  */
 function refuse(message, exit) {
   var args = process.argv.slice(2);

@@ -3,11 +3,11 @@ import { runLogin, runLogout, runStatus, runToken } from './commands/auth.js';
 import { type ConfigOptions, runConfig } from './commands/config.js';
 import { runDelete } from './commands/delete.js';
 import { DEFAULT_SANDBOX_TOKEN, runSandbox, SANDBOX_TOKEN_ENV } from './commands/sandbox.js';
-import { completes, completionTree, SHELLS } from './completion-tree.js';
-import { PROFILE_KEYS } from './config.js';
+import { completes, completionTree, SHELLS } from './completion/tree.js';
+import { PROFILE_KEYS } from './config/file.js';
+import type { GlobalOptions } from './config/global-options.js';
 import type { Context } from './context.js';
 import { EXIT_CODE_HELP, Exit, type ExitCode, UsageError } from './errors.js';
-import type { GlobalOptions } from './global-options.js';
 
 /** Parses argv and runs one command. Commander wiring only: the work is in src/commands. */
 export async function runCli(argv: readonly string[], ctx: Context): Promise<ExitCode> {

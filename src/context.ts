@@ -1,7 +1,7 @@
-import type { AttemptGate, NetworkOptions, PlantApi } from './api.js';
-import { type ConfigFile, openConfig } from './config.js';
-import type { Env, IO } from './io.js';
-import type { Target } from './settings.js';
+import { type ConfigFile, openConfig } from './config/file.js';
+import type { Target } from './config/resolve.js';
+import type { AttemptGate, NetworkOptions, PlantApi } from './http/client.js';
+import type { Env, IO } from './ui/io.js';
 
 export interface ApiRequest {
   target: Target;
@@ -55,7 +55,7 @@ export function createContext(parts: ContextParts): Context {
     config: () => (config ??= openConfig(parts.env, (line) => parts.io.err(line))),
     async api({ target, network, verbose, gate }) {
       // undici is loaded only by commands that send requests: --help never pays for it.
-      const { createPlantApi } = await import('./api.js');
+      const { createPlantApi } = await import('./http/client.js');
       return createPlantApi({
         ...network,
         target,

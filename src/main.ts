@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pkg from '../package.json' with { type: 'json' };
 import type { Stdin } from './context.js';
-import { orderedStreams } from './streams.js';
+import { orderedStreams } from './ui/streams.js';
 
 /**
  * The process edge: the only module that touches `process`. It imports almost
@@ -29,8 +29,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     import('./cli.js'),
     import('./context.js'),
     import('./errors.js'),
-    import('./fatal.js'),
-    import('./io.js'),
+    import('./ui/fatal.js'),
+    import('./ui/io.js'),
     import('node:v8'),
     mayColor ? import('chalk') : undefined,
   ]);

@@ -1,11 +1,11 @@
-import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
-import { MAX_TOKEN_INPUT_BYTES } from '../bounded-read.js';
+import { assertSafeForToken, normalizeBaseUrl } from '../config/base-url.js';
+import { MAX_TOKEN_INPUT_BYTES } from '../config/bounded-read.js';
+import type { GlobalOptions } from '../config/global-options.js';
+import { resolveBaseUrl, resolveProfile, resolveToken } from '../config/resolve.js';
+import { maskToken, normalizeToken } from '../config/token.js';
 import type { Context } from '../context.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../errors.js';
-import type { GlobalOptions } from '../global-options.js';
-import { readAllStdin, readHiddenLine } from '../prompt.js';
-import { resolveBaseUrl, resolveProfile, resolveToken } from '../settings.js';
-import { maskToken, normalizeToken } from '../token.js';
+import { readAllStdin, readHiddenLine } from '../ui/prompt.js';
 
 export interface LoginOptions {
   withToken: boolean;

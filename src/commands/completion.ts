@@ -1,8 +1,8 @@
-import { completionScript } from '../completion.js';
-import { type CompletionTree, SHELLS, type Shell } from '../completion-tree.js';
+import { completionScript } from '../completion/scripts.js';
+import { type CompletionTree, SHELLS, type Shell } from '../completion/tree.js';
+import type { GlobalOptions } from '../config/global-options.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode, UsageError } from '../errors.js';
-import type { GlobalOptions } from '../global-options.js';
 
 export interface CompletionOptions {
   shell?: string;

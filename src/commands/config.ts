@@ -1,10 +1,10 @@
-import { assertSafeForToken, normalizeBaseUrl } from '../base-url.js';
-import { PROFILE_KEYS, type ProfileKey } from '../config.js';
+import { assertSafeForToken, normalizeBaseUrl } from '../config/base-url.js';
+import { PROFILE_KEYS, type ProfileKey } from '../config/file.js';
+import type { GlobalOptions } from '../config/global-options.js';
+import { formatMissingErrors, missingErrorsFrom } from '../config/missing-errors.js';
+import { resolveProfile } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode, UsageError } from '../errors.js';
-import type { GlobalOptions } from '../global-options.js';
-import { formatMissingErrors, missingErrorsFrom } from '../missing-errors.js';
-import { resolveProfile } from '../settings.js';
 
 export interface ConfigOptions {
   action: 'get' | 'set' | 'unset' | 'list' | 'path';

@@ -1,18 +1,18 @@
-import { plantUrl } from '../base-url.js';
+import { DEFAULT_WINDOW, MAX_CONCURRENCY, runOrdered } from '../batch/ordered-pool.js';
+import { NO_PROGRESS, startProgress } from '../batch/progress.js';
 import { describeRate, parseRate, type Rate } from '../batch/rate-limit.js';
+import { type Deleted, type DeleteResult, isFailure, type NotDeleted, notAttempted, Tally } from '../batch/result.js';
 import { Throttle, type ThrottleChange, type ThrottleStats } from '../batch/throttle.js';
+import { plantUrl } from '../config/base-url.js';
+import { type GlobalOptions, isVerbose, resolveNetwork } from '../config/global-options.js';
+import { missingErrorsFrom } from '../config/missing-errors.js';
+import { resolveTarget, type Target } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
-import { type GlobalOptions, isVerbose, resolveNetwork } from '../global-options.js';
-import { parsePlantIds } from '../id.js';
-import { readIdsFromStream } from '../id-input.js';
-import type { IdList } from '../id-list.js';
-import { missingErrorsFrom } from '../missing-errors.js';
-import { DEFAULT_WINDOW, MAX_CONCURRENCY, runOrdered } from '../ordered-pool.js';
-import { createReporter } from '../output.js';
-import { NO_PROGRESS, startProgress } from '../progress.js';
-import { type Deleted, type DeleteResult, isFailure, type NotDeleted, notAttempted, Tally } from '../result.js';
-import { resolveTarget, type Target } from '../settings.js';
+import type { IdList } from '../ids/list.js';
+import { parsePlantIds } from '../ids/parse.js';
+import { readIdsFromStream } from '../ids/stdin.js';
+import { createReporter } from '../ui/report.js';
 
 export interface DeleteOptions {
   ids: string[];

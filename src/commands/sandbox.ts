@@ -1,10 +1,10 @@
-import { isLoopbackHost } from '../base-url.js';
+import { isLoopbackHost } from '../config/base-url.js';
+import type { GlobalOptions } from '../config/global-options.js';
+import { normalizeToken } from '../config/token.js';
 import type { Context } from '../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
-import type { GlobalOptions } from '../global-options.js';
-import type { Env } from '../io.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { normalizeToken } from '../token.js';
+import type { Env } from '../ui/io.js';
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';

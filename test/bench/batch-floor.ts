@@ -2,7 +2,7 @@
 // same DELETEs with the same HTTP client and the same concurrency: one undici
 // Pool of <n> keep-alive connections, <n> workers taking ids in turn. No id
 // validation, no ordering, no output. Bundled at bench time exactly as floor.ts
-// bundles the single-delete floor (the settings of src/build/bundle.ts).
+// bundles the single-delete floor (the settings of scripts/bundle.ts).
 
 import { bundleFloorScript } from './floor.js';
 

@@ -1,6 +1,6 @@
 // The floor for a delete: the least a Node program must do to send the same
 // DELETE with the same HTTP client. Bundled at bench time with the project's
-// esbuild and undici, with the same esbuild settings as src/build/bundle.ts
+// esbuild and undici, with the same esbuild settings as scripts/bundle.ts
 // (one minified ESM file, createRequire banner for undici's require() calls).
 
 import { writeFileSync } from 'node:fs';

@@ -3,10 +3,10 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPlantApi, type PlantApi } from '../../src/api.js';
+import type { DeleteResult, NotDeleted } from '../../src/batch/result.js';
 import { userAgent } from '../../src/context.js';
 import { Exit } from '../../src/errors.js';
-import type { DeleteResult, NotDeleted } from '../../src/result.js';
+import { createPlantApi, type PlantApi } from '../../src/http/client.js';
 import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
 
 const BASE = 'https://api.example.com';

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PlantApi } from '../../src/api.js';
+import type { Deleted, NotDeleted } from '../../src/batch/result.js';
 import { runCli } from '../../src/cli.js';
-import { type ConfigFile, openConfig } from '../../src/config.js';
+import { type ConfigFile, openConfig } from '../../src/config/file.js';
 import type { ApiRequest, Context, Stdin } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
-import { createTestIO, type Env, type TestIO } from '../../src/io.js';
-import type { Deleted, NotDeleted } from '../../src/result.js';
+import type { PlantApi } from '../../src/http/client.js';
+import { createTestIO, type Env, type TestIO } from '../../src/ui/io.js';
 
 type DeleteResult = Deleted | NotDeleted;
 

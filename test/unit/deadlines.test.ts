@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { Deadlines, TIMED_OUT } from '../../src/deadlines.js';
+import { Deadlines, TIMED_OUT } from '../../src/http/deadlines.js';
 
 // Fake timers (performance.now included) stand in for the clock: nothing waits.
 beforeEach(() => {

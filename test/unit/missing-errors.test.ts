@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { formatMissingErrors, missingErrorsFrom, parseMissingErrors } from '../../src/config/missing-errors.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import { formatMissingErrors, missingErrorsFrom, parseMissingErrors } from '../../src/missing-errors.js';
 import { thrown } from '../helpers/thrown.js';
 
 describe('parseMissingErrors', () => {

@@ -1,10 +1,10 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
+import type { DeleteResult, NotDeleted } from '../../src/batch/result.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
-import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/fatal.js';
-import { createIO, createTestIO, type Env } from '../../src/io.js';
-import { createReporter, failureLine, fatalJson, type OutputMode, resultJson } from '../../src/output.js';
-import type { DeleteResult, NotDeleted } from '../../src/result.js';
+import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/ui/fatal.js';
+import { createIO, createTestIO, type Env } from '../../src/ui/io.js';
+import { createReporter, failureLine, fatalJson, type OutputMode, resultJson } from '../../src/ui/report.js';
 
 const MAX_ID = '9223372036854775807';
 const MIN_ID = '-9223372036854775808';

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Stdin } from '../../src/context.js';
 import { Exit, InterruptedError } from '../../src/errors.js';
-import { readAllStdin, readHiddenLine } from '../../src/prompt.js';
+import { readAllStdin, readHiddenLine } from '../../src/ui/prompt.js';
 
 const STDIN_MESSAGE = 'interrupted while reading the token from standard input; nothing was stored';
 const PROMPT_MESSAGE = 'login cancelled; nothing was stored';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { maskProxy, proxyFor } from '../../src/proxy.js';
+import { maskProxy, proxyFor } from '../../src/http/proxy.js';
 import { thrown } from '../helpers/thrown.js';
 
 const PROXY = 'http://proxy.corp:3128';

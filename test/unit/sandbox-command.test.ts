@@ -13,8 +13,8 @@ import {
 } from '../../src/commands/sandbox.js';
 import type { Context, Stdin } from '../../src/context.js';
 import { CliError, ConfigError, Exit, UsageError } from '../../src/errors.js';
-import { createIO, type Env } from '../../src/io.js';
 import * as server from '../../src/sandbox/server.js';
+import { createIO, type Env } from '../../src/ui/io.js';
 import { thrown } from '../helpers/thrown.js';
 
 vi.mock('../../src/sandbox/server.js', async (importOriginal) => {

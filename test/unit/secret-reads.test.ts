@@ -8,14 +8,14 @@ import { createReadStream, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFi
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_CA_BUNDLE_BYTES, MAX_TOKEN_INPUT_BYTES, readFileUpTo } from '../../src/bounded-read.js';
-import type { ConfigFile } from '../../src/config.js';
+import { MAX_CA_BUNDLE_BYTES, MAX_TOKEN_INPUT_BYTES, readFileUpTo } from '../../src/config/bounded-read.js';
+import type { ConfigFile } from '../../src/config/file.js';
+import { resolveNetwork } from '../../src/config/global-options.js';
+import { resolveToken } from '../../src/config/resolve.js';
+import { MAX_TOKEN_BYTES } from '../../src/config/token.js';
 import type { Stdin } from '../../src/context.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import { resolveNetwork } from '../../src/global-options.js';
-import { readAllStdin } from '../../src/prompt.js';
-import { resolveToken } from '../../src/settings.js';
-import { MAX_TOKEN_BYTES } from '../../src/token.js';
+import { readAllStdin } from '../../src/ui/prompt.js';
 import { thrown } from '../helpers/thrown.js';
 
 const HAS_MKFIFO = process.platform !== 'win32' && commandExists('mkfifo');

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ConfigFile, configDir, configPath, openConfig } from '../../src/config.js';
+import { type ConfigFile, configDir, configPath, openConfig } from '../../src/config/file.js';
+import { resolveTimeoutMs } from '../../src/config/global-options.js';
+import { type GlobalFlags, resolveBaseUrl, resolveProfile, resolveTarget, resolveToken } from '../../src/config/resolve.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
-import { resolveTimeoutMs } from '../../src/global-options.js';
-import { colorLevel, type Env } from '../../src/io.js';
-import { type GlobalFlags, resolveBaseUrl, resolveProfile, resolveTarget, resolveToken } from '../../src/settings.js';
+import { colorLevel, type Env } from '../../src/ui/io.js';
 import { thrown } from '../helpers/thrown.js';
 
 const TOKEN = 'stored-token-0123456789';

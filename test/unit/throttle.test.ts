@@ -15,12 +15,12 @@ import {
   type ThrottleChange,
   type ThrottleOptions,
 } from '../../src/batch/throttle.js';
-import { REFUSALS_PER_RETRY } from '../../src/retry.js';
+import { REFUSALS_PER_RETRY } from '../../src/http/retry.js';
 
-// How often api.ts lets one id be refused with the default --retries 2.
+// How often http/client.ts lets one id be refused with the default --retries 2.
 const MAX_REFUSALS_PER_ID = 2 * REFUSALS_PER_RETRY;
 
-import { runOrdered } from '../../src/ordered-pool.js';
+import { runOrdered } from '../../src/batch/ordered-pool.js';
 
 interface TimerEvent {
   at: number;

@@ -1,5 +1,5 @@
 // Types for the undici modules plantstore loads directly instead of the package
-// index (see src/undici-parts.ts). They are the same objects the index exports.
+// index (see undici-parts.ts). They are the same objects the index exports.
 declare module 'undici/lib/dispatcher/pool.js' {
   import { Pool } from 'undici';
   export default Pool;

@@ -1,4 +1,4 @@
-import type { ExitCode } from './errors.js';
+import type { ExitCode } from '../errors.js';
 
 /** What happened to one id. Rendered by output.ts; the first failure decides the exit code. */
 export type DeleteResult = Deleted | Absent | NotDeleted;

@@ -1,4 +1,4 @@
-import { type CompletableOption, type CompletionTree, type Shell, type Values, valueOptions } from './completion-tree.js';
+import { type CompletableOption, type CompletionTree, type Shell, type Values, valueOptions } from './tree.js';
 
 /**
  * Shell completion scripts for `plantstore completion bash|zsh|fish|powershell`,

@@ -6,7 +6,7 @@ import type { Argument, Command, Option } from 'commander';
  * and subcommands, every visible option (which take a value, and what that value
  * may be), and what a command's first argument may be.
  */
-/** The shells `plantstore completion` writes scripts for (completion.ts). */
+/** The shells `plantstore completion` writes scripts for (scripts.ts). */
 export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
 

@@ -1,8 +1,8 @@
+import { AuthError, ConfigError } from '../errors.js';
+import type { Env } from '../ui/io.js';
 import { assertSafeForToken, normalizeBaseUrl } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readFileUpTo } from './bounded-read.js';
-import { type ConfigFile, checkProfileName } from './config.js';
-import { AuthError, ConfigError } from './errors.js';
-import type { Env } from './io.js';
+import { type ConfigFile, checkProfileName } from './file.js';
 import { normalizeToken } from './token.js';
 
 /** A resolved value and where it came from, so `auth status` and errors can say so. */

@@ -1,6 +1,6 @@
-import { CliError, Exit, type ExitCode } from './errors.js';
+import { CliError, Exit, type ExitCode } from '../errors.js';
 import type { IO } from './io.js';
-import { fatalJson } from './output.js';
+import { fatalJson } from './report.js';
 
 export interface FatalOptions {
   json: boolean;

@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 /**
  * Checks a base URL and returns it without a trailing slash, so that

@@ -1,18 +1,18 @@
 import type { Dispatcher } from 'undici';
-import { plantUrl } from './base-url.js';
-import { type Feedback, feedbackFor, type Permit } from './batch/throttle.js';
+import type { Deleted, NotDeleted } from '../batch/result.js';
+import { type Feedback, feedbackFor, type Permit } from '../batch/throttle.js';
+import { plantUrl } from '../config/base-url.js';
+import type { Target } from '../config/resolve.js';
+import { Exit, exitForStatus } from '../errors.js';
+import type { Env } from '../ui/io.js';
+import { createMask, type Mask } from '../ui/secret-mask.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
 import { parseErrorBody, serverLine, statusText } from './error-body.js';
-import { Exit, exitForStatus } from './errors.js';
-import type { Env } from './io.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { describeRequestError, formatSeconds } from './request-errors.js';
 import { decodeBody, readCapped } from './response-body.js';
-import type { Deleted, NotDeleted } from './result.js';
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, REFUSALS_PER_RETRY, wait } from './retry.js';
-import { createMask, type Mask } from './secret-mask.js';
-import type { Target } from './settings.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;

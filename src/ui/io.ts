@@ -1,6 +1,6 @@
 import type { Chalk } from 'chalk';
+import { MIN_TOKEN_CHARS } from '../config/token.js';
 import { createMask, type Mask } from './secret-mask.js';
-import { MIN_TOKEN_CHARS } from './token.js';
 
 /** The few styles plantstore uses; plain functions when a stream gets no color. */
 export interface Style {

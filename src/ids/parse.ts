@@ -1,6 +1,6 @@
-import { truncate } from './error-body.js';
-import { UsageError } from './errors.js';
-import { IdList } from './id-list.js';
+import { UsageError } from '../errors.js';
+import { truncate } from '../http/error-body.js';
+import { IdList } from './list.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

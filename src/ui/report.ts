@@ -1,6 +1,6 @@
-import type { ExitCode } from './errors.js';
+import type { DeleteResult, NotDeleted } from '../batch/result.js';
+import type { ExitCode } from '../errors.js';
 import type { IO } from './io.js';
-import type { DeleteResult, NotDeleted } from './result.js';
 
 export interface OutputMode {
   json: boolean;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from './errors.js';
-import type { Env } from './io.js';
+import { ConfigError } from '../errors.js';
+import type { Env } from '../ui/io.js';
 
 /** One profile's stored settings. Keys are spelled as the user types them. */
 export interface Profile {

@@ -1,6 +1,6 @@
 import dns, { type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isLoopbackAddress } from './base-url.js';
+import { isLoopbackAddress } from '../config/base-url.js';
 
 /** The code of the error a connection gets when a loopback name resolves elsewhere. */
 export const NOT_LOOPBACK = 'PLANTSTORE_NOT_LOOPBACK';

@@ -1,4 +1,4 @@
-import type { Mask } from './secret-mask.js';
+import type { Mask } from '../ui/secret-mask.js';
 
 /** What a failed answer said, reduced to what the user needs: the API's code and message. */
 export interface ErrorDetails {

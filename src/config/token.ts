@@ -1,4 +1,4 @@
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 // RFC 6750 b64token. Anything else could break the Authorization header or inject another one.
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;

@@ -1,4 +1,4 @@
-import { ConfigError, UsageError } from './errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;

@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
-import { UsageError } from './errors.js';
-import { invalidId, parsePlantId } from './id.js';
-import { IdList } from './id-list.js';
-import { untilAborted } from './prompt.js';
+import { UsageError } from '../errors.js';
+import { untilAborted } from '../ui/prompt.js';
+import { IdList } from './list.js';
+import { invalidId, parsePlantId } from './parse.js';
 
 // A valid id is at most 20 characters plus leading zeros; anything this long is
 // not an id, and capping it keeps a newline-free stream from growing one string forever.

@@ -1,9 +1,9 @@
-import type { NetworkOptions } from './api.js';
+import { ConfigError, UsageError } from '../errors.js';
+import type { NetworkOptions } from '../http/client.js';
+import type { Env } from '../ui/io.js';
+import type { OutputMode } from '../ui/report.js';
 import { MAX_CA_BUNDLE_BYTES, readFileUpTo } from './bounded-read.js';
-import { ConfigError, UsageError } from './errors.js';
-import type { Env } from './io.js';
-import type { OutputMode } from './output.js';
-import type { GlobalFlags } from './settings.js';
+import type { GlobalFlags } from './resolve.js';
 
 /** Options every command accepts, as commander hands them over. */
 export interface GlobalOptions extends GlobalFlags, OutputMode {

@@ -1,5 +1,5 @@
-import type { Stdin } from './context.js';
-import { InterruptedError, UsageError } from './errors.js';
+import type { Stdin } from '../context.js';
+import { InterruptedError, UsageError } from '../errors.js';
 
 /** What stops a read of stdin (Ctrl-C, SIGTERM), and what the InterruptedError then says. */
 export interface Interrupt {

@@ -1,8 +1,8 @@
+import { Exit, type ExitCode } from '../errors.js';
+import type { Mask } from '../ui/secret-mask.js';
 import { serverLine } from './error-body.js';
-import { Exit, type ExitCode } from './errors.js';
 import { NOT_LOOPBACK } from './loopback-lookup.js';
 import { isRetryableErrorCode } from './retry.js';
-import type { Mask } from './secret-mask.js';
 
 export interface DescribedError {
   message: string;
