@@ -74,7 +74,7 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
     profile: (name) => ({ ...read().profiles?.[name] }),
     profileNames: () => Object.keys(read().profiles ?? {}),
     async updateProfile(name, change) {
-      // conf is loaded only here: it costs ~100 ms at import (ajv), and only writes need
+      // conf is loaded only here: importing it loads ajv too, and only writes need
       // its atomic temp-file-and-rename and its file mode handling.
       const { default: Conf } = await import('conf');
       if (!ensureFolder(path.dirname(file))) checkFolder();

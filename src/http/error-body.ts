@@ -40,7 +40,7 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
 }
 
 // Not node:http's STATUS_CODES: importing node:http from ESM evaluates its lazy
-// exports (WebSocket and Node's internal undici with them), ~40 ms on every run.
+// exports (WebSocket and Node's internal undici with them), which every run would pay for.
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
