@@ -188,7 +188,9 @@ export class Throttle {
   /** Slow start after the first cut: from this rate, at this time, doubling until the next cut. */
   #probe: { from: number; since: number } | undefined;
   /** A refusal came with nothing admitted lately: once the pause is over, a slow start from what the server has admitted by then. */
-  #probeAfterPause = false;
+  #probeAfterPause: { oks: number; since: number } | undefined;
+  /** 'ok' answers since the run began. */
+  #okCount = 0;
 
   #pausedUntil = Number.NEGATIVE_INFINITY;
   /** Starts up to this sequence number were already under way at the last cut or pause. */
@@ -283,7 +285,7 @@ export class Throttle {
     if (this.#pausedUntil > at) at = this.#pausedUntil;
     // Spaced from the last start at the current rate, so a cut applies to the very next start.
     // No catching up after a late timer: a server that paces strictly refuses starts too close together.
-    if (this.#probeAfterPause && at <= now) this.#startProbe(429, now);
+    if (this.#probeAfterPause !== undefined && at <= now) this.#startProbe(429, now);
     if (this.#probe !== undefined) this.#rate = this.#probeRate(now);
     const pacedAt = this.#lastStartAt + 1000 / this.#rate;
     if (pacedAt > at) at = pacedAt;
@@ -376,6 +378,7 @@ export class Throttle {
 
   #onOk(now: number): void {
     this.#oks.add(now);
+    this.#okCount += 1;
     this.#recentOks.add(now);
     this.#cutsSinceOk = 0;
     this.#refusingSince = undefined;
@@ -416,7 +419,7 @@ export class Throttle {
         const waitMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
         if (waitMs > 0) this.#pause(waitMs, 'retry-after', now);
         this.#reactedAtSequence = this.#started;
-        this.#probeAfterPause = true;
+        this.#probeAfterPause = { oks: this.#okCount, since: now };
       } else if (this.#cutsSinceOk >= 2) {
         // Two cuts did not help: the server needs a break, not a slightly slower client.
         this.#pause(retryAfterMs ?? DEFAULT_PAUSE_MS, 'refusing', now);
@@ -431,8 +434,11 @@ export class Throttle {
   }
 
   #startProbe(reason: 429 | 503, now: number): void {
-    this.#probeAfterPause = false;
-    this.#rateAtCut = Math.max(MIN_RATE, this.#admittedRate(now));
+    const base = this.#probeAfterPause as { oks: number; since: number };
+    this.#probeAfterPause = undefined;
+    // What the server admitted while we waited: the answers to requests it had already taken.
+    const admitted = ((this.#okCount - base.oks) * 1000) / Math.max(MIN_MEASURE_MS, now - base.since);
+    this.#rateAtCut = Math.max(MIN_RATE, admitted);
     this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
     this.#probe = { from: this.#rate, since: now };
     this.#slowed = true;

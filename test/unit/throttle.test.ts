@@ -359,18 +359,19 @@ describe('Throttle: 429 cuts the rate', () => {
 
 describe('Throttle: a 429 with nothing admitted lately', () => {
   it('pauses for its Retry-After instead of cutting from nothing, then starts slowly from what was admitted by then', async () => {
-    const { clock, throttle, changes, next } = setup({ ceiling: 4 });
-    const permits = [await next(), await next()];
+    const { clock, throttle, changes, next } = setup({ ceiling: 64 });
+    const permits = await Promise.all(Array.from({ length: 21 }, () => next()));
     clock.now += 5;
-    permits[1]?.release(refused(429, 1000));
+    permits[20]?.release(refused(429, 1000));
     expect(changes).toEqual([{ kind: 'paused', forMs: 1000, reason: 'retry-after' }]);
-    // The other request was admitted after all, during the pause.
+    // The other twenty were admitted after all, and answered during the pause.
     clock.now += 15;
-    permits[0]?.release(ok);
+    for (const permit of permits.slice(0, 20)) permit.release(ok);
     const after = await next();
     expect(after.startedAt).toBe(1005);
     expect(changes.at(-1)).toMatchObject({ kind: 'slowed', reason: 429 });
-    expect(throttle.stats().ratePerSecond).toBeGreaterThanOrEqual(1);
+    // Twenty admitted in the second it waited: the slow start begins from 0.7 × 20/s.
+    expect(throttle.stats().ratePerSecond).toBeCloseTo(RATE_DECREASE * 20);
   });
 });
 
