@@ -27,6 +27,17 @@ interface Words {
   argumentsOf: ReadonlyArray<{ command: string; sub: string | undefined; values: Values }>;
   /** Options followed by a value, by spelling, with what the value completes to. */
   valued: ReadonlyArray<{ name: string; values: Values }>;
+  /** The commands that take options of their own or have subcommands that do. */
+  withOptions: ReadonlyArray<{ command: string; own: Described; subs: ReadonlyArray<{ sub: string; own: Described }> }>;
+  /** For each command: what the first word after it completes to, and the word after that, by that first word. */
+  places: ReadonlyArray<Place>;
+}
+
+interface Place {
+  command: string;
+  /** Subcommands (with descriptions), or the values of the command's argument. */
+  first: { subs: Described } | { values: Values } | undefined;
+  second: ReadonlyArray<{ after: string; values: Values }>;
 }
 
 function words(tree: CompletionTree): Words {
@@ -49,11 +60,36 @@ function words(tree: CompletionTree): Words {
       ...command.commands.flatMap((sub) => (sub.argument ? [{ command: command.name, sub: sub.name, values: sub.argument }] : [])),
     ]),
     valued: valueOptions(tree).flatMap((option) => option.names.map((name) => ({ name, values: option.value as Values }))),
+    withOptions: [],
+    places: [],
   };
 }
 
+/** Adds what every generator walks the same way: which commands take options, and what each place completes to. */
+function planned(w: Words): Words {
+  const withOptions = w.optionsOf
+    .map(({ command, own, subs }) => ({ command, own, subs: subs.filter((sub) => sub.own.length > 0) }))
+    .filter(({ own, subs }) => own.length > 0 || subs.length > 0);
+  const places = w.commands.map(([command]): Place => {
+    const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
+    const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined)?.values;
+    const second =
+      own?.kind === 'commands'
+        ? // help <command> <TAB>: that command's subcommands.
+          w.subcommandsOf.map(({ command: after, subs: s }) => ({
+            after,
+            values: { kind: 'words' as const, words: s.map(([name]) => name) },
+          }))
+        : w.argumentsOf
+            .filter((entry) => entry.command === command && entry.sub !== undefined)
+            .map((entry) => ({ after: entry.sub as string, values: entry.values }));
+    return { command, first: subs ? { subs } : own ? { values: own } : undefined, second };
+  });
+  return { ...w, withOptions, places };
+}
+
 export function completionScript(shell: Shell, tree: CompletionTree): string {
-  const w = words(tree);
+  const w = planned(words(tree));
   switch (shell) {
     case 'bash':
       return bash(w);
@@ -84,35 +120,24 @@ function bash(w: Words): string {
     })
     .filter(Boolean)
     .join('\n');
-  const optionCases = w.optionsOf
-    .filter(({ own, subs }) => own.length > 0 || subs.some((sub) => sub.own.length > 0))
+  const optionCases = w.withOptions
     .map(({ command, own, subs }) => {
-      const subCases = subs
-        .filter((sub) => sub.own.length > 0)
-        .map((sub) => `${sub.sub}) opts+=(${names(sub.own)}) ;;`)
-        .join(' ');
+      const subCases = subs.map((sub) => `${sub.sub}) opts+=(${names(sub.own)}) ;;`).join(' ');
       const parts = [own.length > 0 ? `opts+=(${names(own)});` : '', subCases ? `case $sub in ${subCases} esac;` : ''];
       return `      ${command}) ${parts.filter(Boolean).join(' ')} ;;`;
     })
     .join('\n');
-  const positionalCases = w.commands
-    .map(([command]) => {
-      const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
-      const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined);
-      const ofSubs = w.argumentsOf.filter((entry) => entry.command === command && entry.sub !== undefined);
-      const lines: string[] = [];
-      if (subs) lines.push(`if [[ -z $sub ]]; then _plantstore_add "$cur" ${names(subs)}`);
-      else if (own) lines.push(`if [[ -z $sub ]]; then ${bashValues(own.values, w)}`);
-      if (ofSubs.length > 0 || (own && own.values.kind === 'commands')) {
-        const cases =
-          own?.values.kind === 'commands'
-            ? w.subcommandsOf.map(({ command: c, subs: s }) => `${c}) _plantstore_add "$cur" ${names(s)} ;;`)
-            : ofSubs.map((entry) => `${entry.sub}) ${bashValues(entry.values, w)} ;;`);
-        lines.push(`elif (( npos == 0 )); then case $sub in ${cases.join(' ')} esac`);
-      }
-      return lines.length === 0 ? '' : `    ${command}) ${lines.join('; ')}; fi ;;`;
+  const positionalCases = w.places
+    .filter(({ first }) => first !== undefined)
+    .map(({ command, first, second }) => {
+      const firstWords =
+        first && 'subs' in first ? `_plantstore_add "$cur" ${names(first.subs)}` : bashValues((first as { values: Values }).values, w);
+      const then =
+        second.length > 0
+          ? `; elif (( npos == 0 )); then case $sub in ${second.map(({ after, values }) => `${after}) ${bashValues(values, w)} ;;`).join(' ')} esac`
+          : '';
+      return `    ${command}) if [[ -z $sub ]]; then ${firstWords}${then}; fi ;;`;
     })
-    .filter(Boolean)
     .join('\n');
   return `# bash completion for plantstore
 # This shell only:   source <(plantstore completion bash)
@@ -234,36 +259,26 @@ function zsh(w: Words): string {
     return fixed ? `compadd -- ${fixed.join(' ')}` : ':';
   };
   const valueCases = w.valued.map(({ name, values }) => `      (${name}) ${zshValues(values)} ;;`).join('\n');
-  const optionCases = w.optionsOf
-    .filter(({ own, subs }) => own.length > 0 || subs.some((sub) => sub.own.length > 0))
+  const optionCases = w.withOptions
     .map(({ command, own, subs }) => {
-      const subCases = subs
-        .filter((sub) => sub.own.length > 0)
-        .map((sub) => `(${sub.sub}) candidates+=(${described(sub.own)}) ;;`)
-        .join(' ');
+      const subCases = subs.map((sub) => `(${sub.sub}) candidates+=(${described(sub.own)}) ;;`).join(' ');
       const parts = [own.length > 0 ? `candidates+=(${described(own)});` : '', subCases ? `case $sub in ${subCases} esac;` : ''];
       return `      (${command}) ${parts.filter(Boolean).join(' ')} ;;`;
     })
     .join('\n');
-  const positionalCases = w.commands
-    .map(([command]) => {
-      const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
-      const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined);
-      const ofSubs = w.argumentsOf.filter((entry) => entry.command === command && entry.sub !== undefined);
-      const lines: string[] = [];
-      if (subs)
-        lines.push(
-          `if (( \${#positional} == 1 )); then candidates=(${described(subs)}); _describe -t commands '${command} command' candidates`,
-        );
-      else if (own) lines.push(`if (( \${#positional} == 1 )); then ${zshValues(own.values)}`);
-      const cases =
-        own?.values.kind === 'commands'
-          ? w.subcommandsOf.map(({ command: c, subs: s }) => `(${c}) compadd -- ${names(s)} ;;`)
-          : ofSubs.map((entry) => `(${entry.sub}) ${zshValues(entry.values)} ;;`);
-      if (cases.length > 0) lines.push(`elif (( \${#positional} == 2 )); then case $sub in ${cases.join(' ')} esac`);
-      return lines.length === 0 ? '' : `    (${command}) ${lines.join('; ')}; fi ;;`;
+  const positionalCases = w.places
+    .filter(({ first }) => first !== undefined)
+    .map(({ command, first, second }) => {
+      const firstWords =
+        first && 'subs' in first
+          ? `candidates=(${described(first.subs)}); _describe -t commands '${command} command' candidates`
+          : zshValues((first as { values: Values }).values);
+      const then =
+        second.length > 0
+          ? `; elif (( \${#positional} == 2 )); then case $sub in ${second.map(({ after, values }) => `(${after}) ${zshValues(values)} ;;`).join(' ')} esac`
+          : '';
+      return `    (${command}) if (( \${#positional} == 1 )); then ${firstWords}${then}; fi ;;`;
     })
-    .filter(Boolean)
     .join('\n');
   return `#compdef plantstore
 # zsh completion for plantstore
@@ -366,16 +381,18 @@ function fish(w: Words): string {
   };
   const lines = [
     offer('__plantstore_at', w.commands),
-    ...w.subcommandsOf.map(({ command, subs }) => offer(`__plantstore_at ${command}`, subs)),
-    ...w.argumentsOf.map(({ command, sub, values }) => fishValues(`__plantstore_at ${command}${sub ? ` ${sub}` : ''}`, values)),
-    // help <command> <TAB>: that command's subcommands.
-    ...w.argumentsOf
-      .filter(({ values }) => values.kind === 'commands')
-      .flatMap(({ command }) => w.subcommandsOf.map(({ command: c, subs }) => offer(`__plantstore_at ${command} ${c}`, subs))),
+    ...w.places.flatMap(({ command, first, second }) => [
+      first === undefined
+        ? ''
+        : 'subs' in first
+          ? offer(`__plantstore_at ${command}`, first.subs)
+          : fishValues(`__plantstore_at ${command}`, first.values),
+      ...second.map(({ after, values }) => fishValues(`__plantstore_at ${command} ${after}`, values)),
+    ]),
     option(w.global),
-    ...w.optionsOf.flatMap(({ command, own, subs }) => [
+    ...w.withOptions.flatMap(({ command, own, subs }) => [
       own.length > 0 ? option(own, `__plantstore_in ${command}`) : '',
-      ...subs.filter((sub) => sub.own.length > 0).map((sub) => option(sub.own, `__plantstore_at ${command} ${sub.sub}`)),
+      ...subs.map((sub) => option(sub.own, `__plantstore_at ${command} ${sub.sub}`)),
     ]),
   ];
   return `# fish completion for plantstore
@@ -436,13 +453,9 @@ function powershell(w: Words): string {
     return fixed ? `$candidates = ${list(fixed)}` : '';
   };
   const valueCases = w.valued.map(({ name, values }) => `      '${name}' { ${psValues(values)} }`).join('\n');
-  const optionCases = w.optionsOf
-    .filter(({ own, subs }) => own.length > 0 || subs.some((sub) => sub.own.length > 0))
+  const optionCases = w.withOptions
     .map(({ command, own, subs }) => {
-      const subCases = subs
-        .filter((sub) => sub.own.length > 0)
-        .map((sub) => `'${sub.sub}' { $candidates += ${list(sub.own.map(([name]) => name))} }`)
-        .join(' ');
+      const subCases = subs.map((sub) => `'${sub.sub}' { $candidates += ${list(sub.own.map(([name]) => name))} }`).join(' ');
       const parts = [
         own.length > 0 ? `$candidates += ${list(own.map(([name]) => name))};` : '',
         subCases ? `switch ($sub) { ${subCases} }` : '',
@@ -450,21 +463,19 @@ function powershell(w: Words): string {
       return `      '${command}' { ${parts.filter(Boolean).join(' ')} }`;
     })
     .join('\n');
-  const positionalCases = w.commands
-    .map(([command]) => {
-      const subs = w.subcommandsOf.find((entry) => entry.command === command)?.subs;
-      const own = w.argumentsOf.find((entry) => entry.command === command && entry.sub === undefined);
-      const ofSubs = w.argumentsOf.filter((entry) => entry.command === command && entry.sub !== undefined);
-      const first = subs ? `$candidates = ${list(subs.map(([name]) => name))}` : own ? psValues(own.values) : '';
-      const cases =
-        own?.values.kind === 'commands'
-          ? w.subcommandsOf.map(({ command: c, subs: s }) => `'${c}' { $candidates = ${list(s.map(([name]) => name))} }`)
-          : ofSubs.map((entry) => `'${entry.sub}' { ${psValues(entry.values)} }`);
-      if (!first && cases.length === 0) return '';
-      const second = cases.length > 0 ? ` elseif ($positional.Count -eq 2) { switch ($sub) { ${cases.join(' ')} } }` : '';
-      return `      '${command}' { if ($positional.Count -eq 1) { ${first} }${second} }`;
+  const positionalCases = w.places
+    .filter(({ first }) => first !== undefined)
+    .map(({ command, first, second }) => {
+      const firstWords =
+        first && 'subs' in first
+          ? `$candidates = ${list(first.subs.map(([name]) => name))}`
+          : psValues((first as { values: Values }).values);
+      const then =
+        second.length > 0
+          ? ` elseif ($positional.Count -eq 2) { switch ($sub) { ${second.map(({ after, values }) => `'${after}' { ${psValues(values)} }`).join(' ')} } }`
+          : '';
+      return `      '${command}' { if ($positional.Count -eq 1) { ${firstWords} }${then} }`;
     })
-    .filter(Boolean)
     .join('\n');
   return `# PowerShell completion for plantstore
 # This session only:  plantstore completion powershell | Out-String | Invoke-Expression
