@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
 import { MAX_TOKEN_BYTES } from './token.js';
 
 /** The most read of a token file or of stdin piped to a login: room for whitespace around the longest token. */
@@ -33,4 +34,20 @@ export function readFileUpTo(file: string, maxBytes: number): Buffer | undefined
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A configured file read as text with readFileUpTo, its failures as configuration
+ * errors (exit 3): `unreadable` names the file and the error code, `tooLarge` says
+ * what the file was supposed to hold.
+ */
+export function readConfiguredFile(file: string, maxBytes: number, say: { unreadable: string; tooLarge: string }): string {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readFileUpTo(file, maxBytes);
+  } catch (error) {
+    throw new ConfigError(`${say.unreadable}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  if (bytes === undefined) throw new ConfigError(say.tooLarge);
+  return bytes.toString('utf8');
 }

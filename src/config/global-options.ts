@@ -2,7 +2,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import type { NetworkOptions } from '../http/client.js';
 import type { Env } from '../ui/io.js';
 import type { OutputMode } from '../ui/report.js';
-import { MAX_CA_BUNDLE_BYTES, readFileUpTo } from './bounded-read.js';
+import { MAX_CA_BUNDLE_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { GlobalFlags } from './resolve.js';
 
 /** Options every command accepts, as commander hands them over. */
@@ -84,19 +84,11 @@ function count(value: { raw: string; source: string; Problem: Problem }, max: nu
 }
 
 function readPem(file: string, source: string): string {
-  let bytes: Buffer | undefined;
-  try {
-    // Bounded: --cacert /dev/zero, or a FIFO that never ends, stops here instead of filling memory.
-    bytes = readFileUpTo(file, MAX_CA_BUNDLE_BYTES);
-  } catch (error) {
-    throw new ConfigError(`cannot read the CA bundle ${file} (from ${source}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-  if (bytes === undefined) {
-    throw new ConfigError(
-      `the CA bundle ${file} (from ${source}) holds more than ${MAX_CA_BUNDLE_BYTES / (1024 * 1024)} MiB: too large to be a PEM bundle of CA certificates`,
-    );
-  }
-  const text = bytes.toString('utf8');
+  // Bounded: --cacert /dev/zero, or a FIFO that never ends, stops here instead of filling memory.
+  const text = readConfiguredFile(file, MAX_CA_BUNDLE_BYTES, {
+    unreadable: `cannot read the CA bundle ${file} (from ${source})`,
+    tooLarge: `the CA bundle ${file} (from ${source}) holds more than ${MAX_CA_BUNDLE_BYTES / (1024 * 1024)} MiB: too large to be a PEM bundle of CA certificates`,
+  });
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ConfigError(`${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   }

@@ -1,7 +1,7 @@
 import { AuthError, ConfigError } from '../errors.js';
 import type { Env } from '../ui/io.js';
 import { assertSafeForToken, normalizeBaseUrl } from './base-url.js';
-import { MAX_TOKEN_INPUT_BYTES, readFileUpTo } from './bounded-read.js';
+import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import { type ConfigFile, checkProfileName } from './file.js';
 import { normalizeToken } from './token.js';
 
@@ -66,17 +66,11 @@ export function resolveToken(env: Env, config: () => ConfigFile, profile: string
 }
 
 function readTokenFile(file: string, origin: string): string {
-  let bytes: Buffer | undefined;
-  try {
-    // Bounded: /dev/zero, a FIFO that never ends or a huge file cost at most this much.
-    bytes = readFileUpTo(file, MAX_TOKEN_INPUT_BYTES);
-  } catch (error) {
-    throw new ConfigError(`cannot read token file ${file} (from ${origin}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-  if (bytes === undefined) {
-    throw new ConfigError(`token file ${file} (from ${origin}) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`);
-  }
-  return bytes.toString('utf8');
+  // Bounded: /dev/zero, a FIFO that never ends or a huge file cost at most this much.
+  return readConfiguredFile(file, MAX_TOKEN_INPUT_BYTES, {
+    unreadable: `cannot read token file ${file} (from ${origin})`,
+    tooLarge: `token file ${file} (from ${origin}) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`,
+  });
 }
 
 // A malformed token already in the environment or the file is a configuration problem, not a typo on this command line.
