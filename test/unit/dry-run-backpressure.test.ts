@@ -1,8 +1,9 @@
 // A dry run of many ids into a reader slower than plantstore: it waits for the reader
 // (IO.backlog) instead of queueing every line in memory.
 import { describe, expect, it } from 'vitest';
-import { runDelete } from '../../src/commands/delete.js';
+import { runDelete } from '../../src/commands/delete/run.js';
 import { createContext, type Stdin } from '../../src/context.js';
+import { flagReader } from '../../src/flags/read.js';
 import { createIO } from '../../src/ui/io.js';
 
 describe('delete --dry-run', () => {
@@ -33,10 +34,7 @@ describe('delete --dry-run', () => {
     };
     const ctx = createContext({ io, env, stdin: [] as unknown as Stdin, version: '0.0.0', signal: new AbortController().signal });
     const ids = Array.from({ length: 5000 }, (_, i) => String(i + 1));
-    const run = runDelete(
-      { ids, stdin: false, ignoreMissing: false, failFast: false, dryRun: true, global: { json: false, quiet: false } },
-      ctx,
-    );
+    const run = runDelete({ ids, flags: flagReader({ dryRun: true }, ctx) }, ctx);
     // Let every microtask run: the run is parked on the backlog, not finished.
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toBeLessThan(1024);

@@ -4,15 +4,13 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import {
-  DEFAULT_SANDBOX_TOKEN,
-  describeListening,
-  resolveSandboxToken,
-  SANDBOX_TOKEN_ENV,
-  type SandboxToken,
-} from '../../src/commands/sandbox.js';
+import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV } from '../../src/commands/sandbox/flags.js';
+import { describeListening, type SandboxToken } from '../../src/commands/sandbox/run.js';
+import type { ConfigFile } from '../../src/config/file.js';
 import type { Context, Stdin } from '../../src/context.js';
 import { CliError, ConfigError, Exit, UsageError } from '../../src/errors.js';
+import type { AnyFlag } from '../../src/flags/flag.js';
+import { flagReader } from '../../src/flags/read.js';
 import * as server from '../../src/sandbox/server.js';
 import { createIO, type Env } from '../../src/ui/io.js';
 import { thrown } from '../helpers/thrown.js';
@@ -184,11 +182,16 @@ describe('the sandbox token: --token, else PLANTSTORE_SANDBOX_TOKEN, else sandbo
     expect(error.message).not.toMatch(/paste the token|nothing was stored/);
   });
 
-  it('resolveSandboxToken names where the token came from', () => {
-    expect(resolveSandboxToken(undefined, {})).toEqual({ value: DEFAULT_SANDBOX_TOKEN, source: 'default' });
-    expect(resolveSandboxToken(undefined, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN })).toEqual({ value: ENV_TOKEN, source: SANDBOX_TOKEN_ENV });
-    expect(resolveSandboxToken(FLAG_TOKEN, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN })).toEqual({ value: FLAG_TOKEN, source: '--token' });
-    expect(thrown(() => resolveSandboxToken('', { [SANDBOX_TOKEN_ENV]: ENV_TOKEN }))).toBeInstanceOf(UsageError);
+  it('the token names where it came from; the default is no source', () => {
+    const noConfig = (): ConfigFile => {
+      throw new Error('the sandbox reads no config file');
+    };
+    const token = (parsed: Record<string, string>, env: Env) =>
+      flagReader<AnyFlag>(parsed, { env, config: noConfig }).sourced(SANDBOX_TOKEN);
+    expect(token({}, {})).toBeUndefined();
+    expect(token({}, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN })).toEqual({ value: ENV_TOKEN, source: SANDBOX_TOKEN_ENV });
+    expect(token({ token: FLAG_TOKEN }, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN })).toEqual({ value: FLAG_TOKEN, source: '--token' });
+    expect(thrown(() => token({ token: '' }, { [SANDBOX_TOKEN_ENV]: ENV_TOKEN }))).toBeInstanceOf(UsageError);
   });
 });
 

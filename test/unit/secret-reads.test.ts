@@ -10,11 +10,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CA_BUNDLE_BYTES, MAX_TOKEN_INPUT_BYTES, readFileUpTo } from '../../src/config/bounded-read.js';
 import type { ConfigFile } from '../../src/config/file.js';
-import { resolveNetwork } from '../../src/config/global-options.js';
 import { resolveToken } from '../../src/config/resolve.js';
 import { MAX_TOKEN_BYTES } from '../../src/config/token.js';
 import type { Stdin } from '../../src/context.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
+import type { AnyFlag } from '../../src/flags/flag.js';
+import { CACERT, TOKEN_FILE } from '../../src/flags/global.js';
+import { flagReader } from '../../src/flags/read.js';
+import type { Env } from '../../src/ui/io.js';
 import { readAllStdin } from '../../src/ui/prompt.js';
 import { thrown } from '../helpers/thrown.js';
 
@@ -201,7 +204,7 @@ describe('a token file', () => {
   const noConfig = (): ConfigFile => {
     throw new Error('the config file must not be read when a token file is given');
   };
-  const fromFile = (target: string) => resolveToken({}, noConfig, 'default', target);
+  const fromFile = (target: string) => resolveToken({}, noConfig, 'default', { value: target, source: '--token-file' });
 
   it('may hold the longest token with whitespace around it, up to the limit', () => {
     const token = 'a'.repeat(MAX_TOKEN_BYTES);
@@ -225,7 +228,9 @@ describe('a token file', () => {
 
   it('names PLANTSTORE_TOKEN_FILE when the file came from there', () => {
     const name = sparse('huge', MIB);
-    expect(thrown(() => resolveToken({ PLANTSTORE_TOKEN_FILE: name }, noConfig, 'default'))).toMatchObject({
+    const env = { PLANTSTORE_TOKEN_FILE: name };
+    const tokenFile = flagReader<AnyFlag>({}, { env, config: noConfig }).sourced(TOKEN_FILE);
+    expect(thrown(() => resolveToken(env, noConfig, 'default', tokenFile))).toMatchObject({
       message: expect.stringContaining('(from PLANTSTORE_TOKEN_FILE) holds more than'),
     });
   });
@@ -238,11 +243,14 @@ describe('a token file', () => {
 
 describe('a CA bundle', () => {
   const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-  const network = (cacert: string) => resolveNetwork({ cacert, json: false, quiet: false }, {});
+  const caPem = (parsed: Record<string, string>, env: Env = {}) => flagReader<AnyFlag>(parsed, { env, config: noConfig }).value(CACERT);
+  const noConfig = (): ConfigFile => {
+    throw new Error('no config file is needed');
+  };
 
   it('of exactly 4 MiB is read', () => {
     const pem = PEM.padEnd(MAX_CA_BUNDLE_BYTES, '\n');
-    expect(network(file('bundle.pem', pem)).caPem).toBe(pem);
+    expect(caPem({ cacert: file('bundle.pem', pem) })).toBe(pem);
   });
 
   it.each<[string, () => string]>([
@@ -250,7 +258,7 @@ describe('a CA bundle', () => {
     ['64 MiB', () => sparse('huge.pem', 64 * MIB)],
   ])('is refused with exit 3 when it holds more: %s', (_name, target) => {
     const name = target();
-    const error = thrown(() => network(name));
+    const error = thrown(() => caPem({ cacert: name }));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(
       `the CA bundle ${name} (from --cacert) holds more than 4 MiB: too large to be a PEM bundle of CA certificates`,
@@ -259,7 +267,7 @@ describe('a CA bundle', () => {
 
   it('from PLANTSTORE_CA_CERT is bounded too', () => {
     const name = sparse('huge.pem', 64 * MIB);
-    expect(thrown(() => resolveNetwork({ json: false, quiet: false }, { PLANTSTORE_CA_CERT: name }))).toMatchObject({
+    expect(thrown(() => caPem({}, { PLANTSTORE_CA_CERT: name }))).toMatchObject({
       message: expect.stringContaining('(from PLANTSTORE_CA_CERT) holds more than 4 MiB'),
     });
   });

@@ -3,9 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ConfigFile, configDir, configPath, openConfig } from '../../src/config/file.js';
-import { resolveTimeoutMs } from '../../src/config/global-options.js';
-import { type GlobalFlags, resolveBaseUrl, resolveProfile, resolveTarget, resolveToken } from '../../src/config/resolve.js';
+import { resolveTarget, resolveToken } from '../../src/config/resolve.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
+import type { AnyFlag } from '../../src/flags/flag.js';
+import { BASE_URL, PROFILE, TIMEOUT } from '../../src/flags/global.js';
+import { flagReader } from '../../src/flags/read.js';
 import { colorLevel, type Env } from '../../src/ui/io.js';
 import { thrown } from '../helpers/thrown.js';
 
@@ -45,6 +47,13 @@ function configFor(env: Env): () => ConfigFile {
   return () => file;
 }
 
+type GlobalFlags = Record<string, string>;
+
+/** The flags as commander would hand them over, read as a command reads them. */
+function flagsFrom(parsed: GlobalFlags, env: Env, config: () => ConfigFile = configFor(env)) {
+  return flagReader<AnyFlag>(parsed, { env, config });
+}
+
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -54,7 +63,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection, got a resolution');
 }
 
-describe('resolveProfile', () => {
+describe('--profile, PLANTSTORE_PROFILE', () => {
   it.each<[string, GlobalFlags, Record<string, string>, string]>([
     ['default when nothing is set', {}, {}, 'default'],
     ['PLANTSTORE_PROFILE', {}, { PLANTSTORE_PROFILE: 'staging' }, 'staging'],
@@ -62,7 +71,7 @@ describe('resolveProfile', () => {
     ['empty PLANTSTORE_PROFILE is ignored', {}, { PLANTSTORE_PROFILE: '' }, 'default'],
     ['digits, - and _', { profile: 'a1_b-2' }, {}, 'a1_b-2'],
   ])('%s', (_name, flags, env, expected) => {
-    expect(resolveProfile(flags, envWith(env))).toBe(expected);
+    expect(flagsFrom(flags, envWith(env)).value(PROFILE)).toBe(expected);
   });
 
   it.each<[GlobalFlags, Record<string, string>, string]>([
@@ -74,14 +83,14 @@ describe('resolveProfile', () => {
     [{}, { PLANTSTORE_PROFILE: 'bad/name' }, 'PLANTSTORE_PROFILE'],
     [{}, { PLANTSTORE_PROFILE: '__proto__' }, 'PLANTSTORE_PROFILE'],
   ])('invalid name %j / %j -> ConfigError (exit 3) naming %s', (flags, env, source) => {
-    const error = thrown(() => resolveProfile(flags, envWith(env)));
+    const error = thrown(() => flagsFrom(flags, envWith(env)).value(PROFILE));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(Exit.config);
     expect((error as ConfigError).message).toContain(source);
   });
 });
 
-describe('resolveBaseUrl', () => {
+describe('--base-url, PLANTSTORE_BASE_URL, the profile', () => {
   beforeEach(() => {
     writeConfig({ profiles: { default: { 'base-url': 'https://file.example.com/' }, other: { 'base-url': 'https://other.example.com' } } });
   });
@@ -108,7 +117,7 @@ describe('resolveBaseUrl', () => {
     ['port kept', { baseUrl: 'http://127.0.0.1:8080/' }, {}, 'http://127.0.0.1:8080', '--base-url'],
   ])('%s', (_name, flags, env, value, source) => {
     const e = envWith(env);
-    const result = resolveBaseUrl(flags, e, configFor(e), resolveProfile(flags, e));
+    const result = flagsFrom(flags, e).sourced(BASE_URL);
     expect(result?.value).toBe(value);
     if (typeof source === 'string') expect(result?.source).toBe(source);
     else expect(result?.source).toMatch(source);
@@ -116,7 +125,7 @@ describe('resolveBaseUrl', () => {
 
   it('is undefined when no source has one', () => {
     const e = envWith();
-    expect(resolveBaseUrl({}, e, configFor(e), 'nobody')).toBeUndefined();
+    expect(flagsFrom({ profile: 'nobody' }, e).sourced(BASE_URL)).toBeUndefined();
   });
 
   it.each([
@@ -125,7 +134,7 @@ describe('resolveBaseUrl', () => {
     ['https://user:pw@api.example.com', /must not hold credentials/],
   ])('refuses %j with a ConfigError', (raw, message) => {
     const e = envWith();
-    const error = thrown(() => resolveBaseUrl({ baseUrl: raw }, e, configFor(e), 'default'));
+    const error = thrown(() => flagsFrom({ baseUrl: raw }, e).sourced(BASE_URL));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toMatch(message);
@@ -146,7 +155,7 @@ describe('a base URL with a query or fragment, even an empty one, is refused (ex
     ['https://api.example.com/v1?token=abc#x', "'https://api.example.com/v1?…'", 'a query or fragment'],
   ])('%j', (raw, shown, part) => {
     const e = envWith();
-    const error = thrown(() => resolveBaseUrl({ baseUrl: raw }, e, configFor(e), 'default'));
+    const error = thrown(() => flagsFrom({ baseUrl: raw }, e).sourced(BASE_URL));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toBe(`invalid base URL ${shown} (from --base-url): it must not have ${part}`);
@@ -154,7 +163,7 @@ describe('a base URL with a query or fragment, even an empty one, is refused (ex
 
   it.each(['https://api.example.com/v%3F1', 'https://api.example.com/a%23b'])('an encoded ? or # in the path is fine: %j', (raw) => {
     const e = envWith();
-    expect(resolveBaseUrl({ baseUrl: raw }, e, configFor(e), 'default')?.value).toBe(raw);
+    expect(flagsFrom({ baseUrl: raw }, e).sourced(BASE_URL)?.value).toBe(raw);
   });
 });
 
@@ -162,13 +171,13 @@ describe('resolveToken', () => {
   it('prefers PLANTSTORE_TOKEN over the stored token', () => {
     writeConfig({ profiles: { default: { token: TOKEN } } });
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect(resolveToken(e, configFor(e), 'default')).toEqual({ value: ENV_TOKEN, source: 'PLANTSTORE_TOKEN' });
+    expect(resolveToken(e, configFor(e), 'default', undefined)).toEqual({ value: ENV_TOKEN, source: 'PLANTSTORE_TOKEN' });
   });
 
   it('falls back to the stored token of the profile', () => {
     writeConfig({ profiles: { default: { token: TOKEN } } });
     const e = envWith();
-    const result = resolveToken(e, configFor(e), 'default');
+    const result = resolveToken(e, configFor(e), 'default', undefined);
     expect(result?.value).toBe(TOKEN);
     expect(result?.source).toContain(path.join(dir, 'config.json'));
   });
@@ -176,17 +185,17 @@ describe('resolveToken', () => {
   it('does not read the config file when the env has a token', () => {
     writeConfigText('{ corrupt');
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect(resolveToken(e, configFor(e), 'default')?.value).toBe(ENV_TOKEN);
+    expect(resolveToken(e, configFor(e), 'default', undefined)?.value).toBe(ENV_TOKEN);
   });
 
   it('trims the env token', () => {
     const e = envWith({ PLANTSTORE_TOKEN: `  ${ENV_TOKEN}\n` });
-    expect(resolveToken(e, configFor(e), 'default')?.value).toBe(ENV_TOKEN);
+    expect(resolveToken(e, configFor(e), 'default', undefined)?.value).toBe(ENV_TOKEN);
   });
 
   it.each(['has space', 'new\nline', 'bad"quote', 'é-accent', '  '])('an invalid env token %j is a ConfigError (exit 3)', (raw) => {
     const e = envWith({ PLANTSTORE_TOKEN: raw });
-    const error = thrown(() => resolveToken(e, configFor(e), 'default'));
+    const error = thrown(() => resolveToken(e, configFor(e), 'default', undefined));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toContain('PLANTSTORE_TOKEN');
@@ -196,14 +205,14 @@ describe('resolveToken', () => {
   it('an invalid stored token is a ConfigError naming the file', () => {
     writeConfig({ profiles: { default: { token: 'two words' } } });
     const e = envWith();
-    const error = thrown(() => resolveToken(e, configFor(e), 'default'));
+    const error = thrown(() => resolveToken(e, configFor(e), 'default', undefined));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(path.join(dir, 'config.json'));
   });
 
   it('is undefined with no token anywhere', () => {
     const e = envWith();
-    expect(resolveToken(e, configFor(e), 'default')).toBeUndefined();
+    expect(resolveToken(e, configFor(e), 'default', undefined)).toBeUndefined();
   });
 });
 
@@ -211,7 +220,11 @@ describe('resolveTarget', () => {
   it('combines profile, base URL and token', () => {
     writeConfig({ profiles: { work: { token: TOKEN, 'base-url': 'https://api.example.com/v1/' } } });
     const e = envWith({ PLANTSTORE_PROFILE: 'work' });
-    expect(resolveTarget({}, e, configFor(e))).toEqual({ profile: 'work', baseUrl: 'https://api.example.com/v1', token: TOKEN });
+    expect(resolveTarget(flagsFrom({}, e), e, configFor(e))).toEqual({
+      profile: 'work',
+      baseUrl: 'https://api.example.com/v1',
+      token: TOKEN,
+    });
   });
 
   it.each([
@@ -223,7 +236,7 @@ describe('resolveTarget', () => {
     ['http://127.1', 'http://127.0.0.1'],
   ])('allows plain http to loopback %s', (baseUrl, normalized) => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect(resolveTarget({ baseUrl }, e, configFor(e)).baseUrl).toBe(normalized);
+    expect(resolveTarget(flagsFrom({ baseUrl }, e), e, configFor(e)).baseUrl).toBe(normalized);
   });
 
   it.each([
@@ -239,7 +252,7 @@ describe('resolveTarget', () => {
     'http://0.0.0.0',
   ])('refuses plain http to the remote host %s (exit 3)', (baseUrl) => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    const error = thrown(() => resolveTarget({ baseUrl }, e, configFor(e)));
+    const error = thrown(() => resolveTarget(flagsFrom({ baseUrl }, e), e, configFor(e)));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toMatch(/refusing to send the token over plain http/);
@@ -248,7 +261,7 @@ describe('resolveTarget', () => {
 
   it('a missing base URL is exit 3', () => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    const error = thrown(() => resolveTarget({}, e, configFor(e)));
+    const error = thrown(() => resolveTarget(flagsFrom({}, e), e, configFor(e)));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toMatch(/no base URL for profile 'default'/);
@@ -256,7 +269,7 @@ describe('resolveTarget', () => {
 
   it('a missing token is exit 4', () => {
     const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
-    const error = thrown(() => resolveTarget({}, e, configFor(e)));
+    const error = thrown(() => resolveTarget(flagsFrom({}, e), e, configFor(e)));
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).exit).toBe(4);
   });
@@ -442,7 +455,7 @@ describe('colorLevel', () => {
   });
 });
 
-describe('resolveTimeoutMs', () => {
+describe('--timeout, PLANTSTORE_TIMEOUT', () => {
   it.each<[string, string | undefined, Record<string, string>, number]>([
     ['default 30 s', undefined, {}, 30_000],
     ['--timeout seconds', '10', {}, 10_000],
@@ -453,14 +466,14 @@ describe('resolveTimeoutMs', () => {
     ['env', undefined, { PLANTSTORE_TIMEOUT: '5' }, 5_000],
     ['empty env ignored', undefined, { PLANTSTORE_TIMEOUT: '' }, 30_000],
   ])('%s', (_name, timeout, env, ms) => {
-    const options = { json: false, quiet: false, ...(timeout === undefined ? {} : { timeout }) };
-    expect(resolveTimeoutMs(options, env)).toBe(ms);
+    const options = timeout === undefined ? {} : { timeout };
+    expect(flagsFrom(options, env).value(TIMEOUT)).toBe(ms);
   });
 
   it.each(['0', '-1', 'abc', '1e3', '', '86401', 'Infinity', 'NaN', '0x10', '5s'])(
     'invalid --timeout %j is a usage error (exit 2)',
     (timeout) => {
-      const error = thrown(() => resolveTimeoutMs({ json: false, quiet: false, timeout }, {}));
+      const error = thrown(() => flagsFrom({ timeout }, {}).value(TIMEOUT));
       expect(error).toBeInstanceOf(UsageError);
       expect((error as UsageError).exit).toBe(2);
       expect((error as UsageError).message).toContain('--timeout');
@@ -468,7 +481,7 @@ describe('resolveTimeoutMs', () => {
   );
 
   it.each(['0', '-1', 'abc', '1e3', '86401', 'soon'])('invalid PLANTSTORE_TIMEOUT %j is a config error (exit 3)', (value) => {
-    const error = thrown(() => resolveTimeoutMs({ json: false, quiet: false }, { PLANTSTORE_TIMEOUT: value }));
+    const error = thrown(() => flagsFrom({}, { PLANTSTORE_TIMEOUT: value }).value(TIMEOUT));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toContain('PLANTSTORE_TIMEOUT');

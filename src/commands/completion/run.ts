@@ -1,16 +1,14 @@
-import { completionScript } from '../completion/scripts.js';
-import { type CompletionTree, SHELLS, type Shell } from '../completion/tree.js';
-import type { GlobalOptions } from '../config/global-options.js';
-import type { Context } from '../context.js';
-import { Exit, type ExitCode, UsageError } from '../errors.js';
+import { completionScript } from '../../completion/scripts.js';
+import { type CompletionTree, SHELLS, type Shell } from '../../completion/tree.js';
+import type { Context } from '../../context.js';
+import { Exit, type ExitCode, UsageError } from '../../errors.js';
 
 export interface CompletionOptions {
-  shell?: string;
+  shell?: string | undefined;
   /** Hidden: what the scripts call to complete --profile. */
   listProfiles: boolean;
   /** The program's commands and options, which the script is written from. */
   tree: CompletionTree;
-  global: GlobalOptions;
 }
 
 export async function runCompletion(opts: CompletionOptions, ctx: Context): Promise<ExitCode> {

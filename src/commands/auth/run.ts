@@ -1,31 +1,29 @@
-import { assertSafeForToken, normalizeBaseUrl } from '../config/base-url.js';
-import { MAX_TOKEN_INPUT_BYTES } from '../config/bounded-read.js';
-import type { GlobalOptions } from '../config/global-options.js';
-import { resolveBaseUrl, resolveProfile, resolveToken } from '../config/resolve.js';
-import { maskToken, normalizeToken } from '../config/token.js';
-import type { Context } from '../context.js';
-import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../errors.js';
-import { readAllStdin, readHiddenLine } from '../ui/prompt.js';
-
-export interface LoginOptions {
-  withToken: boolean;
-  global: GlobalOptions;
-}
+import { assertSafeForToken } from '../../config/base-url.js';
+import { MAX_TOKEN_INPUT_BYTES } from '../../config/bounded-read.js';
+import { resolveToken } from '../../config/resolve.js';
+import { maskToken, normalizeToken } from '../../config/token.js';
+import type { Context } from '../../context.js';
+import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { BASE_URL, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
+import { readAllStdin, readHiddenLine } from '../../ui/prompt.js';
+import { type LoginFlags, type LogoutFlags, type StatusFlags, type TokenFlags, WITH_TOKEN } from './flags.js';
 
 /** Stores a token (and, with --base-url, the base URL) in the selected profile. */
-export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCode> {
-  const profile = resolveProfile(opts.global, ctx.env);
-  // Check the base URL before asking for the token, so a typo costs no paste.
-  const baseUrl = opts.global.baseUrl === undefined ? undefined : normalizeBaseUrl(opts.global.baseUrl, '--base-url');
+export async function runLogin(flags: LoginFlags, ctx: Context): Promise<ExitCode> {
+  const profile = flags.value(PROFILE);
+  // Only a --base-url typed here is stored: one from the environment is already where it is read.
+  // It is checked before asking for the token, so a typo costs no paste.
+  const baseUrl = flags.given(BASE_URL)?.value;
   if (baseUrl) assertSafeForToken(baseUrl, '--base-url');
-  const token = normalizeToken(await readToken(opts, ctx), opts.withToken ? 'standard input' : 'the prompt');
+  const withToken = flags.value(WITH_TOKEN);
+  const token = normalizeToken(await readToken(withToken, ctx), withToken ? 'standard input' : 'the prompt');
   ctx.io.redact(token);
   // A signal that came as the input ended still means "stop": nothing is stored.
   if (ctx.signal.aborted) throw new InterruptedError(NOT_STORED);
   const config = ctx.config();
   await config.updateProfile(profile, (current) => ({ ...current, token, ...(baseUrl ? { 'base-url': baseUrl } : {}) }));
-  if (opts.global.json) ctx.io.outObject({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path });
-  done(ctx, opts.global, `Token stored for profile '${profile}' in ${config.path}`);
+  if (flags.value(JSON_OUTPUT)) ctx.io.outObject({ profile, stored: true, ...(baseUrl ? { baseUrl } : {}), path: config.path });
+  done(ctx, flags.value(QUIET), `Token stored for profile '${profile}' in ${config.path}`);
   // A warning, not a success line: it stays with --quiet.
   if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err(`note: PLANTSTORE_TOKEN is set and takes precedence over the stored token`);
   return Exit.ok;
@@ -33,8 +31,8 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
 
 const NOT_STORED = 'interrupted; nothing was stored';
 
-async function readToken(opts: LoginOptions, ctx: Context): Promise<string> {
-  if (opts.withToken) {
+async function readToken(withToken: boolean, ctx: Context): Promise<string> {
+  if (withToken) {
     return readAllStdin(ctx.stdin, MAX_TOKEN_INPUT_BYTES, {
       signal: ctx.signal,
       message: 'interrupted while reading the token from standard input; nothing was stored',
@@ -50,31 +48,32 @@ async function readToken(opts: LoginOptions, ctx: Context): Promise<string> {
 }
 
 /** A success line on stderr (✓ …): what --quiet silences. */
-function done(ctx: Context, global: GlobalOptions, text: string): void {
-  if (!global.quiet) ctx.io.err(`${ctx.io.errStyle().green('✓')} ${text}`);
+function done(ctx: Context, quiet: boolean, text: string): void {
+  if (!quiet) ctx.io.err(`${ctx.io.errStyle().green('✓')} ${text}`);
 }
 
 /** Removes only the token of the selected profile; other keys and profiles stay. */
-export async function runLogout(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
-  const profile = resolveProfile(opts.global, ctx.env);
+export async function runLogout(flags: LogoutFlags, ctx: Context): Promise<ExitCode> {
+  const profile = flags.value(PROFILE);
+  const quiet = flags.value(QUIET);
   const config = ctx.config();
   if (config.profile(profile).token === undefined) {
-    if (!opts.global.quiet) ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
+    if (!quiet) ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
   } else {
     await config.updateProfile(profile, ({ token: _removed, ...rest }) => rest);
-    done(ctx, opts.global, `Token removed from profile '${profile}'`);
+    done(ctx, quiet, `Token removed from profile '${profile}'`);
   }
   if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err('note: PLANTSTORE_TOKEN is still set in this environment');
   return Exit.ok;
 }
 
 /** Says where the token and base URL come from. It cannot check the token: the service has no read-only operation. */
-export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
-  const profile = resolveProfile(opts.global, ctx.env);
-  const token = resolveToken(ctx.env, ctx.config, profile, opts.global.tokenFile);
+export async function runStatus(flags: StatusFlags, ctx: Context): Promise<ExitCode> {
+  const profile = flags.value(PROFILE);
+  const token = resolveToken(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
   if (token) ctx.io.redact(token.value);
-  const baseUrl = resolveBaseUrl(opts.global, ctx.env, ctx.config, profile);
-  if (opts.global.json) {
+  const baseUrl = flags.sourced(BASE_URL);
+  if (flags.value(JSON_OUTPUT)) {
     ctx.io.outObject({
       profile,
       token: token ? { masked: maskToken(token.value), source: token.source } : null,
@@ -95,9 +94,9 @@ export async function runStatus(opts: { global: GlobalOptions }, ctx: Context): 
 }
 
 /** Prints the token itself, for piping into other tools. The one place it is ever shown. */
-export async function runToken(opts: { global: GlobalOptions }, ctx: Context): Promise<ExitCode> {
-  const profile = resolveProfile(opts.global, ctx.env);
-  const token = resolveToken(ctx.env, ctx.config, profile, opts.global.tokenFile);
+export async function runToken(flags: TokenFlags, ctx: Context): Promise<ExitCode> {
+  const profile = flags.value(PROFILE);
+  const token = resolveToken(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
   if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
   ctx.io.outUnredacted(token.value);
   return Exit.ok;

@@ -1,38 +1,25 @@
-import { DEFAULT_WINDOW, MAX_CONCURRENCY, runOrdered } from '../batch/ordered-pool.js';
-import { NO_PROGRESS, startProgress } from '../batch/progress.js';
-import { describeRate, parseRate, type Rate } from '../batch/rate-limit.js';
-import { type Deleted, type DeleteResult, isFailure, type NotDeleted, notAttempted, Tally } from '../batch/result.js';
-import { Throttle, type ThrottleChange, type ThrottleStats } from '../batch/throttle.js';
-import { plantUrl } from '../config/base-url.js';
-import { type GlobalOptions, isVerbose, resolveNetwork } from '../config/global-options.js';
-import { missingErrorsFrom } from '../config/missing-errors.js';
-import { resolveTarget, type Target } from '../config/resolve.js';
-import type { Context } from '../context.js';
-import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
-import type { IdList } from '../ids/list.js';
-import { parsePlantIds } from '../ids/parse.js';
-import { readIdsFromStream } from '../ids/stdin.js';
-import { createReporter } from '../ui/report.js';
+import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
+import { NO_PROGRESS, startProgress } from '../../batch/progress.js';
+import { describeRate, type Rate } from '../../batch/rate-limit.js';
+import { type Deleted, type DeleteResult, isFailure, type NotDeleted, notAttempted, Tally } from '../../batch/result.js';
+import { Throttle, type ThrottleChange, type ThrottleStats } from '../../batch/throttle.js';
+import { plantUrl } from '../../config/base-url.js';
+import { resolveTarget, type Target } from '../../config/resolve.js';
+import type { Context } from '../../context.js';
+import { Exit, type ExitCode, UsageError } from '../../errors.js';
+import { CACERT, JSON_OUTPUT, MAX_RETRY_WAIT, QUIET, RETRIES, TIMEOUT, VERBOSE } from '../../flags/global.js';
+import type { NetworkOptions } from '../../http/client.js';
+import type { IdList } from '../../ids/list.js';
+import { parsePlantIds } from '../../ids/parse.js';
+import { readIdsFromStream } from '../../ids/stdin.js';
+import { createReporter, type OutputMode } from '../../ui/report.js';
+import { CONCURRENCY, type DeleteFlags, DRY_RUN, FAIL_FAST, IGNORE_MISSING, MISSING_ERROR, RATE, STDIN } from './flags.js';
 
 export interface DeleteOptions {
+  /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
   ids: string[];
-  /** Read ids from standard input (also: `-` as the only id). */
-  stdin: boolean;
-  concurrency?: string;
-  /** --rate: at most this many requests started per second, minute or hour. */
-  rate?: string;
-  /** --missing-error: API error codes that mean "no such plant". */
-  missingError?: string;
-  /** A 404 counts as success: the plant is gone either way. */
-  ignoreMissing: boolean;
-  /** Start no new request after the first failure. */
-  failFast: boolean;
-  /** Print what would be sent; send nothing. */
-  dryRun: boolean;
-  global: GlobalOptions;
+  flags: DeleteFlags;
 }
-
-const DEFAULT_CONCURRENCY = 8;
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
 const STALL_RETRY_WAITS = 4;
@@ -40,21 +27,24 @@ const MIN_STALL_MS = 1000;
 
 /** Deletes each plant; results come out in input order; the exit code is that of the first failing id. */
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
-  const concurrency = parseConcurrency(opts.concurrency);
-  const rate = resolveRate(opts.rate, ctx.env);
+  const { flags } = opts;
+  const concurrency = flags.value(CONCURRENCY);
+  const rate = flags.value(RATE);
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = resolveTarget(opts.global, ctx.env, ctx.config, ctx.io.redact);
-  const network = resolveNetwork(opts.global, ctx.env);
-  const missingCodes = resolveMissingErrors(opts.missingError, ctx, target.profile);
-  if (opts.dryRun) return printDryRun(ids, target, rate, opts, ctx);
-  const verbose = isVerbose(opts.global, ctx.env);
+  const target = resolveTarget(flags, ctx.env, ctx.config, ctx.io.redact);
+  const network = networkOptions(flags);
+  const missingCodes = flags.value(MISSING_ERROR) ?? [];
+  const output: OutputMode = { json: flags.value(JSON_OUTPUT), quiet: flags.value(QUIET) };
+  if (flags.value(DRY_RUN)) return printDryRun(ids, target, rate, output, ctx);
+  const verbose = flags.value(VERBOSE);
+  const failFast = flags.value(FAIL_FAST);
 
   const started = Date.now();
-  const reporter = createReporter(ctx.io, opts.global);
+  const reporter = createReporter(ctx.io, output);
   const tally = new Tally();
   // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
-  const linesOnScreen = ctx.io.stdoutIsTTY && (opts.global.json || !opts.global.quiet);
+  const linesOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
   const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
   // One throttle for the whole run: a 429 or 503 is about the server, not about one id.
   const throttle = new Throttle({
@@ -65,7 +55,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
   const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose, gate: throttle });
-  const explain = (result: Deleted | NotDeleted): DeleteResult => explainMissing(result, missingCodes, opts.ignoreMissing);
+  const explain = (result: Deleted | NotDeleted): DeleteResult => explainMissing(result, missingCodes, flags.value(IGNORE_MISSING));
   const deleteOne = (id: string) => api.deletePlant(id, ctx.signal).then(explain);
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
@@ -93,7 +83,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
       shouldStop(result) {
         const gaveUp = throttle.gaveUp();
         if (gaveUp !== undefined) stopReason ??= { message: `not sent: ${gaveUp}`, exit: Exit.server };
-        if (opts.failFast && isFailure(result)) {
+        if (failFast && isFailure(result)) {
           stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
         }
         return stopReason !== undefined;
@@ -109,7 +99,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     reporter.finish();
     await api.close();
   }
-  if (ids.size > 1 && !(opts.global.quiet && tally.firstFailure === undefined)) {
+  if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
     ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats()));
   }
   if (ctx.signal.aborted) {
@@ -119,9 +109,20 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   return tally.firstFailure ?? Exit.ok;
 }
 
+/** Everything that shapes how requests travel: deadline, retries, trust. */
+function networkOptions(flags: DeleteFlags): NetworkOptions {
+  const network: NetworkOptions = {
+    timeoutMs: flags.value(TIMEOUT),
+    retries: flags.value(RETRIES),
+    maxRetryWaitMs: flags.value(MAX_RETRY_WAIT),
+  };
+  const caPem = flags.value(CACERT);
+  return caPem === undefined ? network : { ...network, caPem };
+}
+
 async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   const dash = opts.ids.length === 1 && opts.ids[0] === '-';
-  if (opts.stdin || dash) {
+  if (opts.flags.value(STDIN) || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
     if (ctx.io.stdinIsTTY) ctx.io.err('Reading plant ids from standard input; end with Ctrl-D.');
     return readIdsFromStream(ctx.stdin, ctx.signal);
@@ -162,46 +163,14 @@ function explainMissing(result: Deleted | NotDeleted, missingCodes: readonly num
   return result;
 }
 
-/** --missing-error, else PLANTSTORE_MISSING_ERROR, else the profile's missing-error; none by default. */
-function resolveMissingErrors(flag: string | undefined, ctx: Context, profile: string): number[] {
-  if (flag !== undefined) return missingErrorsFrom(flag, '--missing-error', true);
-  const fromEnv = ctx.env['PLANTSTORE_MISSING_ERROR'];
-  if (fromEnv) return missingErrorsFrom(fromEnv, 'PLANTSTORE_MISSING_ERROR', false);
-  const stored = ctx.config().profile(profile)['missing-error'];
-  return stored === undefined ? [] : missingErrorsFrom(stored, `profile '${profile}' in ${ctx.config().path}`, false);
-}
-
-/** --rate, else PLANTSTORE_RATE: a bad flag is a usage error (2), a bad variable a configuration error (3). */
-function resolveRate(flag: string | undefined, env: Context['env']): Rate | undefined {
-  const [raw, source, Problem] =
-    flag !== undefined ? [flag, '--rate', UsageError] : [env['PLANTSTORE_RATE'], 'PLANTSTORE_RATE', ConfigError];
-  if (raw === undefined || raw === '') return undefined;
-  const rate = parseRate(raw.trim());
-  if (rate === undefined) {
-    throw new Problem(
-      `invalid ${source} '${raw}': give a number of requests, optionally per second, minute or hour, such as 40, 40/s, 300/m or 1000/h`,
-    );
-  }
-  return rate;
-}
-
-function parseConcurrency(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_CONCURRENCY;
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= 1 && value <= MAX_CONCURRENCY)) {
-    throw new UsageError(`invalid --concurrency '${raw}': give a whole number from 1 to ${MAX_CONCURRENCY}`);
-  }
-  return value;
-}
-
 /** What would be sent, exactly, with the token masked. */
-async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
+async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, output: OutputMode, ctx: Context): Promise<ExitCode> {
   let written = 0;
   for (const id of ids) {
     // A million lines into a slow reader: wait for it now and then instead of queuing them all.
     if (++written % 512 === 0) await ctx.io.backlog();
     const url = plantUrl(target.baseUrl, id);
-    if (opts.global.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
+    if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
     else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
   }
   const pace = rate ? `; at most ${describeRate(rate)}` : '';

@@ -1,22 +1,8 @@
-import { isLoopbackHost } from '../config/base-url.js';
-import type { GlobalOptions } from '../config/global-options.js';
-import { normalizeToken } from '../config/token.js';
-import type { Context } from '../context.js';
-import { ConfigError, Exit, type ExitCode, UsageError } from '../errors.js';
-import type { Sandbox } from '../sandbox/server.js';
-import type { Env } from '../ui/io.js';
-
-export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
-export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';
-
-export interface SandboxCommandOptions {
-  port: string;
-  host: string;
-  /** --token; argv is visible to other users, so PLANTSTORE_SANDBOX_TOKEN is the better way. */
-  token?: string;
-  plants: string;
-  global: GlobalOptions;
-}
+import { isLoopbackHost } from '../../config/base-url.js';
+import type { Context } from '../../context.js';
+import { ConfigError, Exit, type ExitCode } from '../../errors.js';
+import type { Sandbox } from '../../sandbox/server.js';
+import { DEFAULT_SANDBOX_TOKEN, HOST, PLANTS, PORT, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxFlags } from './flags.js';
 
 export interface SandboxToken {
   value: string;
@@ -27,21 +13,21 @@ export interface SandboxToken {
  * Serves the spec until Ctrl-C / SIGTERM. The first stdout line is a base URL
  * plantstore accepts and nothing else, so scripts can read it with `head -1`.
  */
-export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Promise<ExitCode> {
-  const port = wholeNumber(opts.port, '--port', 65_535);
-  // Only deleted ids are stored, so any count starts at once; a safe integer keeps it exact.
-  const plants = wholeNumber(opts.plants, '--plants', Number.MAX_SAFE_INTEGER);
-  if (opts.host.trim() === '') throw new UsageError(`invalid --host '': give an address to listen on, such as 127.0.0.1`);
-  const token = resolveSandboxToken(opts.token, ctx.env);
-  const { startSandbox } = await import('../sandbox/server.js');
+export async function runSandbox(flags: SandboxFlags, ctx: Context): Promise<ExitCode> {
+  const port = flags.value(PORT);
+  const plants = flags.value(PLANTS);
+  const host = flags.value(HOST);
+  // Where it came from decides what to print: "$PLANTSTORE_SANDBOX_TOKEN", not its value.
+  const token = (flags.sourced(SANDBOX_TOKEN) ?? { value: DEFAULT_SANDBOX_TOKEN, source: 'default' }) as SandboxToken;
+  const { startSandbox } = await import('../../sandbox/server.js');
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox({ host: opts.host, port, token: token.value, plants, log: (line) => ctx.io.err(line) });
+    sandbox = await startSandbox({ host, port, token: token.value, plants, log: (line) => ctx.io.err(line) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError(`cannot listen on ${opts.host}:${port} (${code}): pick another with --port (0 picks a free one)`);
+    throw new ConfigError(`cannot listen on ${host}:${port} (${code}): pick another with --port (0 picks a free one)`);
   }
-  const listening = describeListening(opts.host, sandbox.url, token);
+  const listening = describeListening(host, sandbox.url, token);
   ctx.io.out(listening.baseUrl);
   for (const line of listening.warnings) ctx.io.err(line);
   ctx.io.err(`Plant Store sandbox: ${describePlants(plants)}. Ctrl-C stops it.${listening.usableByPlantstore ? ' To use it:' : ''}`);
@@ -61,33 +47,6 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Context): Pro
 function describePlants(count: number): string {
   if (count === 0) return 'no plants, so every DELETE of a valid id answers 400 (error 1)';
   return count === 1 ? 'plant 1' : `plants 1..${count}`;
-}
-
-/**
- * --token, else PLANTSTORE_SANDBOX_TOKEN, else the public default. Checked like any
- * bearer token. An empty variable is refused rather than skipped: falling back to the
- * public token because `$SECRET` was unset would open the sandbox to anyone.
- */
-export function resolveSandboxToken(flag: string | undefined, env: Env): SandboxToken {
-  if (flag !== undefined) return { value: checkSandboxToken(flag, '--token', UsageError), source: '--token' };
-  const fromEnv = env[SANDBOX_TOKEN_ENV];
-  if (fromEnv !== undefined) return { value: checkSandboxToken(fromEnv, SANDBOX_TOKEN_ENV, ConfigError), source: SANDBOX_TOKEN_ENV };
-  return { value: DEFAULT_SANDBOX_TOKEN, source: 'default' };
-}
-
-function checkSandboxToken(raw: string, source: string, Problem: typeof UsageError | typeof ConfigError): string {
-  if (raw.trim() === '') {
-    const instead = source === '--token' ? 'leave --token out' : `unset ${SANDBOX_TOKEN_ENV}`;
-    throw new Problem(
-      `the sandbox token (from ${source}) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or ${instead} for the public default ${DEFAULT_SANDBOX_TOKEN}`,
-    );
-  }
-  try {
-    return normalizeToken(raw, source);
-  } catch (error) {
-    // normalizeToken speaks to a login; nothing is stored here.
-    throw new Problem((error as Error).message.replace('; nothing was stored', ''));
-  }
 }
 
 // The env variable's name, not its value: the user's own shell expands it.
@@ -146,10 +105,4 @@ export function describeListening(host: string, url: string, token: SandboxToken
       `warning: plantstore sends a token over plain http only to loopback, so it will refuse ${url}; to use the sandbox from plantstore on this machine, run it with --host 127.0.0.1 (the default), or --host 0.0.0.0 and the base URL http://127.0.0.1:${port}`,
     ],
   };
-}
-
-function wholeNumber(raw: string, flag: string, max: number): number {
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= 0 && value <= max)) throw new UsageError(`invalid ${flag} '${raw}': give a whole number from 0 to ${max}`);
-  return value;
 }

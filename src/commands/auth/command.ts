@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { action, type Finish } from '../finish.js';
+import { documented } from '../help/documented.js';
+import {
+  LOGIN_GLOBALS,
+  LOGOUT_GLOBALS,
+  type LoginFlags,
+  type LogoutFlags,
+  STATUS_GLOBALS,
+  type StatusFlags,
+  TOKEN_GLOBALS,
+  type TokenFlags,
+  WITH_TOKEN,
+} from './flags.js';
+import { runLogin, runLogout, runStatus, runToken } from './run.js';
+
+export function authCommand(program: Command, ctx: Context, finish: Finish): Command {
+  const auth = documented(program.command('auth').description('manage the stored bearer token'), {
+    examples: [['echo "$TOKEN" | plantstore auth login --with-token'], ['plantstore auth status'], ['plantstore auth logout']],
+  });
+
+  const login = auth
+    .command('login')
+    .description('store a token: from stdin with --with-token, else a hidden prompt')
+    .addOption(WITH_TOKEN.option())
+    .action(action(ctx, finish, (flags: LoginFlags) => runLogin(flags, ctx)));
+  documented(login, {
+    globals: LOGIN_GLOBALS,
+    examples: [
+      ['plantstore auth login', 'asks for the token with a hidden prompt'],
+      ['pass show plantstore | plantstore auth login --with-token', 'from a password manager'],
+      [
+        'echo "$TOKEN" | plantstore --profile staging auth login --with-token \\\n      --base-url https://staging.example.com/v1',
+        'another profile, with its base URL',
+      ],
+    ],
+  });
+
+  const logout = auth
+    .command('logout')
+    .description('remove the stored token of the profile')
+    .action(action(ctx, finish, (flags: LogoutFlags) => runLogout(flags, ctx)));
+  documented(logout, {
+    globals: LOGOUT_GLOBALS,
+    examples: [['plantstore auth logout'], ['plantstore --profile staging auth logout']],
+  });
+
+  const status = auth
+    .command('status')
+    .description('show where the token and base URL come from (exit 4 when there is no token)')
+    .action(action(ctx, finish, (flags: StatusFlags) => runStatus(flags, ctx)));
+  documented(status, {
+    globals: STATUS_GLOBALS,
+    examples: [
+      ['plantstore auth status'],
+      ['plantstore auth status --json'],
+      ['plantstore auth status || plantstore auth login', 'exit 4 when there is no token: then log in'],
+    ],
+  });
+
+  const token = auth
+    .command('token')
+    .description('print the token to stdout, for piping')
+    .action(action(ctx, finish, (flags: TokenFlags) => runToken(flags, ctx)));
+  documented(token, {
+    globals: TOKEN_GLOBALS,
+    examples: [['curl -H "Authorization: Bearer $(plantstore auth token)" ...']],
+  });
+
+  return auth;
+}

@@ -1,0 +1,84 @@
+import { Argument, type Command } from 'commander';
+import { completes } from '../../completion/tree.js';
+import { PROFILE_KEYS } from '../../config/file.js';
+import type { Context } from '../../context.js';
+import { action, type Finish } from '../finish.js';
+import { documented } from '../help/documented.js';
+import { PATH_GLOBALS, READ_GLOBALS, type ReadFlags, WRITE_GLOBALS, type WriteFlags } from './flags.js';
+import { runGet, runList, runPath, runSet, runUnset } from './run.js';
+
+export function configCommand(program: Command, ctx: Context, finish: Finish): Command {
+  const config = documented(program.command('config').description('read and write profile settings (keys: base-url, missing-error)'), {
+    examples: [
+      ['plantstore config set base-url https://api.example.com/v1'],
+      ['plantstore config get base-url', 'prints it; exit 3 when it is not set'],
+      ['plantstore config unset base-url'],
+      ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
+      ['plantstore config path', 'where the file is'],
+    ],
+  });
+  documented(
+    config
+      .command('get')
+      .addArgument(configKey())
+      .description('print a setting')
+      .action(action(ctx, finish, (flags: ReadFlags, key: string) => runGet(flags, key, ctx))),
+    {
+      globals: READ_GLOBALS,
+      examples: [['plantstore config get base-url'], ['plantstore --profile staging config get base-url --json']],
+    },
+  );
+  documented(
+    config
+      .command('set')
+      .addArgument(configKey())
+      .argument('<value>')
+      .description('store a setting')
+      .action(action(ctx, finish, (flags: WriteFlags, key: string, value: string) => runSet(flags, key, value, ctx))),
+    {
+      globals: WRITE_GLOBALS,
+      examples: [
+        ['plantstore config set base-url https://api.example.com/v1'],
+        ['plantstore config set missing-error 1', 'the API error code that means "no such plant" (1 in the sandbox)'],
+        ['plantstore --profile staging config set base-url https://staging.example.com'],
+      ],
+    },
+  );
+  documented(
+    config
+      .command('unset')
+      .addArgument(configKey())
+      .description('remove a setting')
+      .action(action(ctx, finish, (flags: WriteFlags, key: string) => runUnset(flags, key, ctx))),
+    { globals: WRITE_GLOBALS, examples: [['plantstore config unset base-url']] },
+  );
+  documented(
+    config
+      .command('list')
+      .description('print the settings of the profile')
+      .action(action(ctx, finish, (flags: ReadFlags) => runList(flags, ctx))),
+    {
+      globals: READ_GLOBALS,
+      examples: [
+        ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
+        ['plantstore --profile staging config list --json'],
+      ],
+    },
+  );
+  documented(
+    config
+      .command('path')
+      .description('print the config file location')
+      .action(action(ctx, finish, () => runPath(ctx))),
+    {
+      globals: PATH_GLOBALS,
+      examples: [['plantstore config path'], ['PLANTSTORE_CONFIG_DIR=/tmp/ps plantstore config path', 'prints /tmp/ps/config.json']],
+    },
+  );
+  return config;
+}
+
+/** A config key, as `config get|set|unset` take it; completes to the known keys. */
+function configKey(): Argument {
+  return completes(new Argument('<key>'), { kind: 'words', words: PROFILE_KEYS });
+}

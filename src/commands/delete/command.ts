@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { action, type Finish } from '../finish.js';
+import { documented } from '../help/documented.js';
+import { DELETE_FLAGS, DELETE_GLOBALS, type DeleteFlags } from './flags.js';
+import { runDelete } from './run.js';
+
+export function deleteCommand(program: Command, ctx: Context, finish: Finish): Command {
+  const command = program
+    .command('delete')
+    .description('delete plants by id: DELETE {base}/plants/{id} for each id')
+    .argument('[id...]', 'plant ids (64-bit integers); all are checked before any is sent; - reads stdin');
+  for (const flag of DELETE_FLAGS) command.addOption(flag.option());
+  command.action(action(ctx, finish, (flags: DeleteFlags, ids: string[]) => runDelete({ ids, flags }, ctx)));
+  return documented(command, {
+    globals: DELETE_GLOBALS,
+    examples: [
+      ['plantstore delete 42'],
+      ['plantstore delete 10 11 12'],
+      ['plantstore delete -- -5', 'a negative id is a valid int64 too (the -- is optional)'],
+      ['plantstore --json delete 42 43'],
+      ['plantstore delete --stdin < dead-plants.txt', 'ids from a file, checked before any is sent; or ... | plantstore delete -'],
+      ['plantstore delete --dry-run 42 43', 'show the requests, send nothing'],
+      ['plantstore delete --rate 300/m --stdin < dead-plants.txt', 'never more than 300 requests in any minute'],
+      [
+        'plantstore delete --ignore-missing --missing-error 1 - < ids.txt',
+        're-run a batch: plants the API says do not exist (error 1) count as done',
+      ],
+    ],
+  });
+}

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { action, type Finish } from '../finish.js';
+import { documented } from '../help/documented.js';
+import { SANDBOX_FLAGS, SANDBOX_GLOBALS, SANDBOX_TOKEN_ENV, type SandboxFlags } from './flags.js';
+import { runSandbox } from './run.js';
+
+export function sandboxCommand(program: Command, ctx: Context, finish: Finish): Command {
+  const command = program
+    .command('sandbox')
+    .description(
+      'run a local Plant Store server for trying plantstore out; it answers an unknown plant with 400 and error 1 (so re-runs use --missing-error 1)',
+    );
+  for (const flag of SANDBOX_FLAGS) command.addOption(flag.option());
+  command.action(action(ctx, finish, (flags: SandboxFlags) => runSandbox(flags, ctx)));
+  return documented(command, {
+    globals: SANDBOX_GLOBALS,
+    examples: [
+      ['plantstore sandbox', 'listens on http://127.0.0.1:8080, with plants 1..100'],
+      ['plantstore sandbox --port 0 > sandbox.url &', 'a free port; the first line it prints is its base URL'],
+      [`${SANDBOX_TOKEN_ENV}=$(openssl rand -hex 16) plantstore sandbox`, 'a token of your own, which ps does not show'],
+      ['plantstore sandbox --plants 0', 'no plants: every delete is refused with a 400, to try failures'],
+    ],
+    more: [`Environment: ${SANDBOX_TOKEN_ENV}, the token the sandbox accepts (unlike\n  --token, not shown by ps)`],
+  });
+}

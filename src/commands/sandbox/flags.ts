@@ -1,0 +1,74 @@
+import { normalizeToken } from '../../config/token.js';
+import { Flag, type FlagReader, problem } from '../../flags/flag.js';
+import { COLOR } from '../../flags/global.js';
+import { wholeNumber } from '../../flags/kinds.js';
+
+export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
+export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';
+
+export const PORT = Flag.valued(
+  { key: 'port', flags: '--port <n>', help: 'port to listen on (0 picks a free one)', default: { value: 8080, help: '8080' } },
+  wholeNumber(0, 65_535),
+);
+
+export const HOST = Flag.valued(
+  {
+    key: 'host',
+    flags: '--host <addr>',
+    help: 'address to listen on; any but loopback opens the sandbox to the network',
+    default: { value: '127.0.0.1', help: '127.0.0.1' },
+  },
+  (raw, origin) => {
+    if (raw.trim() === '') throw problem(origin, `invalid ${origin.source} '': give an address to listen on, such as 127.0.0.1`);
+    return raw;
+  },
+);
+
+/**
+ * --token, else PLANTSTORE_SANDBOX_TOKEN, else the public default. Checked like any
+ * bearer token. An empty variable is refused rather than skipped: falling back to the
+ * public token because `$SECRET` was unset would open the sandbox to anyone.
+ */
+export const SANDBOX_TOKEN = Flag.valued(
+  {
+    key: 'token',
+    flags: '--token <t>',
+    help: 'bearer token the sandbox accepts, for throwaway tokens: other users see it in ps',
+    env: SANDBOX_TOKEN_ENV,
+    envHelp: 'the token plantstore sandbox accepts',
+    preferEnv: true,
+    emptyEnvCounts: true,
+    default: { value: DEFAULT_SANDBOX_TOKEN, help: `"${DEFAULT_SANDBOX_TOKEN}"` },
+  },
+  (raw, origin) => {
+    if (raw.trim() === '') {
+      const instead = origin.onCommandLine ? 'leave --token out' : `unset ${SANDBOX_TOKEN_ENV}`;
+      throw problem(
+        origin,
+        `the sandbox token (from ${origin.source}) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or ${instead} for the public default ${DEFAULT_SANDBOX_TOKEN}`,
+      );
+    }
+    try {
+      return normalizeToken(raw, origin.source);
+    } catch (error) {
+      // normalizeToken speaks to a login; nothing is stored here.
+      throw problem(origin, (error as Error).message.replace('; nothing was stored', ''));
+    }
+  },
+);
+
+export const PLANTS = Flag.valued(
+  {
+    key: 'plants',
+    flags: '--plants <n>',
+    help: 'number of plants to start with: ids 1..n; 0 for none, so every delete is refused',
+    default: { value: 100, help: '100' },
+  },
+  // Only deleted ids are stored, so any count starts at once; a safe integer keeps it exact.
+  wholeNumber(0, Number.MAX_SAFE_INTEGER),
+);
+
+export const SANDBOX_FLAGS = [PORT, HOST, SANDBOX_TOKEN, PLANTS] as const;
+export const SANDBOX_GLOBALS = [COLOR] as const;
+
+export type SandboxFlags = FlagReader<(typeof SANDBOX_FLAGS)[number] | (typeof SANDBOX_GLOBALS)[number]>;

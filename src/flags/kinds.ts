@@ -1,0 +1,76 @@
+import { parseRate, type Rate } from '../batch/rate-limit.js';
+import { normalizeBaseUrl } from '../config/base-url.js';
+import { MAX_CA_BUNDLE_BYTES, readConfiguredFile } from '../config/bounded-read.js';
+import { checkProfileName } from '../config/file.js';
+import { missingErrorsFrom } from '../config/missing-errors.js';
+import { ConfigError } from '../errors.js';
+import { invalid, type Parse } from './flag.js';
+
+// One parser per kind of value, shared by every flag of that kind, so that
+// `--retries x` and `--port x` are refused in the same words.
+
+/** A whole number from `min` to `max`, such as --retries or --port. */
+export function wholeNumber(min: number, max: number): Parse<number> {
+  return (raw, origin) => {
+    const value = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+    if (!(value >= min && value <= max)) throw invalid(raw, origin, `give a whole number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+/** The longest wait or timeout accepted: a day. */
+const MAX_SECONDS = 86_400;
+
+/**
+ * A number of seconds, such as 30 or 2.5, in milliseconds. `shortest` names what
+ * it is when there is a lower bound: "the shortest timeout is 0.01 seconds (10 ms)".
+ */
+export function seconds(shortest?: { seconds: number; of: string }): Parse<number> {
+  return (raw, origin) => {
+    const parsed = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+    if (!(parsed >= 0) || parsed > MAX_SECONDS) throw invalid(raw, origin, 'give a number of seconds, such as 30 or 2.5');
+    if (shortest && parsed < shortest.seconds) {
+      throw invalid(
+        raw,
+        origin,
+        `the shortest ${shortest.of} is ${shortest.seconds} seconds (${shortest.seconds * 1000} ms); give a number of seconds such as 30 or 2.5`,
+      );
+    }
+    return Math.round(parsed * 1000);
+  };
+}
+
+/** curl's --rate syntax: 40, 40/s, 300/m, 1000/h. */
+export const rate: Parse<Rate> = (raw, origin) => {
+  const parsed = parseRate(raw.trim());
+  if (parsed === undefined) {
+    throw invalid(raw, origin, 'give a number of requests, optionally per second, minute or hour, such as 40, 40/s, 300/m or 1000/h');
+  }
+  return parsed;
+};
+
+/** API error codes, comma-separated: 1 or 1,7. */
+export const missingErrors: Parse<number[]> = (raw, origin) => missingErrorsFrom(raw, origin.source, origin.onCommandLine);
+
+/** A profile name. A bad one is a configuration problem wherever it comes from: it names a place in the config file. */
+export const profileName: Parse<string> = (raw, origin) => checkProfileName(raw, origin.source);
+
+/** A base URL, without its trailing slash. Exit 3 wherever it comes from, as the exit-code table says. */
+export const baseUrl: Parse<string> = (raw, origin) => normalizeBaseUrl(raw, origin.source);
+
+/** Text taken as given: a path, a name. */
+export const text: Parse<string> = (raw) => raw;
+
+/** The text of a PEM file of CA certificates (--cacert); read when the flag is first read. */
+export const pemFile: Parse<string> = (file, origin) => {
+  const source = origin.source;
+  // Bounded: --cacert /dev/zero, or a FIFO that never ends, stops here instead of filling memory.
+  const pem = readConfiguredFile(file, MAX_CA_BUNDLE_BYTES, {
+    unreadable: `cannot read the CA bundle ${file} (from ${source})`,
+    tooLarge: `the CA bundle ${file} (from ${source}) holds more than ${MAX_CA_BUNDLE_BYTES / (1024 * 1024)} MiB: too large to be a PEM bundle of CA certificates`,
+  });
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return pem;
+};
