@@ -28,13 +28,9 @@ export interface StatusVerdict extends Verdict {
   kind: StatusKind;
 }
 
-const row = (kind: StatusKind, exit: ExitCode, retryable: boolean, load: Load): StatusVerdict => ({
-  kind,
-  exit,
-  retryable,
-  answerLost: false, // an answer came: nothing was lost
-  load,
-});
+// Frozen: every caller gets the same row.
+const row = (kind: StatusKind, exit: ExitCode, retryable: boolean, load: Load): StatusVerdict =>
+  Object.freeze({ kind, exit, retryable, answerLost: false /* an answer came: nothing was lost */, load });
 
 /** The first range holding the status decides. */
 const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: StatusVerdict]> = [
@@ -184,6 +180,7 @@ const TRANSPORT: Readonly<Record<TransportKind, Pick<Verdict, 'exit' | 'retryabl
   interrupted: { exit: Exit.interrupted, retryable: false, answerLost: true },
   // A connect timeout sent nothing; see verdictOf.
   timeout: { exit: Exit.timeout, retryable: true, answerLost: true },
+  // A proxy that refuses the tunnel (407, 403) will refuse it again.
   'proxy-refused': { exit: Exit.network, retryable: false, answerLost: false },
   'not-loopback': { exit: Exit.config, retryable: false, answerLost: false },
   malformed: { exit: Exit.server, retryable: false, answerLost: true },

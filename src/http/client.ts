@@ -75,6 +75,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   // Trace lines are built only when someone reads them: a batch of a million
   // requests should not format a million unused strings.
   const trace = options.trace;
+  // Without the command's words, a trace still shows what happened, as the data itself.
   const describe = options.describe ?? ((attempt: FailedAttempt) => JSON.stringify(attempt));
   const gate = options.gate;
   // Shared per interrupt signal, which in the CLI is one for the whole run.
@@ -154,7 +155,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   async function deletePlant(id: string, interrupt: AbortSignal): Promise<PlantOutcome> {
     // Whether an attempt so far may have reached the server with its answer lost.
     let lost = false;
-    // In fifths of a retry: a refusal (429, 503) costs one, any other failure a whole retry.
+    // In fifths of a retry: a refusal for load (classify.ts) costs one, any other failure a whole retry.
     let spent = 0;
     let previous: Failed | undefined;
     for (let number = 1; ; number++) {
@@ -163,6 +164,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       if (gate && permit === undefined) return notAdmitted(id, previous, interrupt);
       const sent = await attempt(id, number, interrupt);
       if (sent === undefined) {
+        // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
         return notAdmitted(id, previous, interrupt);
       }
