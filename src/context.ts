@@ -1,6 +1,7 @@
 import { type ConfigFile, openConfig } from './config/file.js';
 import type { Target } from './config/resolve.js';
 import type { AttemptGate, NetworkOptions, PlantApi } from './http/client.js';
+import type { FailedAttempt } from './http/outcome.js';
 import type { Env, IO } from './ui/io.js';
 
 export interface ApiRequest {
@@ -9,6 +10,8 @@ export interface ApiRequest {
   verbose: boolean;
   /** The run's throttle, shared by every request. */
   gate?: AttemptGate;
+  /** How the command words a failed attempt in --verbose lines. */
+  describe?: (attempt: FailedAttempt) => string;
 }
 
 /** What stdin offers a command: a stream, and raw mode for the hidden token prompt. */
@@ -53,7 +56,7 @@ export function createContext(parts: ContextParts): Context {
   return {
     ...parts,
     config: () => (config ??= openConfig(parts.env, (line) => parts.io.err(line))),
-    async api({ target, network, verbose, gate }) {
+    async api({ target, network, verbose, gate, describe }) {
       // undici is loaded only by commands that send requests: --help never pays for it.
       const { createPlantApi } = await import('./http/client.js');
       return createPlantApi({
@@ -62,7 +65,7 @@ export function createContext(parts: ContextParts): Context {
         env: parts.env,
         userAgent: userAgent(parts.version),
         ...(gate ? { gate } : {}),
-        ...(verbose ? { trace: (line: string) => parts.io.err(line) } : {}),
+        ...(verbose ? { trace: (line: string) => parts.io.err(line), ...(describe ? { describe } : {}) } : {}),
       });
     },
   };

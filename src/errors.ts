@@ -66,13 +66,3 @@ export class InterruptedError extends CliError {
     super(message, Exit.interrupted);
   }
 }
-
-/** How an HTTP status that is not a success maps onto the exit-code table. */
-export function exitForStatus(status: number): ExitCode {
-  if (status === 401 || status === 403) return Exit.auth;
-  if (status === 404) return Exit.notFound;
-  if (status === 429 || status >= 500 || (status >= 300 && status < 400)) return Exit.server;
-  if (status >= 400 && status < 500) return Exit.apiRefused;
-  // 1xx that reaches us, or anything outside the HTTP range: the answer is malformed.
-  return Exit.server;
-}

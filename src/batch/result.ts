@@ -1,6 +1,6 @@
 import type { ExitCode } from '../errors.js';
 
-/** What happened to one id. Rendered by output.ts; the first failure decides the exit code. */
+/** What happened to one id, as printed (ui/report.ts); worded from the transport's outcome by commands/delete/outcomes.ts. */
 export type DeleteResult = Deleted | Absent | NotDeleted;
 
 export interface Deleted {
@@ -19,7 +19,10 @@ export interface Absent {
   note?: string;
 }
 
-export interface NotDeleted {
+/** A failure: the request went out and did not delete the plant, or it never went out. */
+export type NotDeleted = Failed | NotSent;
+
+export interface Failed {
   id: string;
   deleted: false;
   absent?: undefined;
@@ -29,20 +32,26 @@ export interface NotDeleted {
   error: number | null;
   message: string;
   exit: ExitCode;
-  /** False when the request was never sent (interrupted, or stopped by --fail-fast). */
-  attempted: boolean;
-  /**
-   * An earlier attempt reached the server but its answer was lost: a "no such plant"
-   * now may mean that attempt deleted it.
-   */
-  earlierAnswerLost?: true;
+  attempted: true;
+}
+
+/** Never sent: interrupted, or stopped by --fail-fast or a throttle that gave up. No answer, so no status. */
+export interface NotSent {
+  id: string;
+  deleted: false;
+  absent?: undefined;
+  status: null;
+  error: null;
+  message: string;
+  exit: ExitCode;
+  attempted: false;
 }
 
 export function isFailure(result: DeleteResult): result is NotDeleted {
   return !result.deleted && result.absent !== true;
 }
 
-export function notAttempted(id: string, message: string, exit: ExitCode): NotDeleted {
+export function notAttempted(id: string, message: string, exit: ExitCode): NotSent {
   return { id, deleted: false, status: null, error: null, message, exit, attempted: false };
 }
 

@@ -9,6 +9,7 @@
 // - a long Retry-After, or refusals that go on although we slowed down, pause the whole run;
 // - a server that refuses everything for `stallMs` makes the throttle give up.
 
+import { classifyStatus, isRefusal } from '../http/classify.js';
 import { type Rate, RecentCount, SlidingWindowLimiter } from './rate-limit.js';
 
 /** What an answer says about the server's load (see feedbackFor). */
@@ -527,10 +528,10 @@ export function cubicGrowth(seconds: number): number {
 
 /** What an HTTP answer says about load; `status` null when no answer arrived. */
 export function feedbackFor(status: number | null, retryAfterMs?: number): Feedback {
-  if (status === 429 || status === 503) return { kind: 'refused', status, retryAfterMs };
-  // 500 usually means a bug, 502 and 504 a proxy's trouble: neither says we send too fast.
-  if (status === null || status >= 500) return NEUTRAL;
-  return OK;
+  // No answer says nothing about load; what an answer says is in the one table (http/classify.ts).
+  if (status === null) return NEUTRAL;
+  if (isRefusal(status)) return { kind: 'refused', status, retryAfterMs };
+  return classifyStatus(status).load === 'ok' ? OK : NEUTRAL;
 }
 
 const OK: Feedback = { kind: 'ok' };

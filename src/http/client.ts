@@ -1,18 +1,19 @@
 import type { Dispatcher } from 'undici';
-import type { Deleted, NotDeleted } from '../batch/result.js';
-import { type Feedback, feedbackFor, type Permit } from '../batch/throttle.js';
+import { feedbackFor, type Permit } from '../batch/throttle.js';
 import { plantUrl } from '../config/base-url.js';
 import type { Target } from '../config/resolve.js';
-import { Exit, exitForStatus } from '../errors.js';
 import type { Env } from '../ui/io.js';
+import { formatSeconds } from '../ui/report.js';
 import { createMask, type Mask } from '../ui/secret-mask.js';
+import { classifyStatus, verdictOf } from './classify.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
 import { parseErrorBody, serverLine, statusText } from './error-body.js';
+import type { FailedAttempt, PlantOutcome, Route } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
-import { describeRequestError, formatSeconds } from './request-errors.js';
+import { failedRequest } from './request-errors.js';
 import { decodeBody, readCapped } from './response-body.js';
-import { backoffDelayMs, isRetryableStatus, parseRetryAfter, REFUSALS_PER_RETRY, wait } from './retry.js';
+import { backoffDelayMs, parseRetryAfter, REFUSALS_PER_RETRY, wait } from './retry.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -37,6 +38,8 @@ export interface ApiOptions extends NetworkOptions {
   env: Env;
   /** --verbose: one line per event, already free of the token. */
   trace?: (line: string) => void;
+  /** How the command words a failed attempt, for the trace; the transport writes no sentences of its own. */
+  describe?: (attempt: FailedAttempt) => string;
   dispatcher?: Dispatcher;
   random?: () => number;
   /** The run's throttle (batch/throttle.ts); without one, attempts go out as soon as they are ready. */
@@ -50,31 +53,30 @@ export interface AttemptGate {
   gaveUp(): string | undefined;
 }
 
-const OK: Feedback = { kind: 'ok' };
-
 export interface PlantApi {
-  deletePlant(id: string, signal: AbortSignal): Promise<Deleted | NotDeleted>;
+  deletePlant(id: string, signal: AbortSignal): Promise<PlantOutcome>;
   close(): Promise<void>;
 }
 
-/** What one attempt ended with, and whether another could end better. */
+/** What one attempt that was sent ended with, and when the server asked us to come back. */
 interface Attempt {
-  result: Deleted | NotDeleted;
-  retryable: boolean;
-  answerLost: boolean;
+  outcome: { kind: 'deleted'; status: number } | FailedAttempt;
   retryAfterMs?: number | undefined;
 }
+
+type Failed = Extract<PlantOutcome, { kind: 'failed' }>;
 
 /** The only module that speaks HTTP. */
 export function createPlantApi(options: ApiOptions): PlantApi {
   const { target } = options;
   const base = new URL(target.baseUrl);
   const rawProxy = proxyFor(base, options.env);
-  const proxy = rawProxy === undefined ? undefined : maskProxy(rawProxy);
   const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
   // Trace lines are built only when someone reads them: a batch of a million
   // requests should not format a million unused strings.
   const trace = options.trace;
+  // Without the command's words, a trace still shows what happened, as the data itself.
+  const describe = options.describe ?? ((attempt: FailedAttempt) => JSON.stringify(attempt));
   const gate = options.gate;
   // Shared per interrupt signal, which in the CLI is one for the whole run.
   let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
@@ -87,14 +89,18 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   };
   // The token in every form a server could echo it back in, hidden before any text is cut to length.
   const mask = createMask([target.token]);
+  // Outcomes carry these to whoever prints them: masked here, once, like every other string in an outcome.
+  const proxy = rawProxy === undefined ? undefined : mask(maskProxy(rawProxy));
+  const route: Route = { host: mask(base.host), ...(proxy === undefined ? {} : { via: proxy }) };
   const headers = {
     authorization: `Bearer ${target.token}`,
     'user-agent': options.userAgent,
     accept: 'application/json',
   };
 
-  async function attempt(id: string, number: number, interrupt: AbortSignal): Promise<Attempt> {
-    if (interrupt.aborted) return notSent(id);
+  /** One attempt; undefined when the user interrupted before it could be sent. */
+  async function attempt(id: string, number: number, interrupt: AbortSignal): Promise<Attempt | undefined> {
+    if (interrupt.aborted) return undefined;
     const url = plantUrl(target.baseUrl, id);
     const path = url.slice(base.origin.length);
     const signal = deadlinesFor(interrupt).signal();
@@ -116,10 +122,10 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         trace(`[${id}] < HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
         for (const [name, value] of Object.entries(response.headers)) trace(`[${id}] < ${name}: ${serverLine(String(value), mask)}`);
       }
-      if (status >= 200 && status < 300) {
+      if (classifyStatus(status).kind === 'success') {
         // The status says it was deleted; what happens to the rest of the body changes nothing.
         await response.body.dump({ limit: MAX_ERROR_BODY_BYTES }).catch(() => {});
-        return { result: { id, deleted: true, status }, retryable: false, answerLost: false };
+        return { outcome: { kind: 'deleted', status } };
       }
       const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
       const body = decodeBody(
@@ -129,100 +135,65 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         MAX_ERROR_BODY_BYTES,
       );
       return {
-        result: failedAnswer(id, status, response.headers, body, mask),
-        retryable: isRetryableStatus(status),
-        answerLost: false,
+        outcome: failedAnswer(status, response.headers, body, mask),
         retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), Date.now()),
       };
     } catch (error) {
       const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
-      const described = describeRequestError(error, {
+      const outcome = failedRequest(error, {
         aborted,
         timeoutMs: options.timeoutMs,
-        baseUrl: target.baseUrl,
-        proxy,
+        route: began === undefined ? route : { ...route, status: began.status },
         mask,
-        answerBegun: began?.status,
       });
-      trace?.(`[${id}] * failed after ${elapsed(started)}: ${described.message}`);
-      const result: NotDeleted = {
-        id,
-        deleted: false,
-        status: began?.status ?? null,
-        error: null,
-        message: described.message,
-        exit: described.exit,
-        attempted: true,
-      };
-      return {
-        result,
-        retryable: described.retryable,
-        answerLost: described.answerLost,
-        // A 429 or 503 cut short still said when to come back.
-        retryAfterMs: began && parseRetryAfter(header(began.headers, 'retry-after'), Date.now()),
-      };
+      trace?.(`[${id}] * failed after ${elapsed(started)}: ${describe(outcome)}`);
+      // A 429 or 503 cut short still said when to come back.
+      return { outcome, retryAfterMs: began && parseRetryAfter(header(began.headers, 'retry-after'), Date.now()) };
     }
   }
 
-  async function deletePlant(id: string, interrupt: AbortSignal): Promise<Deleted | NotDeleted> {
-    let earlierAnswerLost = false;
-    // In fifths of a retry: a refusal (429, 503) costs one, any other failure a whole retry.
+  async function deletePlant(id: string, interrupt: AbortSignal): Promise<PlantOutcome> {
+    // Whether an attempt so far may have reached the server with its answer lost.
+    let lost = false;
+    // In fifths of a retry: a refusal for load (classify.ts) costs one, any other failure a whole retry.
     let spent = 0;
-    let previous: NotDeleted | undefined;
+    let previous: Failed | undefined;
     for (let number = 1; ; number++) {
       let permit = gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
       if (permit instanceof Promise) permit = await permit;
-      if (gate && permit === undefined) return notAdmitted(id, previous, number - 1, earlierAnswerLost, interrupt);
-      const outcome = await attempt(id, number, interrupt);
-      const { result } = outcome;
-      permit?.release(result.deleted ? OK : feedbackFor(result.status, outcome.retryAfterMs));
-      if (result.deleted) return result;
-      const refused = result.status === 429 || result.status === 503;
-      spent += refused ? 1 : REFUSALS_PER_RETRY;
-      const last = spent > options.retries * REFUSALS_PER_RETRY || !outcome.retryable || interrupt.aborted;
-      if (last) return finish(result, number, earlierAnswerLost);
-      if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > options.maxRetryWaitMs) {
-        return finish(
-          {
-            ...result,
-            message: `${result.message}; the server asked to retry after ${formatSeconds(outcome.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(options.maxRetryWaitMs)}`,
-          },
-          number,
-          false,
-        );
+      if (gate && permit === undefined) return notAdmitted(id, previous, interrupt);
+      const sent = await attempt(id, number, interrupt);
+      if (sent === undefined) {
+        // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
+        permit?.release(feedbackFor(null));
+        return notAdmitted(id, previous, interrupt);
       }
-      earlierAnswerLost ||= outcome.answerLost;
-      previous = result;
-      const delay = outcome.retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
-      trace?.(
-        `[${id}] * retrying in ${formatSeconds(delay)}${outcome.retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${result.message}`,
-      );
+      const { outcome, retryAfterMs } = sent;
+      permit?.release(feedbackFor(outcome.status ?? null, retryAfterMs));
+      if (outcome.kind === 'deleted') return { kind: 'deleted', id, status: outcome.status };
+      const verdict = verdictOf(outcome);
+      const failed: Failed = { kind: 'failed', id, last: outcome, attempts: number, earlierAnswerLost: lost };
+      spent += verdict.load === 'refused' ? 1 : REFUSALS_PER_RETRY;
+      if (spent > options.retries * REFUSALS_PER_RETRY || !verdict.retryable || interrupt.aborted) return failed;
+      if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {
+        return { ...failed, stopped: { kind: 'retry-after-too-long', retryAfterMs, maxRetryWaitMs: options.maxRetryWaitMs } };
+      }
+      lost ||= verdict.answerLost;
+      previous = failed;
+      const delay = retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
+      trace?.(`[${id}] * retrying in ${formatSeconds(delay)}${retryAfterMs !== undefined ? ' (Retry-After)' : ''}: ${describe(outcome)}`);
       await wait(delay, interrupt);
-      if (interrupt.aborted) return finish(result, number, false);
+      if (interrupt.aborted) return failed;
     }
   }
 
-  /** The gate sent nothing more: the user interrupted, or the server refused everything for too long. */
-  function notAdmitted(
-    id: string,
-    previous: NotDeleted | undefined,
-    attempts: number,
-    earlierAnswerLost: boolean,
-    interrupt: AbortSignal,
-  ): NotDeleted {
+  /** No further attempt: the user interrupted, or the server refused everything for too long. */
+  function notAdmitted(id: string, previous: Failed | undefined, interrupt: AbortSignal): PlantOutcome {
     const gaveUp = interrupt.aborted ? undefined : gate?.gaveUp();
     if (previous === undefined) {
-      if (gaveUp === undefined) return interruptedBeforeSending(id);
-      return { id, deleted: false, status: null, error: null, message: `not sent: ${gaveUp}`, exit: Exit.server, attempted: false };
+      return { kind: 'not-sent', id, reason: gaveUp === undefined ? { kind: 'interrupted' } : { kind: 'gave-up', reason: gaveUp } };
     }
-    const result = gaveUp === undefined ? previous : { ...previous, message: `${previous.message}; ${gaveUp}, so it was not tried again` };
-    return finish(result, attempts, earlierAnswerLost);
-  }
-
-  /** Adds what the attempts teach: how many there were, and whether an earlier one may have done the work. */
-  function finish(result: NotDeleted, attempts: number, earlierAnswerLost: boolean): NotDeleted {
-    const message = attempts > 1 ? `${result.message} (after ${attempts} attempts)` : result.message;
-    return { ...result, message: mask(message), ...(earlierAnswerLost && result.status !== null ? { earlierAnswerLost } : {}) };
+    return gaveUp === undefined ? previous : { ...previous, stopped: { kind: 'gave-up', reason: gaveUp } };
   }
 
   return {
@@ -234,39 +205,14 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   };
 }
 
-function failedAnswer(
-  id: string,
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-  body: string,
-  mask: Mask,
-): NotDeleted {
-  if (status >= 300 && status < 400) {
+/** A complete answer that is not a success: a redirect, or what the body says went wrong. */
+function failedAnswer(status: number, headers: Record<string, string | string[] | undefined>, body: string, mask: Mask): FailedAttempt {
+  if (classifyStatus(status).kind === 'redirect') {
     const location = header(headers, 'location')?.trim();
-    const known = statusText(status);
-    const named = known === `HTTP status ${status}` ? `HTTP ${status}` : `${status} ${known}`;
-    const message =
-      status === 304
-        ? // A conditional answer to a request that had no condition: nothing was deleted.
-          'the server answered 304 Not Modified, which makes no sense for a DELETE'
-        : location
-          ? // Following it would hand the bearer token to wherever the server points.
-            `the server redirected to ${serverLine(location, mask)}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`
-          : `the server answered ${named} without a Location`;
-    return { id, deleted: false, status, error: null, message, exit: Exit.server, attempted: true };
+    return { kind: 'redirect', status, ...(location ? { location: serverLine(location, mask) } : {}) };
   }
   const details = parseErrorBody(status, header(headers, 'content-type'), body, mask);
-  return { id, deleted: false, status, error: details.code, message: details.message, exit: exitForStatus(status), attempted: true };
-}
-
-/** An attempt that never left: the user interrupted before it could be sent. */
-function notSent(id: string): Attempt {
-  return { result: interruptedBeforeSending(id), retryable: false, answerLost: false };
-}
-
-function interruptedBeforeSending(id: string): NotDeleted {
-  const message = 'not sent: interrupted before its turn';
-  return { id, deleted: false, status: null, error: null, message, exit: Exit.interrupted, attempted: false };
+  return { kind: 'api-error', status, code: details.code, message: details.message };
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -1,9 +1,9 @@
 import dns, { type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isLoopbackAddress } from '../config/base-url.js';
+import { NOT_LOOPBACK } from './classify.js';
 
-/** The code of the error a connection gets when a loopback name resolves elsewhere. */
-export const NOT_LOOPBACK = 'PLANTSTORE_NOT_LOOPBACK';
+export { NOT_LOOPBACK };
 
 /**
  * A resolver for connections that may carry the token in clear text to

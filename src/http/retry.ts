@@ -1,27 +1,15 @@
-// When to try a DELETE again, and how long to wait first. DELETE is idempotent, so
-// a repeat is safe; what is not safe is hammering a struggling server or waiting forever.
-
-/** Statuses that mean "not now" rather than "no". 500 is left out: it usually means a bug, not load. */
-const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
-/** Failures where the request may not have been processed and trying again can help. */
-const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+// How long to wait before trying a DELETE again (whether to try is classify.ts's call).
+// DELETE is idempotent, so a repeat is safe; what is not safe is hammering a struggling
+// server or waiting forever.
 
 export const BASE_DELAY_MS = 250;
 
 /**
- * A 429 or 503 says the request was not processed, and under a rate limit
- * refusals are how a run finds the server's pace; so one costs a fifth of a
- * retry. With --retries 2 an id may be refused ten times; --retries 0 never retries.
+ * A refusal for load (classify.ts) says the request was not processed, and
+ * under a rate limit refusals are how a run finds the server's pace; so one costs a
+ * fifth of a retry. With --retries 2 an id may be refused ten times; --retries 0 never retries.
  */
 export const REFUSALS_PER_RETRY = 5;
-
-export function isRetryableStatus(status: number): boolean {
-  return RETRYABLE_STATUSES.has(status);
-}
-
-export function isRetryableErrorCode(code: string): boolean {
-  return RETRYABLE_CODES.has(code);
-}
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, 250 ms × 2^(attempt-1))]. */
 export function backoffDelayMs(attempt: number, capMs: number, random: () => number = Math.random): number {

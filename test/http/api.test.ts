@@ -4,6 +4,7 @@ import net, { type AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DeleteResult, NotDeleted } from '../../src/batch/result.js';
+import { describeAttempt, describeOutcome } from '../../src/commands/delete/outcomes.js';
 import { userAgent } from '../../src/context.js';
 import { Exit } from '../../src/errors.js';
 import { createPlantApi, type PlantApi } from '../../src/http/client.js';
@@ -16,17 +17,27 @@ const UA = userAgent(VERSION);
 
 let apis: PlantApi[] = [];
 
-function api(baseUrl = BASE, timeoutMs = 5000, retries = 0): PlantApi {
-  const created = createPlantApi({
-    target: { profile: 'default', baseUrl, token: TOKEN },
-    userAgent: UA,
-    timeoutMs,
-    retries,
-    maxRetryWaitMs: 0,
-    env: {},
-  });
-  apis.push(created);
-  return created;
+/** The client as the delete command reads it: outcomes in its words, before --missing-error and --ignore-missing. */
+interface WordedApi {
+  deletePlant(id: string, signal: AbortSignal): Promise<DeleteResult>;
+}
+
+function worded(client: PlantApi): WordedApi {
+  apis.push(client);
+  return { deletePlant: async (id, signal) => describeOutcome(await client.deletePlant(id, signal)) };
+}
+
+function api(baseUrl = BASE, timeoutMs = 5000, retries = 0): WordedApi {
+  return worded(
+    createPlantApi({
+      target: { profile: 'default', baseUrl, token: TOKEN },
+      userAgent: UA,
+      timeoutMs,
+      retries,
+      maxRetryWaitMs: 0,
+      env: {},
+    }),
+  );
 }
 
 const live = (): AbortSignal => new AbortController().signal;
@@ -458,16 +469,18 @@ describe('what --verbose shows of an answer', () => {
 
   it('cleans header values and messages of control and bidi characters, and masks the token in any encoding', async () => {
     const lines: string[] = [];
-    const client = createPlantApi({
-      target: { profile: 'default', baseUrl: base, token: TOKEN },
-      userAgent: UA,
-      timeoutMs: 5000,
-      retries: 0,
-      maxRetryWaitMs: 0,
-      env: {},
-      trace: (line) => lines.push(line),
-    });
-    apis.push(client);
+    const client = worded(
+      createPlantApi({
+        target: { profile: 'default', baseUrl: base, token: TOKEN },
+        userAgent: UA,
+        timeoutMs: 5000,
+        retries: 0,
+        maxRetryWaitMs: 0,
+        env: {},
+        trace: (line) => lines.push(line),
+        describe: describeAttempt,
+      }),
+    );
     expect(failure(await client.deletePlant('42', live())).message).toBe('no gnp.exe here');
     const traced = lines.join('\n');
     expect(traced).toContain('[42] < x-screen: a 2Jb 0m');

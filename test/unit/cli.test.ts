@@ -4,15 +4,22 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Deleted, NotDeleted } from '../../src/batch/result.js';
 import { runCli } from '../../src/cli.js';
 import { type ConfigFile, openConfig } from '../../src/config/file.js';
 import type { ApiRequest, Context, Stdin } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
 import type { PlantApi } from '../../src/http/client.js';
+import type { PlantOutcome } from '../../src/http/outcome.js';
 import { createTestIO, type Env, type TestIO } from '../../src/ui/io.js';
 
-type DeleteResult = Deleted | NotDeleted;
+/** What the fake server's answer becomes in the HTTP layer: a complete answer with a failure status. */
+const apiError = (id: string, status: number, code: number | null, message: string): PlantOutcome => ({
+  kind: 'failed',
+  id,
+  last: { kind: 'api-error', status, code, message },
+  attempts: 1,
+  earlierAnswerLost: false,
+});
 
 const VERSION = '9.8.7';
 const TOKEN = 'sandbox-token-0123456789';
@@ -45,7 +52,7 @@ interface RunOptions {
   stdin?: string[];
   stdinIsTTY?: boolean;
   /** What the fake server answers for an id; deleted with 204 by default. */
-  answer?: (id: string) => DeleteResult;
+  answer?: (id: string) => PlantOutcome;
 }
 
 async function run(argv: string[], options: RunOptions = {}): Promise<Run> {
@@ -53,7 +60,7 @@ async function run(argv: string[], options: RunOptions = {}): Promise<Run> {
   const io: TestIO = createTestIO({ env, stdinIsTTY: options.stdinIsTTY ?? false, chalk: Chalk });
   const record: Pick<Run, 'built' | 'sent' | 'closed'> = { built: [], sent: [], closed: 0 };
   let config: ConfigFile | undefined;
-  const answer = options.answer ?? ((id: string): DeleteResult => ({ id, deleted: true, status: 204 }));
+  const answer = options.answer ?? ((id: string): PlantOutcome => ({ kind: 'deleted', id, status: 204 }));
   const ctx: Context = {
     io,
     env,
@@ -215,12 +222,12 @@ describe('argv reaches the delete command', () => {
   });
 
   it('the first failing id decides the exit code, and every id is still tried', async () => {
-    const answer = (id: string): DeleteResult =>
+    const answer = (id: string): PlantOutcome =>
       id === '2'
-        ? { id, deleted: false, status: 404, error: null, message: 'Not Found', exit: Exit.notFound, attempted: true }
+        ? apiError(id, 404, null, 'Not Found')
         : id === '3'
-          ? { id, deleted: false, status: 400, error: 13, message: 'plant 3 is protected', exit: Exit.apiRefused, attempted: true }
-          : { id, deleted: true, status: 204 };
+          ? apiError(id, 400, 13, 'plant 3 is protected')
+          : { kind: 'deleted', id, status: 204 };
     const result = await run(['delete', '1', '2', '3'], { env: READY, answer });
     expect(result.exit).toBe(Exit.notFound);
     expect(result.sent).toEqual(['1', '2', '3']);
@@ -231,15 +238,7 @@ describe('argv reaches the delete command', () => {
   });
 
   describe('--no-color', () => {
-    const refuse = (id: string): DeleteResult => ({
-      id,
-      deleted: false,
-      status: 400,
-      error: 1,
-      message: 'no',
-      exit: Exit.apiRefused,
-      attempted: true,
-    });
+    const refuse = (id: string): PlantOutcome => apiError(id, 400, 1, 'no');
     // FORCE_COLOR turns color on for the buffers, so the flag has something to turn off.
     const env = { ...READY, FORCE_COLOR: '1' };
 

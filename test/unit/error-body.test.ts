@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { Exit, exitForStatus } from '../../src/errors.js';
 import { decodeHtmlEntities, type ErrorDetails, parseErrorBody, serverLine, statusText } from '../../src/http/error-body.js';
 import { createMask } from '../../src/ui/secret-mask.js';
 
@@ -164,30 +163,5 @@ describe('statusText', () => {
     [599, 'HTTP status 599'],
   ])('%i -> %j', (status, text) => {
     expect(statusText(status)).toBe(text);
-  });
-});
-
-describe('exitForStatus', () => {
-  it.each([
-    [300, Exit.server],
-    [302, Exit.server],
-    [400, Exit.apiRefused],
-    [401, Exit.auth],
-    [403, Exit.auth],
-    [404, Exit.notFound],
-    [409, Exit.apiRefused],
-    [422, Exit.apiRefused],
-    [429, Exit.server],
-    [500, Exit.server],
-    [502, Exit.server],
-    [503, Exit.server],
-    [599, Exit.server],
-    [101, Exit.server],
-  ])('%i -> exit %i', (status, exit) => {
-    expect(exitForStatus(status)).toBe(exit);
-  });
-
-  it('uses the published numbers', () => {
-    expect([exitForStatus(400), exitForStatus(401), exitForStatus(404), exitForStatus(500)]).toEqual([1, 4, 5, 6]);
   });
 });

@@ -78,7 +78,7 @@ describe('delete --dry-run', () => {
             const permit = await gate?.acquire('first', signal);
             sent.push(id);
             permit?.release({ kind: 'ok' });
-            return { id, deleted: true as const, status: 204 };
+            return { kind: 'deleted' as const, id, status: 204 };
           },
           async close() {},
         };

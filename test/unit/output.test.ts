@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import type { DeleteResult, NotDeleted } from '../../src/batch/result.js';
+import type { DeleteResult, Failed, NotDeleted } from '../../src/batch/result.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
 import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/ui/fatal.js';
 import { createIO, createTestIO, type Env } from '../../src/ui/io.js';
@@ -11,7 +11,7 @@ const MIN_ID = '-9223372036854775808';
 
 const deleted = (id: string, status = 204): DeleteResult => ({ id, deleted: true, status });
 
-const refused: NotDeleted = {
+const refused: Failed = {
   id: '13',
   deleted: false,
   status: 400,

@@ -1,7 +1,7 @@
 import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
 import { NO_PROGRESS, startProgress } from '../../batch/progress.js';
 import { describeRate, type Rate } from '../../batch/rate-limit.js';
-import { type Deleted, type DeleteResult, isFailure, type NotDeleted, notAttempted, Tally } from '../../batch/result.js';
+import { type DeleteResult, isFailure, notAttempted, Tally } from '../../batch/result.js';
 import { Throttle, type ThrottleChange, type ThrottleStats } from '../../batch/throttle.js';
 import { plantUrl } from '../../config/base-url.js';
 import { resolveTarget, type Target } from '../../config/resolve.js';
@@ -14,6 +14,7 @@ import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
 import { createReporter, type OutputMode } from '../../ui/report.js';
 import { CONCURRENCY, type DeleteFlags, DRY_RUN, FAIL_FAST, IGNORE_MISSING, MISSING_ERROR, RATE, STDIN } from './flags.js';
+import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
 
 export interface DeleteOptions {
   /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
@@ -54,9 +55,15 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
-  const api = await ctx.api({ target, network: { ...network, connections: concurrency }, verbose, gate: throttle });
-  const explain = (result: Deleted | NotDeleted): DeleteResult => explainMissing(result, missingCodes, flags.value(IGNORE_MISSING));
-  const deleteOne = (id: string) => api.deletePlant(id, ctx.signal).then(explain);
+  const api = await ctx.api({
+    target,
+    network: { ...network, connections: concurrency },
+    verbose,
+    gate: throttle,
+    describe: describeAttempt,
+  });
+  const missing = { codes: missingCodes, ignore: flags.value(IGNORE_MISSING) };
+  const deleteOne = (id: string) => api.deletePlant(id, ctx.signal).then((outcome) => explainOutcome(outcome, missing));
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
     await runOrdered<string, DeleteResult>({
@@ -82,15 +89,15 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
       },
       shouldStop(result) {
         const gaveUp = throttle.gaveUp();
-        if (gaveUp !== undefined) stopReason ??= { message: `not sent: ${gaveUp}`, exit: Exit.server };
+        if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
         if (failFast && isFailure(result)) {
           stopReason ??= { message: `not sent: --fail-fast stopped after plant ${result.id} failed`, exit: result.exit };
         }
         return stopReason !== undefined;
       },
       notStarted(id) {
-        if (ctx.signal.aborted) return notAttempted(id, 'not sent: interrupted before its turn', Exit.interrupted);
-        return notAttempted(id, stopReason?.message ?? 'not sent', stopReason?.exit ?? Exit.internal);
+        const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
+        return notAttempted(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
       },
     });
   } finally {
@@ -129,38 +136,6 @@ async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   }
   if (opts.ids.length === 0) throw new UsageError('no plant id given: try plantstore delete 42, or pipe ids to plantstore delete --stdin');
   return parsePlantIds(opts.ids);
-}
-
-const LOST_ANSWER_NOTE = 'it may already have been deleted by an earlier attempt whose answer was lost';
-
-/**
- * "No such plant" only when the API says so: a 404 with the spec's Error object, or
- * a 400 Error object whose code the user declared (--missing-error). A 404 with any
- * other body is a route the server does not have, most likely a wrong base URL.
- */
-function explainMissing(result: Deleted | NotDeleted, missingCodes: readonly number[], ignoreMissing: boolean): DeleteResult {
-  if (result.deleted || result.status === null) return result;
-  const said = result.error !== null && (result.status === 404 || (result.status === 400 && missingCodes.includes(result.error)));
-  if (said) {
-    if (ignoreMissing) {
-      return {
-        id: result.id,
-        deleted: false,
-        absent: true,
-        status: result.status,
-        ...(result.earlierAnswerLost ? { note: LOST_ANSWER_NOTE } : {}),
-      };
-    }
-    return result.earlierAnswerLost ? { ...result, message: `${result.message}; ${LOST_ANSWER_NOTE}` } : result;
-  }
-  // A complete 404 only: one cut short is a network failure, and says so.
-  if (result.status === 404 && result.exit === Exit.notFound) {
-    return {
-      ...result,
-      message: `${result.message}; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)`,
-    };
-  }
-  return result;
 }
 
 /** What would be sent, exactly, with the token masked. */

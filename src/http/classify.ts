@@ -1,0 +1,215 @@
+// The one table of what an attempt's ending means: from an HTTP status, or from
+// what the transport reported (an error code, which of our signals fired, whether
+// an answer had begun), to its exit code, whether another attempt may end better,
+// whether the request may have reached the server unanswered, and what it tells the
+// throttle about the server's load. Everything else (the retry loop, the throttle's
+// feedback, the exit code printed) asks here, so each fact is written down once.
+//
+// Kept free of undici and of node: modules: the throttle loads it on every run.
+
+import { Exit, type ExitCode } from '../errors.js';
+import type { FailedAttempt } from './outcome.js';
+
+/** What an answer tells the throttle: processed, refused for load ("not now"), or nothing about load. */
+export type Load = 'ok' | 'refused' | 'neutral';
+
+export interface Verdict {
+  exit: ExitCode;
+  /** Trying again may end better. */
+  retryable: boolean;
+  /** The request may have reached the server, though no complete answer came back. */
+  answerLost: boolean;
+  load: Load;
+}
+
+export type StatusKind = 'success' | 'redirect' | 'auth' | 'not-found' | 'refusal' | 'rejected' | 'server' | 'malformed';
+
+export interface StatusVerdict extends Verdict {
+  kind: StatusKind;
+}
+
+// Frozen: every caller gets the same row.
+const row = (kind: StatusKind, exit: ExitCode, retryable: boolean, load: Load): StatusVerdict =>
+  Object.freeze({ kind, exit, retryable, answerLost: false /* an answer came: nothing was lost */, load });
+
+/** The first range holding the status decides. */
+const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: StatusVerdict]> = [
+  [200, 299, row('success', Exit.ok, false, 'ok')],
+  // Never followed: the bearer token would go wherever the server points. A 304 lands here too.
+  [300, 399, row('redirect', Exit.server, false, 'ok')],
+  [401, 401, row('auth', Exit.auth, false, 'ok')],
+  [403, 403, row('auth', Exit.auth, false, 'ok')],
+  [404, 404, row('not-found', Exit.notFound, false, 'ok')],
+  // "Not now" rather than "no": the request was not processed, and under a rate limit
+  // refusals are how a run finds the server's pace.
+  [429, 429, row('refusal', Exit.server, true, 'refused')],
+  [400, 499, row('rejected', Exit.apiRefused, false, 'ok')],
+  // 500 usually means a bug, not load, so it is not retried; 502 and 504 are a gateway's
+  // trouble, often passing. None of the three says we send too fast.
+  [502, 502, row('server', Exit.server, true, 'neutral')],
+  [503, 503, row('refusal', Exit.server, true, 'refused')],
+  [504, 504, row('server', Exit.server, true, 'neutral')],
+  [500, 599, row('server', Exit.server, false, 'neutral')],
+];
+
+/** A final 1xx, or a number outside HTTP's range: the answer is malformed, and says nothing about load. */
+const MALFORMED_STATUS = row('malformed', Exit.server, false, 'neutral');
+
+export function classifyStatus(status: number): StatusVerdict {
+  for (const [from, to, verdict] of STATUSES) if (status >= from && status <= to) return verdict;
+  return MALFORMED_STATUS;
+}
+
+/** The statuses that refuse for load; the throttle slows down on them. */
+export function isRefusal(status: number): status is 429 | 503 {
+  return classifyStatus(status).load === 'refused';
+}
+
+/** Socket and connection failures, named by what went wrong rather than by Node's or undici's code. */
+export type NetworkFailure =
+  | 'refused'
+  | 'reset'
+  | 'closed-while-sending'
+  | 'host-not-found'
+  | 'lookup-failed'
+  | 'host-unreachable'
+  | 'network-unreachable'
+  | 'closed'
+  | 'proxy-closed'
+  | 'short-body';
+
+interface NetworkRow {
+  codes: readonly string[];
+  retryable: boolean;
+  /** False when the failure came before the request could leave this machine. */
+  sent: boolean;
+  /** Can end a body that had begun: the connection's doing, not the server's words. */
+  endsBody?: true;
+}
+
+// Retried: failures where the request may not have been processed and trying again can help.
+const NETWORK: Readonly<Record<NetworkFailure, NetworkRow>> = {
+  refused: { codes: ['ECONNREFUSED'], retryable: true, sent: false },
+  reset: { codes: ['ECONNRESET'], retryable: true, sent: true, endsBody: true },
+  'closed-while-sending': { codes: ['EPIPE'], retryable: true, sent: true },
+  'host-not-found': { codes: ['ENOTFOUND'], retryable: false, sent: false },
+  'lookup-failed': { codes: ['EAI_AGAIN'], retryable: false, sent: false },
+  'host-unreachable': { codes: ['EHOSTUNREACH'], retryable: false, sent: false },
+  'network-unreachable': { codes: ['ENETUNREACH'], retryable: false, sent: false },
+  closed: { codes: ['UND_ERR_SOCKET', 'UND_ERR_CLOSED'], retryable: true, sent: true, endsBody: true },
+  'proxy-closed': { codes: ['UND_ERR_PRX_CONN'], retryable: false, sent: true },
+  'short-body': { codes: ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH'], retryable: false, sent: true },
+};
+
+const NETWORK_BY_CODE = new Map<string, NetworkFailure>(
+  Object.entries(NETWORK).flatMap(([what, entry]) => entry.codes.map((code) => [code, what as NetworkFailure] as const)),
+);
+
+export type TimeoutPhase = 'connect' | 'answer' | 'body';
+
+/** Where a timeout reported by the lower layers struck, when no answer had begun. */
+const TIMEOUT_CODES: Readonly<Record<string, TimeoutPhase>> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'answer',
+  UND_ERR_BODY_TIMEOUT: 'answer',
+  ETIMEDOUT: 'answer',
+};
+
+const HEADERS_TOO_LARGE_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'HPE_HEADER_OVERFLOW']);
+
+// OpenSSL verification codes do not all mention CERT (UNABLE_TO_VERIFY_LEAF_SIGNATURE, for one).
+const TLS_CODE = /CERT|TLS|SSL|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|UNABLE_TO_GET_CRL|HOSTNAME_MISMATCH|ALTNAME/i;
+
+/** The code of the error a connection gets when a loopback name resolves elsewhere (loopback-lookup.ts). */
+export const NOT_LOOPBACK = 'PLANTSTORE_NOT_LOOPBACK';
+
+/** What the transport knows about an attempt that threw, before any wording. */
+export interface TransportFailure {
+  /** The error's code, or its cause's; '' when there is none. */
+  code: string;
+  /** Which of our own signals fired, since an abort looks the same from inside. */
+  aborted: 'interrupted' | 'timeout' | undefined;
+  /** The status of an answer whose head had arrived when the failure came: its body was cut short. */
+  answerBegun: number | undefined;
+  viaProxy: boolean;
+  /** The status the proxy answered CONNECT with, when it refused the tunnel. */
+  proxyStatus: number | undefined;
+  /** undici's parser rejected the answer. */
+  parserError: boolean;
+}
+
+export type FailureClass =
+  | { kind: 'interrupted' }
+  | { kind: 'timeout'; phase: TimeoutPhase }
+  | { kind: 'proxy-refused'; connectStatus: number }
+  | { kind: 'not-loopback' }
+  | { kind: 'malformed'; headersTooLarge: boolean }
+  | { kind: 'body-cut'; what: NetworkFailure; status: number }
+  | { kind: 'proxy-unreachable'; what: NetworkFailure }
+  | { kind: 'network'; what: NetworkFailure }
+  | { kind: 'tls' }
+  | { kind: 'failed' };
+
+/** Which kind of failure a transport error is. Order matters: our own signals first, then the most specific codes. */
+export function classifyFailure(failure: TransportFailure): FailureClass {
+  const { code, answerBegun } = failure;
+  if (failure.aborted === 'interrupted') return { kind: 'interrupted' };
+  const timeoutPhase = TIMEOUT_CODES[code];
+  if (failure.aborted === 'timeout' || timeoutPhase !== undefined) {
+    return { kind: 'timeout', phase: answerBegun !== undefined ? 'body' : (timeoutPhase ?? 'answer') };
+  }
+  if (failure.viaProxy && failure.proxyStatus !== undefined) return { kind: 'proxy-refused', connectStatus: failure.proxyStatus };
+  if (code === NOT_LOOPBACK) return { kind: 'not-loopback' };
+  if (HEADERS_TOO_LARGE_CODES.has(code)) return { kind: 'malformed', headersTooLarge: true };
+  const what = NETWORK_BY_CODE.get(code);
+  if (what !== undefined) {
+    if (answerBegun !== undefined && NETWORK[what].endsBody) return { kind: 'body-cut', what, status: answerBegun };
+    // Through a proxy, the only socket undici opens is to the proxy: a failure before sending is the proxy's.
+    if (failure.viaProxy && !NETWORK[what].sent) return { kind: 'proxy-unreachable', what };
+    return { kind: 'network', what };
+  }
+  if (TLS_CODE.test(code)) return { kind: 'tls' };
+  if (code.startsWith('HPE_') || failure.parserError) return { kind: 'malformed', headersTooLarge: false };
+  return { kind: 'failed' };
+}
+
+type TransportKind = Exclude<FailureClass['kind'], 'body-cut' | 'proxy-unreachable' | 'network'>;
+
+const TRANSPORT: Readonly<Record<TransportKind, Pick<Verdict, 'exit' | 'retryable' | 'answerLost'>>> = {
+  // Ctrl-C while waiting: the server may or may not have acted on it.
+  interrupted: { exit: Exit.interrupted, retryable: false, answerLost: true },
+  // A connect timeout sent nothing; see verdictOf.
+  timeout: { exit: Exit.timeout, retryable: true, answerLost: true },
+  // A proxy that refuses the tunnel (407, 403) will refuse it again.
+  'proxy-refused': { exit: Exit.network, retryable: false, answerLost: false },
+  'not-loopback': { exit: Exit.config, retryable: false, answerLost: false },
+  malformed: { exit: Exit.server, retryable: false, answerLost: true },
+  // A certificate does not change between attempts.
+  tls: { exit: Exit.network, retryable: false, answerLost: false },
+  failed: { exit: Exit.network, retryable: false, answerLost: true },
+};
+
+/** The verdict on a failed attempt, from the table: what the retry loop, the throttle and the exit code go by. */
+export function verdictOf(attempt: FailedAttempt): Verdict {
+  switch (attempt.kind) {
+    case 'api-error':
+    case 'redirect':
+      return classifyStatus(attempt.status);
+    case 'body-cut':
+    case 'proxy-unreachable':
+    case 'network': {
+      const entry = NETWORK[attempt.what];
+      const answerLost = attempt.kind === 'body-cut' || entry.sent;
+      return { exit: Exit.network, retryable: entry.retryable, answerLost, load: loadOf(attempt.status) };
+    }
+    case 'timeout':
+      return { ...TRANSPORT.timeout, answerLost: attempt.phase !== 'connect', load: loadOf(attempt.status) };
+    default:
+      return { ...TRANSPORT[attempt.kind], load: loadOf(attempt.status) };
+  }
+}
+
+/** A failure after the head of a 429 or 503 still refused for load: the status had said so. */
+function loadOf(answerBegun: number | undefined): Load {
+  return answerBegun === undefined ? 'neutral' : classifyStatus(answerBegun).load;
+}

@@ -1,0 +1,66 @@
+// What the HTTP layer hands back: data, never sentences. The delete command words it
+// (src/commands/delete/outcomes.ts); classify.ts says what each one means for the
+// exit code and for trying again. Every string in here is already cleaned and masked
+// (error-body.ts serverLine), so whoever prints it cannot leak the token.
+
+import type { NetworkFailure, TimeoutPhase } from './classify.js';
+
+/** Where a request that got no complete answer was going. */
+export interface Route {
+  /** The base URL's host and port. */
+  host: string;
+  /** The proxy it went through, credentials hidden; absent when it went direct. */
+  via?: string;
+  /** The status of an answer whose head had arrived before the failure: its body was cut short. */
+  status?: number;
+}
+
+/** One attempt that did not delete the plant. */
+export type FailedAttempt =
+  /** A complete answer with a failure status: the API's Error object (code and message) when the body was one. */
+  | { kind: 'api-error'; status: number; code: number | null; message: string }
+  /** A 3xx, not followed. `location` is absent when the server sent none, or a blank one. */
+  | { kind: 'redirect'; status: number; location?: string }
+  /** Our --timeout ran out, or the lower layers reported one. */
+  | ({ kind: 'timeout'; ms: number; phase: TimeoutPhase } & Route)
+  /** The connection broke while an answer's body was arriving. */
+  | ({ kind: 'body-cut'; status: number; what: NetworkFailure } & Route)
+  | ({ kind: 'network'; what: NetworkFailure } & Route)
+  /** The proxy itself could not be reached. */
+  | ({ kind: 'proxy-unreachable'; what: NetworkFailure; via: string } & Route)
+  /** The proxy answered CONNECT with something other than 200. */
+  | ({ kind: 'proxy-refused'; connectStatus: number; via: string } & Route)
+  /** The lower layer's reason, Node's advice and all. */
+  | ({ kind: 'tls'; reason: string } & Route)
+  | ({ kind: 'malformed'; headersTooLarge: boolean } & Route)
+  /** Plain http to a name that did not resolve to this machine: nothing was sent. */
+  | ({ kind: 'not-loopback'; reason: string } & Route)
+  /** Ctrl-C while the request was out. */
+  | ({ kind: 'interrupted' } & Route)
+  /** Anything else the lower layers threw; `reason` is their message, empty when they gave none. */
+  | ({ kind: 'failed'; reason: string } & Route);
+
+/** Why attempts stopped before --retries ran out. */
+export type Stop =
+  | { kind: 'retry-after-too-long'; retryAfterMs: number; maxRetryWaitMs: number }
+  /** The throttle gave up on the server; `reason` is its own account. */
+  | { kind: 'gave-up'; reason: string };
+
+/** What became of one id, after every attempt. */
+export type PlantOutcome =
+  | { kind: 'deleted'; id: string; status: number }
+  | {
+      kind: 'failed';
+      id: string;
+      /** The last attempt's failure: what the user is told. */
+      last: FailedAttempt;
+      attempts: number;
+      /**
+       * An attempt before the last may have reached the server with its answer lost:
+       * a "no such plant" now may mean that attempt deleted it.
+       */
+      earlierAnswerLost: boolean;
+      stopped?: Stop;
+    }
+  /** No attempt left: the user interrupted first, or the throttle had given up. */
+  | { kind: 'not-sent'; id: string; reason: { kind: 'interrupted' } | { kind: 'gave-up'; reason: string } };

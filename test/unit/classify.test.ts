@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import { feedbackFor } from '../../src/batch/throttle.js';
+import { Exit } from '../../src/errors.js';
+import {
+  classifyFailure,
+  classifyStatus,
+  isRefusal,
+  NOT_LOOPBACK,
+  type StatusKind,
+  type TransportFailure,
+  verdictOf,
+} from '../../src/http/classify.js';
+import type { FailedAttempt } from '../../src/http/outcome.js';
+import { failedRequest } from '../../src/http/request-errors.js';
+
+describe('classifyStatus: every status class', () => {
+  it.each<[number, StatusKind, number, boolean, 'ok' | 'refused' | 'neutral']>([
+    // A final 1xx cannot be an answer to a DELETE, nor can a number outside HTTP's range.
+    [100, 'malformed', Exit.server, false, 'neutral'],
+    [101, 'malformed', Exit.server, false, 'neutral'],
+    [199, 'malformed', Exit.server, false, 'neutral'],
+    [0, 'malformed', Exit.server, false, 'neutral'],
+    [600, 'malformed', Exit.server, false, 'neutral'],
+    [999, 'malformed', Exit.server, false, 'neutral'],
+    [200, 'success', Exit.ok, false, 'ok'],
+    [204, 'success', Exit.ok, false, 'ok'],
+    [299, 'success', Exit.ok, false, 'ok'],
+    [300, 'redirect', Exit.server, false, 'ok'],
+    [301, 'redirect', Exit.server, false, 'ok'],
+    [302, 'redirect', Exit.server, false, 'ok'],
+    [304, 'redirect', Exit.server, false, 'ok'],
+    [307, 'redirect', Exit.server, false, 'ok'],
+    [399, 'redirect', Exit.server, false, 'ok'],
+    [400, 'rejected', Exit.apiRefused, false, 'ok'],
+    [401, 'auth', Exit.auth, false, 'ok'],
+    [403, 'auth', Exit.auth, false, 'ok'],
+    [404, 'not-found', Exit.notFound, false, 'ok'],
+    [409, 'rejected', Exit.apiRefused, false, 'ok'],
+    [422, 'rejected', Exit.apiRefused, false, 'ok'],
+    [429, 'refusal', Exit.server, true, 'refused'],
+    [499, 'rejected', Exit.apiRefused, false, 'ok'],
+    [500, 'server', Exit.server, false, 'neutral'],
+    [501, 'server', Exit.server, false, 'neutral'],
+    [502, 'server', Exit.server, true, 'neutral'],
+    [503, 'refusal', Exit.server, true, 'refused'],
+    [504, 'server', Exit.server, true, 'neutral'],
+    [599, 'server', Exit.server, false, 'neutral'],
+  ])('%i: %s, exit %i, retryable %s, load %s', (status, kind, exit, retryable, load) => {
+    expect(classifyStatus(status)).toEqual({ kind, exit, retryable, answerLost: false, load });
+  });
+
+  it('uses the published exit numbers', () => {
+    expect([400, 401, 404, 500].map((status) => classifyStatus(status).exit)).toEqual([1, 4, 5, 6]);
+  });
+
+  const ALL = Array.from({ length: 1000 }, (_, status) => status);
+
+  it('retries exactly 429, 502, 503 and 504 of all statuses', () => {
+    expect(ALL.filter((status) => classifyStatus(status).retryable)).toEqual([429, 502, 503, 504]);
+  });
+
+  it('counts exactly 429 and 503 as refusals for load, and isRefusal agrees', () => {
+    expect(ALL.filter((status) => classifyStatus(status).load === 'refused')).toEqual([429, 503]);
+    expect(ALL.filter(isRefusal)).toEqual([429, 503]);
+  });
+
+  it('feeds the throttle what the table says, and nothing about load when no answer came', () => {
+    for (const status of ALL) {
+      const load = classifyStatus(status).load;
+      expect(feedbackFor(status, 700)).toEqual(load === 'refused' ? { kind: 'refused', status, retryAfterMs: 700 } : { kind: load });
+    }
+    expect(feedbackFor(null)).toEqual({ kind: 'neutral' });
+  });
+});
+
+const failure = (overrides: Partial<TransportFailure>): TransportFailure => ({
+  code: '',
+  aborted: undefined,
+  answerBegun: undefined,
+  viaProxy: false,
+  proxyStatus: undefined,
+  parserError: false,
+  ...overrides,
+});
+
+/** A thrown error with `code`, through the transport's reading of it, to its verdict. */
+function judge(code: string, options: { begun?: number; proxy?: boolean; aborted?: 'interrupted' | 'timeout'; message?: string } = {}) {
+  const error = Object.assign(new Error(options.message ?? 'lower layer words'), { code });
+  const attempt: FailedAttempt = failedRequest(error, {
+    aborted: options.aborted,
+    timeoutMs: 1500,
+    route: {
+      host: 'api.example.com',
+      ...(options.proxy ? { via: 'http://proxy.corp:3128' } : {}),
+      ...(options.begun === undefined ? {} : { status: options.begun }),
+    },
+  });
+  const { exit, retryable, answerLost, load } = verdictOf(attempt);
+  return { kind: attempt.kind, exit, retryable, answerLost, load };
+}
+
+describe('transport failures: every code the table knows, sent direct', () => {
+  it.each<[string, string, boolean, boolean]>([
+    // code, what, retryable, answer lost (the request may have reached the server)
+    ['ECONNREFUSED', 'refused', true, false],
+    ['ECONNRESET', 'reset', true, true],
+    ['EPIPE', 'closed-while-sending', true, true],
+    ['ENOTFOUND', 'host-not-found', false, false],
+    ['EAI_AGAIN', 'lookup-failed', false, false],
+    ['EHOSTUNREACH', 'host-unreachable', false, false],
+    ['ENETUNREACH', 'network-unreachable', false, false],
+    ['UND_ERR_SOCKET', 'closed', true, true],
+    ['UND_ERR_CLOSED', 'closed', true, true],
+    ['UND_ERR_PRX_CONN', 'proxy-closed', false, true],
+    ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'short-body', false, true],
+  ])('%s: a network failure (%s), exit 7, retryable %s, answer lost %s', (code, what, retryable, answerLost) => {
+    expect(classifyFailure(failure({ code }))).toEqual({ kind: 'network', what });
+    expect(judge(code)).toEqual({ kind: 'network', exit: Exit.network, retryable, answerLost, load: 'neutral' });
+  });
+
+  it.each<[string, string, number, boolean, boolean]>([
+    ['UND_ERR_CONNECT_TIMEOUT', 'timeout', Exit.timeout, true, false],
+    ['UND_ERR_HEADERS_TIMEOUT', 'timeout', Exit.timeout, true, true],
+    ['UND_ERR_BODY_TIMEOUT', 'timeout', Exit.timeout, true, true],
+    ['ETIMEDOUT', 'timeout', Exit.timeout, true, true],
+    ['UND_ERR_HEADERS_OVERFLOW', 'malformed', Exit.server, false, true],
+    ['HPE_HEADER_OVERFLOW', 'malformed', Exit.server, false, true],
+    ['HPE_INVALID_CONSTANT', 'malformed', Exit.server, false, true],
+    [NOT_LOOPBACK, 'not-loopback', Exit.config, false, false],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls', Exit.network, false, false],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'tls', Exit.network, false, false],
+    ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'tls', Exit.network, false, false],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'tls', Exit.network, false, false],
+    ['CERT_HAS_EXPIRED', 'tls', Exit.network, false, false],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls', Exit.network, false, false],
+    ['HOSTNAME_MISMATCH', 'tls', Exit.network, false, false],
+    ['EWHATEVER', 'failed', Exit.network, false, true],
+    ['', 'failed', Exit.network, false, true],
+  ])('%s: %s, exit %i, retryable %s, answer lost %s', (code, kind, exit, retryable, answerLost) => {
+    expect(judge(code)).toEqual({ kind, exit, retryable, answerLost, load: 'neutral' });
+  });
+
+  it('finds the code on a cause when undici wraps the socket error', () => {
+    const error = Object.assign(new Error('fetch failed'), {
+      code: 'UND_ERR',
+      cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    });
+    expect(failedRequest(error, { aborted: undefined, timeoutMs: 1, route: { host: 'h' } })).toEqual({
+      kind: 'network',
+      what: 'refused',
+      host: 'h',
+    });
+  });
+
+  it('names a connect timeout apart from a timeout waiting for the answer', () => {
+    expect(classifyFailure(failure({ code: 'UND_ERR_CONNECT_TIMEOUT' }))).toEqual({ kind: 'timeout', phase: 'connect' });
+    expect(classifyFailure(failure({ code: 'UND_ERR_HEADERS_TIMEOUT' }))).toEqual({ kind: 'timeout', phase: 'answer' });
+    expect(classifyFailure(failure({ aborted: 'timeout', code: 'UND_ERR_ABORTED' }))).toEqual({ kind: 'timeout', phase: 'answer' });
+  });
+
+  it('tells a parse failure from headers too large', () => {
+    expect(classifyFailure(failure({ code: 'HPE_HEADER_OVERFLOW' }))).toEqual({ kind: 'malformed', headersTooLarge: true });
+    expect(classifyFailure(failure({ code: 'HPE_INVALID_CONSTANT' }))).toEqual({ kind: 'malformed', headersTooLarge: false });
+    expect(classifyFailure(failure({ parserError: true }))).toEqual({ kind: 'malformed', headersTooLarge: false });
+  });
+});
+
+describe('transport failures: our own signals, proxies, answers cut short', () => {
+  it('Ctrl-C wins over whatever the lower layer said: exit 130, not retried, the answer may be lost', () => {
+    for (const code of ['', 'UND_ERR_ABORTED', 'ECONNRESET', 'UND_ERR_HEADERS_TIMEOUT']) {
+      expect(judge(code, { aborted: 'interrupted' })).toEqual({
+        kind: 'interrupted',
+        exit: Exit.interrupted,
+        retryable: false,
+        answerLost: true,
+        load: 'neutral',
+      });
+    }
+  });
+
+  it('our own deadline is a timeout whatever the code, retried, the answer lost', () => {
+    expect(judge('UND_ERR_ABORTED', { aborted: 'timeout' })).toEqual({
+      kind: 'timeout',
+      exit: Exit.timeout,
+      retryable: true,
+      answerLost: true,
+      load: 'neutral',
+    });
+  });
+
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])(
+    'through a proxy, %s before anything was sent is the proxy being unreachable',
+    (code) => {
+      expect(classifyFailure(failure({ code, viaProxy: true })).kind).toBe('proxy-unreachable');
+      expect(judge(code, { proxy: true })).toMatchObject({ kind: 'proxy-unreachable', exit: Exit.network, answerLost: false });
+    },
+  );
+
+  it.each(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_PRX_CONN'])(
+    'through a proxy, %s after sending stays a network failure',
+    (code) => {
+      expect(judge(code, { proxy: true }).kind).toBe('network');
+    },
+  );
+
+  it('a proxy refusing CONNECT is the proxy refusing, not retried; without a proxy the same words are just a failure', () => {
+    const message = 'Proxy response (407) !== 200 when HTTP Tunneling';
+    expect(judge('', { proxy: true, message })).toEqual({
+      kind: 'proxy-refused',
+      exit: Exit.network,
+      retryable: false,
+      answerLost: false,
+      load: 'neutral',
+    });
+    expect(classifyFailure(failure({ viaProxy: true, proxyStatus: 407 }))).toEqual({ kind: 'proxy-refused', connectStatus: 407 });
+    expect(judge('', { message }).kind).toBe('failed');
+  });
+
+  it.each(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])('%s once an answer had begun cuts its body: retried, status kept', (code) => {
+    expect(classifyFailure(failure({ code, answerBegun: 400 }))).toMatchObject({ kind: 'body-cut', status: 400 });
+    expect(judge(code, { begun: 400 })).toEqual({ kind: 'body-cut', exit: Exit.network, retryable: true, answerLost: true, load: 'ok' });
+  });
+
+  it('EPIPE after an answer began is not a cut body: writing failed, not reading', () => {
+    expect(judge('EPIPE', { begun: 400 }).kind).toBe('network');
+  });
+
+  it('a timeout once an answer had begun struck in its body', () => {
+    expect(classifyFailure(failure({ aborted: 'timeout', answerBegun: 404 }))).toEqual({ kind: 'timeout', phase: 'body' });
+    expect(classifyFailure(failure({ code: 'UND_ERR_BODY_TIMEOUT', answerBegun: 404 }))).toEqual({ kind: 'timeout', phase: 'body' });
+  });
+
+  it('headers too large win over a begun answer and over a proxy', () => {
+    expect(judge('UND_ERR_HEADERS_OVERFLOW', { begun: 400, proxy: true }).kind).toBe('malformed');
+  });
+
+  it('a 429 or 503 cut short still refused for load; other answers cut short say what their status says', () => {
+    expect(judge('ECONNRESET', { begun: 503 }).load).toBe('refused');
+    expect(judge('ECONNRESET', { begun: 429 }).load).toBe('refused');
+    expect(judge('', { begun: 503, aborted: 'timeout' }).load).toBe('refused');
+    expect(judge('ECONNRESET', { begun: 502 }).load).toBe('neutral');
+    expect(judge('ECONNRESET', { begun: 404 }).load).toBe('ok');
+  });
+});
+
+describe('verdictOf an answer with a failure status', () => {
+  it('is the status row, for an API error and for a redirect', () => {
+    expect(verdictOf({ kind: 'api-error', status: 404, code: 1, message: 'gone' })).toEqual({
+      kind: 'not-found',
+      exit: Exit.notFound,
+      retryable: false,
+      answerLost: false,
+      load: 'ok',
+    });
+    expect(verdictOf({ kind: 'api-error', status: 503, code: null, message: 'busy' })).toMatchObject({ retryable: true, load: 'refused' });
+    expect(verdictOf({ kind: 'redirect', status: 304 })).toMatchObject({ exit: Exit.server, retryable: false });
+  });
+});

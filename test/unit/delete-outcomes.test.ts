@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { describeAttempt, describeOutcome, explainOutcome, type MissingRule, whyNotSent } from '../../src/commands/delete/outcomes.js';
+import { Exit } from '../../src/errors.js';
+import type { FailedAttempt, PlantOutcome } from '../../src/http/outcome.js';
+
+const HOST = 'api.example.com';
+const PROXY = 'http://***@proxy.corp:3128';
+
+describe('describeAttempt: one sentence per kind of failure, naming the flag that helps', () => {
+  it.each<[string, FailedAttempt, string]>([
+    ['an API error', { kind: 'api-error', status: 400, code: 13, message: 'plant 13 is protected' }, 'plant 13 is protected'],
+    [
+      'a redirect with a Location',
+      { kind: 'redirect', status: 302, location: 'https://evil.example.net/x' },
+      'the server redirected to https://evil.example.net/x; redirects are not followed so the token stays with the base URL you chose, so fix the base URL',
+    ],
+    ['a redirect without one', { kind: 'redirect', status: 301 }, 'the server answered 301 Moved Permanently without a Location'],
+    ['a 3xx with no name', { kind: 'redirect', status: 399 }, 'the server answered HTTP 399 without a Location'],
+    [
+      'a 304, Location or not',
+      { kind: 'redirect', status: 304, location: 'https://x.example' },
+      'the server answered 304 Not Modified, which makes no sense for a DELETE',
+    ],
+    [
+      'no answer in time',
+      { kind: 'timeout', host: HOST, ms: 50, phase: 'answer' },
+      'no complete answer from api.example.com within 0.05s (timeout; raise it with --timeout)',
+    ],
+    [
+      'no connection in time, through a proxy',
+      { kind: 'timeout', host: HOST, via: PROXY, ms: 30_000, phase: 'connect' },
+      `could not connect to api.example.com via proxy ${PROXY} within 30s (timeout; raise it with --timeout)`,
+    ],
+    [
+      'a body too slow',
+      { kind: 'timeout', host: HOST, ms: 1234, phase: 'body', status: 400 },
+      'the 400 answer from api.example.com was not complete within 1.234s (timeout; raise it with --timeout)',
+    ],
+    [
+      'a body cut short',
+      { kind: 'body-cut', host: HOST, status: 503, what: 'closed' },
+      'connection reset or closed while the server was sending a 503 answer (api.example.com)',
+    ],
+    ['a refused connection', { kind: 'network', host: HOST, what: 'refused' }, 'connection refused (api.example.com)'],
+    [
+      'a reset through a proxy',
+      { kind: 'network', host: HOST, via: PROXY, what: 'reset' },
+      `connection reset before a complete answer (api.example.com via proxy ${PROXY})`,
+    ],
+    ['a DNS failure', { kind: 'network', host: HOST, what: 'host-not-found' }, 'host not found (DNS) (api.example.com)'],
+    [
+      'an unreachable proxy',
+      { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'lookup-failed' },
+      `host lookup failed (DNS), try again by proxy ${PROXY} (while reaching api.example.com)`,
+    ],
+    [
+      'a proxy refusing the tunnel',
+      { kind: 'proxy-refused', host: HOST, via: PROXY, connectStatus: 407 },
+      `proxy ${PROXY} refused to connect to api.example.com (HTTP 407 to CONNECT)`,
+    ],
+    [
+      "TLS, without Node's advice about Node's flags",
+      {
+        kind: 'tls',
+        host: HOST,
+        reason: 'unable to verify the first certificate; if the root CA is installed locally, try running Node.js with --use-system-ca',
+      },
+      'TLS failure talking to api.example.com: unable to verify the first certificate (trust a private CA with --cacert)',
+    ],
+    [
+      'TLS with no words',
+      { kind: 'tls', host: HOST, reason: '' },
+      'TLS failure talking to api.example.com: unknown error (trust a private CA with --cacert)',
+    ],
+    [
+      'headers too large',
+      { kind: 'malformed', host: HOST, headersTooLarge: true },
+      'malformed HTTP answer from api.example.com: headers too large',
+    ],
+    [
+      'a broken answer',
+      { kind: 'malformed', host: HOST, via: PROXY, headersTooLarge: false },
+      `malformed HTTP answer from api.example.com via proxy ${PROXY}`,
+    ],
+    [
+      'localhost resolving elsewhere',
+      { kind: 'not-loopback', host: 'localhost:8080', reason: 'localhost resolved to 10.0.0.5, not to this machine' },
+      'refusing to send the token over plain http: localhost resolved to 10.0.0.5, not to this machine',
+    ],
+    [
+      'Ctrl-C while waiting',
+      { kind: 'interrupted', host: HOST },
+      'interrupted while waiting for the answer; the server may or may not have deleted it',
+    ],
+    ['Ctrl-C during a body', { kind: 'interrupted', host: HOST, status: 404 }, 'interrupted while the server was sending a 404 answer'],
+    ['anything else', { kind: 'failed', host: HOST, reason: 'odd' }, 'request to api.example.com failed: odd'],
+    ['anything else, wordless', { kind: 'failed', host: HOST, reason: '' }, 'request to api.example.com failed: unknown error'],
+  ])('%s', (_name, attempt, sentence) => {
+    expect(describeAttempt(attempt)).toBe(sentence);
+  });
+});
+
+const failed = (last: FailedAttempt, more: Partial<Extract<PlantOutcome, { kind: 'failed' }>> = {}): PlantOutcome => ({
+  kind: 'failed',
+  id: '42',
+  last,
+  attempts: 1,
+  earlierAnswerLost: false,
+  ...more,
+});
+
+const busy: FailedAttempt = { kind: 'api-error', status: 503, code: null, message: 'Service Unavailable' };
+
+describe('describeOutcome: the printed record of an id', () => {
+  it('a deletion', () => {
+    expect(describeOutcome({ kind: 'deleted', id: '42', status: 204 })).toEqual({ id: '42', deleted: true, status: 204 });
+  });
+
+  it('a failure takes its exit code from the table, its status and code from the answer', () => {
+    expect(describeOutcome(failed({ kind: 'api-error', status: 401, code: 7, message: 'bad token' }))).toEqual({
+      id: '42',
+      deleted: false,
+      status: 401,
+      error: 7,
+      message: 'bad token',
+      exit: Exit.auth,
+      attempted: true,
+    });
+  });
+
+  it('a transport failure keeps the status of an answer that had begun, and has no API code', () => {
+    expect(describeOutcome(failed({ kind: 'body-cut', host: HOST, status: 400, what: 'reset' }))).toMatchObject({
+      status: 400,
+      error: null,
+      exit: Exit.network,
+    });
+    expect(describeOutcome(failed({ kind: 'network', host: HOST, what: 'refused' }))).toMatchObject({ status: null, error: null });
+  });
+
+  it.each<[string, Partial<Extract<PlantOutcome, { kind: 'failed' }>>, string]>([
+    ['one attempt', {}, 'Service Unavailable'],
+    ['several', { attempts: 3 }, 'Service Unavailable (after 3 attempts)'],
+    [
+      'a Retry-After past --max-retry-wait',
+      { attempts: 2, stopped: { kind: 'retry-after-too-long', retryAfterMs: 120_000, maxRetryWaitMs: 30_000 } },
+      'Service Unavailable; the server asked to retry after 120s, longer than --max-retry-wait 30s (after 2 attempts)',
+    ],
+    [
+      'a throttle that gave up',
+      { attempts: 4, stopped: { kind: 'gave-up', reason: 'the server refused every request for 4s' } },
+      'Service Unavailable; the server refused every request for 4s, so it was not tried again (after 4 attempts)',
+    ],
+  ])('how the attempts ended: %s', (_name, more, message) => {
+    expect(describeOutcome(failed(busy, more))).toMatchObject({ message, exit: Exit.server, status: 503, attempted: true });
+  });
+
+  it.each<[PlantOutcome, string, number]>([
+    [{ kind: 'not-sent', id: '8', reason: { kind: 'interrupted' } }, 'not sent: interrupted before its turn', Exit.interrupted],
+    [
+      { kind: 'not-sent', id: '8', reason: { kind: 'gave-up', reason: 'the server refused every request for 4s' } },
+      'not sent: the server refused every request for 4s',
+      Exit.server,
+    ],
+  ])('never sent: %j', (outcome, message, exit) => {
+    expect(describeOutcome(outcome)).toEqual({ id: '8', deleted: false, status: null, error: null, message, exit, attempted: false });
+    expect(whyNotSent(outcome.kind === 'not-sent' ? outcome.reason : { kind: 'interrupted' })).toEqual({ message, exit });
+  });
+});
+
+describe('explainOutcome: what "no such plant" looks like', () => {
+  const none: MissingRule = { codes: [], ignore: false };
+  const ignore: MissingRule = { codes: [], ignore: true };
+  const gone: FailedAttempt = { kind: 'api-error', status: 404, code: 1, message: 'no plant 42' };
+  const LOST = 'it may already have been deleted by an earlier attempt whose answer was lost';
+  const WRONG_BASE = "the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)";
+
+  it('a 404 Error object under --ignore-missing is absent', () => {
+    expect(explainOutcome(failed(gone), ignore)).toEqual({ id: '42', deleted: false, absent: true, status: 404 });
+  });
+
+  it('absent, with a note when an earlier attempt may have deleted it', () => {
+    expect(explainOutcome(failed(gone, { attempts: 2, earlierAnswerLost: true }), ignore)).toEqual({
+      id: '42',
+      deleted: false,
+      absent: true,
+      status: 404,
+      note: LOST,
+    });
+  });
+
+  it('without --ignore-missing a 404 Error object fails, and says an earlier attempt may have done it', () => {
+    expect(explainOutcome(failed(gone), none)).toMatchObject({ message: 'no plant 42', exit: Exit.notFound });
+    expect(explainOutcome(failed(gone, { attempts: 2, earlierAnswerLost: true }), none)).toMatchObject({
+      message: `no plant 42 (after 2 attempts); ${LOST}`,
+      exit: Exit.notFound,
+    });
+  });
+
+  it('a 400 Error object counts only with a code the user declared', () => {
+    const refused: FailedAttempt = { kind: 'api-error', status: 400, code: 1, message: 'plant 42 does not exist' };
+    expect(explainOutcome(failed(refused), { codes: [1], ignore: true })).toEqual({ id: '42', deleted: false, absent: true, status: 400 });
+    expect(explainOutcome(failed(refused), { codes: [2], ignore: true })).toMatchObject({ deleted: false, exit: Exit.apiRefused });
+    expect(explainOutcome(failed({ ...refused, status: 409 }), { codes: [1], ignore: true })).toMatchObject({ exit: Exit.apiRefused });
+  });
+
+  it('a 404 without the Error object is a wrong base URL, not a missing plant, even under --ignore-missing', () => {
+    const route: FailedAttempt = { kind: 'api-error', status: 404, code: null, message: 'Not Found' };
+    expect(explainOutcome(failed(route), ignore)).toMatchObject({ message: `Not Found; ${WRONG_BASE}`, exit: Exit.notFound });
+  });
+
+  it('a 404 cut short or interrupted is neither missing nor a wrong base URL: the connection failed', () => {
+    for (const last of [
+      { kind: 'body-cut', host: HOST, status: 404, what: 'reset' },
+      { kind: 'timeout', host: HOST, status: 404, ms: 50, phase: 'body' },
+      { kind: 'interrupted', host: HOST, status: 404 },
+    ] satisfies FailedAttempt[]) {
+      const result = explainOutcome(failed(last, { earlierAnswerLost: true }), ignore);
+      expect(result).toMatchObject({ deleted: false, status: 404 });
+      expect(result).not.toHaveProperty('absent', true);
+      expect(JSON.stringify(result)).not.toMatch(/base URL|earlier attempt/);
+    }
+  });
+
+  it('deletions and ids never sent pass through', () => {
+    expect(explainOutcome({ kind: 'deleted', id: '1', status: 204 }, ignore)).toEqual({ id: '1', deleted: true, status: 204 });
+    expect(explainOutcome({ kind: 'not-sent', id: '1', reason: { kind: 'interrupted' } }, ignore)).toMatchObject({ attempted: false });
+  });
+});
