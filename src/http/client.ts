@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { feedbackFor, type Permit } from '../batch/throttle.js';
+import { feedbackFor, type Permit } from '../batch/throttle-policy.js';
 import { plantUrl } from '../config/base-url.js';
 import type { Target } from '../config/resolve.js';
 import type { Env } from '../ui/io.js';

@@ -3,7 +3,7 @@
 // and that every string in an outcome is already masked.
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { Feedback } from '../../src/batch/throttle.js';
+import type { Feedback } from '../../src/batch/throttle-policy.js';
 import { type ApiOptions, type AttemptGate, createPlantApi } from '../../src/http/client.js';
 import { TIMED_OUT } from '../../src/http/deadlines.js';
 import type { PlantOutcome } from '../../src/http/outcome.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feedbackFor } from '../../src/batch/throttle.js';
+import { feedbackFor } from '../../src/batch/throttle-policy.js';
 import { Exit } from '../../src/errors.js';
 import {
   classifyFailure,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Throttle } from '../../src/batch/throttle.js';
 import {
   CONCURRENCY_DECREASE,
   CONCURRENCY_INCREASE_AFTER,
@@ -11,10 +12,9 @@ import {
   PROBE_DOUBLINGS,
   RATE_DECREASE,
   RATE_RECOVERY_S,
-  Throttle,
   type ThrottleChange,
   type ThrottleOptions,
-} from '../../src/batch/throttle.js';
+} from '../../src/batch/throttle-policy.js';
 import { REFUSALS_PER_RETRY } from '../../src/http/retry.js';
 
 // How often http/client.ts lets one id be refused with the default --retries 2.
