@@ -4,7 +4,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const E2E = ['test/e2e/**/*.test.ts'];
 // Files that change process-wide state another file would inherit in a shared worker: nock
 // patches the HTTP stack of the whole process, and vi.mock replaces a module that other files
-// import too. They get a fresh module graph each, as every file did before.
+// import too. They get a fresh module graph each, as every file did before. A new test file
+// that uses nock or vi.mock belongs here.
 const ISOLATED = ['test/http/**/*.test.ts', 'test/unit/sandbox-command.test.ts'];
 
 /**
@@ -22,13 +23,14 @@ class EndToEndFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    // Both cores: vitest's default on a 2-core machine is one worker, and much of an end-to-end
-    // file's time is spent waiting on the processes and servers it starts.
+    // Both cores: vitest's default on a 2-core machine is one worker, which leaves a core idle
+    // whenever a file waits on a server, a timeout or a Retry-After.
     maxWorkers: 2,
     sequence: { sequencer: EndToEndFirst },
-    // Undone after each test even if a file forgets: nothing stubbed leaks into the next file.
+    // Undone after each test even if a file forgets: nothing stubbed or spied on leaks into the next file.
     unstubEnvs: true,
     unstubGlobals: true,
+    restoreMocks: true,
     projects: [
       {
         extends: true,
