@@ -2,7 +2,9 @@
 // temporary folder, and a fake service in place of the HTTP client. For the logic of the
 // commands (what is stored, refused, printed, sent to which target), where spawning the
 // built binary would only add a process start per case. What only a real process shows
-// (signals, pipes, TLS, proxies, the wire) stays in test/e2e.
+// (signals, pipes, TLS, proxies, the wire) stays in test/e2e. The fake service answers at once
+// and takes no permits from the run's throttle (ApiRequest.gate): requests in flight, --rate and
+// --fail-fast's in-flight bound are the HTTP client's part, tested end to end.
 //
 // Imports only the stable entry points: src/cli.ts, src/context.ts (types), src/errors.ts,
 // src/ui/io.ts and src/config/file.ts. The shape of an answer is taken from the Context
