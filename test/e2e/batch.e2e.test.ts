@@ -1,4 +1,7 @@
-// Many ids in one process: order, accounting, stdin, dry runs, against real loopback servers.
+// Many ids in one process against real loopback servers: the order of real answers, --fail-fast
+// with requests in flight, stdin, readers that leave, a full disk, a large batch. Dry runs,
+// --ignore-missing and the refusals before anything is sent run in-process in
+// test/unit/delete-batch.test.ts.
 import { type StdioOptions, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,54 +68,6 @@ it('--fail-fast sends nothing new after a failure and accounts for every id', as
   expect(result.stderr).toContain(`${attempted.length - 1} deleted, 0 already absent, 1 failed, ${notAttempted.length} not attempted`);
 });
 
-it('without --fail-fast every id is attempted', async () => {
-  const server = await serve((req, res) => res.writeHead(idOf(req.url ?? '') === '2' ? 500 : 204).end());
-  const result = await runPlantstore(['delete', ...range(1, 10)], { env: envFor(server.url) });
-  expect(result.code).toBe(6);
-  expect(server.requests.length).toBe(10);
-  expect(result.stderr).toContain('9 deleted, 0 already absent, 1 failed, 0 not attempted');
-});
-
-it('--ignore-missing counts a 404 with an Error object as already absent (exit 0)', async () => {
-  const server = await serve((req, res) => {
-    if (Number(idOf(req.url ?? '')) % 2 === 0) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":404,"message":"no such plant"}');
-    } else res.writeHead(204).end();
-  });
-  const human = await runPlantstore(['delete', '--ignore-missing', '1', '2', '3'], { env: envFor(server.url) });
-  expect(human).toMatchObject({ code: 0, stdout: 'Deleted plant 1\nPlant 2 already absent\nDeleted plant 3\n' });
-  expect(human.stderr).toContain('2 deleted, 1 already absent, 0 failed, 0 not attempted');
-  const json = await runPlantstore(['--json', 'delete', '--ignore-missing', '2'], { env: envFor(server.url) });
-  expect(json.code).toBe(0);
-  expect(jsonLines(json.stdout)).toEqual([{ id: 2, deleted: false, absent: true, status: 404 }]);
-  const strict = await runPlantstore(['delete', '2'], { env: envFor(server.url) });
-  expect(strict.code).toBe(5);
-});
-
-describe('--dry-run', () => {
-  it('prints each request, token masked, and sends nothing', async () => {
-    const server = await serve((_req, res) => res.writeHead(204).end());
-    const result = await runPlantstore(['delete', '--dry-run', '1', '007', '9223372036854775807'], { env: envFor(`${server.url}/v1/`) });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(
-      [1, 7, '9223372036854775807'].map((id) => `DELETE ${server.url}/v1/plants/${id}  (Authorization: Bearer ***)\n`).join(''),
-    );
-    const json = await runPlantstore(['--json', 'delete', '--dry-run', '1'], { env: envFor(server.url) });
-    expect(jsonLines(json.stdout)).toEqual([{ id: 1, dryRun: true, method: 'DELETE', url: `${server.url}/plants/1` }]);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it.each([
-    [['delete', '--dry-run', '1', 'x'], {}, 2],
-    [['delete', '--dry-run', '1'], { PLANTSTORE_BASE_URL: '' }, 3],
-  ])('still stops on usage and configuration errors: %j', async (args, env, exit) => {
-    const server = await serve((_req, res) => res.writeHead(204).end());
-    const result = await runPlantstore(args, { env: { ...envFor(server.url), ...env } });
-    expect(result.code).toBe(exit);
-    expect(server.requests).toHaveLength(0);
-  });
-});
-
 describe('ids from standard input', () => {
   it('reads whitespace-separated ids with comments, via --stdin or -', async () => {
     const server = await serve((_req, res) => res.writeHead(204).end());
@@ -129,24 +84,6 @@ describe('ids from standard input', () => {
           .join(''),
       );
     }
-  });
-
-  it('names the line of an invalid id and deletes nothing', async () => {
-    const server = await serve((_req, res) => res.writeHead(204).end());
-    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: '1\n2\n# fine\n3 4x\n5\n' });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe("plantstore: invalid plant id '4x' on line 4 of standard input: an id is a whole number such as 42\n");
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it.each([
-    [['delete', '--stdin', '5'], 'not both'],
-    [['delete', '--concurrency', '0', '1'], '--concurrency'],
-    [['delete', '--concurrency', '65', '1'], '--concurrency'],
-  ])('refuses %j (exit 2)', async (args, message) => {
-    const result = await runPlantstore(args, { env: envFor('http://127.0.0.1:9') });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
   });
 
   it('deletes 100,000 plants from stdin in one run, leaving the sandbox empty', async () => {
@@ -227,29 +164,6 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     expect(result.code).toBe(exit);
     if (fd === 1) expect(result.stderr).toContain('plantstore: cannot write the output (ENOSPC); the exit code is 70\n');
     expect(server.requests).toHaveLength(50);
-  });
-});
-
-describe('--rate', () => {
-  it.each([
-    [['--rate', '0'], {}, 2, "invalid --rate '0'"],
-    [['--rate', '-1'], {}, 2, "invalid --rate '-1'"],
-    [['--rate', 'fast'], {}, 2, "invalid --rate 'fast'"],
-    [['--rate', '5/y'], {}, 2, "invalid --rate '5/y'"],
-    [[], { PLANTSTORE_RATE: '1.5' }, 3, "invalid PLANTSTORE_RATE '1.5'"],
-  ])('refuses %j %j before sending anything: exit %i', async (flags, env, exit, message) => {
-    const server = await serve((_req, res) => res.writeHead(204).end());
-    const run = await runPlantstore(['delete', ...flags, '1', '2'], { env: { ...envFor(server.url), ...env } });
-    expect(run.code).toBe(exit);
-    expect(run.stderr).toContain(message);
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('a dry run names the rate it would keep', async () => {
-    const server = await serve((_req, res) => res.writeHead(204).end());
-    const run = await runPlantstore(['delete', '--dry-run', '--rate', '300/m', '1', '2'], { env: envFor(server.url) });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain("dry run: 2 requests not sent (profile 'default'; at most 300/m)");
   });
 });
 

@@ -1,5 +1,5 @@
 // The main job as a user meets it: the built binary against `plantstore sandbox`.
-import { readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunOptions, type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
@@ -25,25 +25,30 @@ beforeEach(() => {
 });
 afterEach(() => config.cleanup());
 
-async function plantstore(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  const result = await runPlantstore(args, { ...options, env: { PLANTSTORE_CONFIG_DIR: config.dir, ...options.env } });
+async function plantstore(args: string[], options: RunOptions = {}, dir = config.dir): Promise<RunResult> {
+  const result = await runPlantstore(args, { ...options, env: { PLANTSTORE_CONFIG_DIR: dir, ...options.env } });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
 
-const login = () => plantstore(['auth', 'login', '--with-token', '--base-url', sandbox.url], { input: `  ${TOKEN}\n` });
-
 describe('with a stored token', () => {
-  beforeEach(async () => {
-    const result = await login();
+  // One real login for the group; each test starts from a copy of the file it wrote.
+  let loggedIn: ReturnType<typeof tempConfigDir>;
+  beforeAll(async () => {
+    loggedIn = tempConfigDir();
+    const result = await plantstore(['auth', 'login', '--with-token', '--base-url', sandbox.url], { input: `  ${TOKEN}\n` }, loggedIn.dir);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("Token stored for profile 'default'");
   });
+  afterAll(() => loggedIn.cleanup());
+  beforeEach(() => {
+    copyFileSync(path.join(loggedIn.dir, 'config.json'), path.join(config.dir, 'config.json'));
+  });
 
   it('stores the config file with mode 0600 in a 0700 folder', () => {
-    const file = path.join(config.dir, 'config.json');
+    const file = path.join(loggedIn.dir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(statSync(config.dir).mode & 0o777).toBe(0o700);
+    expect(statSync(loggedIn.dir).mode & 0o777).toBe(0o700);
     const stored = JSON.parse(readFileSync(file, 'utf8'));
     expect(stored.profiles.default).toEqual({ token: TOKEN, 'base-url': sandbox.url });
   });
@@ -138,6 +143,28 @@ describe('without stored settings', () => {
     const result = await plantstore(['delete', '41'], { env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url } });
     expect(result).toMatchObject({ code: 0, stdout: 'Deleted plant 41\n' });
     expect(() => statSync(path.join(config.dir, 'config.json'))).toThrow();
+  });
+
+  it('keeps a base URL with config set, get, list, path and unset', async () => {
+    const file = path.join(config.dir, 'config.json');
+    expect(await plantstore(['config', 'set', 'base-url', sandbox.url])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Set base-url for profile 'default' to ${sandbox.url}\n`,
+    });
+    expect(await plantstore(['config', 'get', 'base-url'])).toMatchObject({ code: 0, stdout: `${sandbox.url}\n`, stderr: '' });
+    const list = await plantstore(['--json', 'config', 'list']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual({ profile: 'default', 'base-url': sandbox.url, token: null });
+    expect(await plantstore(['config', 'path'])).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: '' });
+    // The stored base URL is the one a delete uses.
+    expect(await plantstore(['delete', '45'], { env: { PLANTSTORE_TOKEN: TOKEN } })).toMatchObject({
+      code: 0,
+      stdout: 'Deleted plant 45\n',
+    });
+    expect((await plantstore(['config', 'unset', 'base-url'])).code).toBe(0);
+    expect(await plantstore(['config', 'get', 'base-url'])).toMatchObject({ code: 3, stdout: '' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ profiles: {} });
   });
 
   it('refuses login when stdin is not a terminal and --with-token is missing', async () => {

@@ -1,12 +1,13 @@
 // `plantstore sandbox` as a user starts it: the token from PLANTSTORE_SANDBOX_TOKEN
-// (argv is visible in ps), --token over it, refusals, and the URL line. Loopback only;
-// each sandbox is stopped with SIGTERM and awaited.
+// (argv is visible in ps), a refusal, and the URL line. Loopback only; each sandbox is
+// stopped with SIGTERM and awaited. --token over the env, the public default and every
+// refusal are test/unit/sandbox-command's, through runCli; the public default also serves
+// test/e2e/color and sandbox-stop.
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 
 const ENV_TOKEN = 'e2e-Sandbox-Env-9d41b7';
-const FLAG_TOKEN = 'e2e-Sandbox-Flag-3c82a0';
 
 let running: Array<{ stop(): Promise<RunResult> }> = [];
 let configs: Array<ReturnType<typeof tempConfigDir>> = [];
@@ -50,45 +51,14 @@ describe('the sandbox token', () => {
     expect(stopped.stderr).not.toContain(ENV_TOKEN);
   });
 
-  it('--token wins over PLANTSTORE_SANDBOX_TOKEN', async () => {
-    const sb = await sandbox(['--token', FLAG_TOKEN], { PLANTSTORE_SANDBOX_TOKEN: ENV_TOKEN });
-    expect(await deleteWith(sb.url, FLAG_TOKEN, '1')).toBe(0);
-    expect(await deleteWith(sb.url, ENV_TOKEN, '2')).toBe(4);
-    expect((await sb.stop()).code).toBe(0);
-  });
-
-  it('is the public sandbox-token when neither is given', async () => {
-    const sb = await sandbox([]);
-    expect(await deleteWith(sb.url, 'sandbox-token', '1')).toBe(0);
-    const stopped = await sb.stop();
-    expect(stopped.stderr).toContain(`  echo sandbox-token | plantstore auth login --with-token --base-url ${sb.url}`);
-  });
-
-  it.each<[string, string[], Record<string, string>, number, string]>([
-    [
-      'an empty --token',
-      ['--token', ''],
-      {},
-      2,
-      'the sandbox token (from --token) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or leave --token out for the public default sandbox-token',
-    ],
-    [
-      'an empty PLANTSTORE_SANDBOX_TOKEN',
-      [],
-      { PLANTSTORE_SANDBOX_TOKEN: '' },
-      3,
-      'the sandbox token (from PLANTSTORE_SANDBOX_TOKEN) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or unset PLANTSTORE_SANDBOX_TOKEN for the public default sandbox-token',
-    ],
-    [
-      'a PLANTSTORE_SANDBOX_TOKEN with a space inside',
-      [],
-      { PLANTSTORE_SANDBOX_TOKEN: 'two words-0123' },
-      3,
-      'the token in PLANTSTORE_SANDBOX_TOKEN has characters a bearer token cannot hold (whitespace, control or non-ASCII characters)',
-    ],
-  ])('refuses %s, in one line, without listening', async (_name, args, env, code, message) => {
-    const run = await runPlantstore(['sandbox', '--port', '0', ...args], { env });
-    expect(run).toMatchObject({ code, stdout: '', stderr: `plantstore: ${message}\n` });
+  it('refuses an empty PLANTSTORE_SANDBOX_TOKEN, in one line, without listening: exit 3', async () => {
+    const run = await runPlantstore(['sandbox', '--port', '0'], { env: { PLANTSTORE_SANDBOX_TOKEN: '' } });
+    expect(run).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr:
+        'plantstore: the sandbox token (from PLANTSTORE_SANDBOX_TOKEN) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or unset PLANTSTORE_SANDBOX_TOKEN for the public default sandbox-token\n',
+    });
   });
 });
 

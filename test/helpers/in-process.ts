@@ -1,0 +1,145 @@
+// The CLI in the test process: runCli with the test IO, the real config file code on a
+// temporary folder, and a fake service in place of the HTTP client. For the logic of the
+// commands (what is stored, refused, printed, sent to which target), where spawning the
+// built binary would only add a process start per case. What only a real process shows
+// (signals, pipes, TLS, proxies, the wire) stays in test/e2e. The fake service answers at once
+// and takes no permits from the run's throttle (ApiRequest.gate): requests in flight, --rate and
+// --fail-fast's in-flight bound are the HTTP client's part, tested end to end.
+//
+// Imports only the stable entry points: src/cli.ts, src/context.ts (types), src/errors.ts,
+// src/ui/io.ts and src/config/file.ts. The shape of an answer is taken from the Context
+// type, so a change to it fails to compile here, in one place.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { type ConfigFile, openConfig } from '../../src/config/file.js';
+import type { ApiRequest, Context, Stdin } from '../../src/context.js';
+import { CliError } from '../../src/errors.js';
+import { createTestIO } from '../../src/ui/io.js';
+
+type PlantApi = Awaited<ReturnType<Context['api']>>;
+/** What the fake service answers for one id: the HTTP client's result for it. */
+export type Answer = Awaited<ReturnType<PlantApi['deletePlant']>>;
+
+export const deleted = (id: string): Answer => ({ kind: 'deleted', id, status: 204 });
+
+/**
+ * A complete answer with a failure status, as the HTTP client reports it after one attempt:
+ * `error` is the API's Error code, null when the body was not an Error object. The exit
+ * code follows from the status, as for a real answer.
+ */
+export const refused = (id: string, answer: { status: number; error: number | null; message: string }): Answer => ({
+  kind: 'failed',
+  id,
+  last: { kind: 'api-error', status: answer.status, code: answer.error, message: answer.message },
+  attempts: 1,
+  earlierAnswerLost: false,
+});
+
+export interface InProcessRun {
+  /** What the process would exit with: the command's code, or that of the error it threw. */
+  exit: number;
+  /** The message of the error that ended the run (main prints it after "plantstore: "); undefined when none was thrown. */
+  error: string | undefined;
+  stdout: string;
+  stderr: string;
+  /** Each api() call: the target, network options and throttle a run would send with. Empty when nothing was going to be sent. */
+  built: ApiRequest[];
+  /** Ids handed to the service, in the order they were sent. */
+  sent: string[];
+}
+
+export interface InProcessOptions {
+  env?: Record<string, string>;
+  /** Chunks of standard input (ended after the last). */
+  stdin?: string[];
+  /** The service's answer for an id; deleted (204) by default. */
+  answer?: (id: string) => Answer;
+}
+
+/**
+ * Call at the top of a test file: a fresh config folder per test (`dir()`), removed after it,
+ * and `run` to run the CLI against it. PLANTSTORE_CONFIG_DIR is set to that folder unless
+ * the env of a run says otherwise.
+ */
+export function inProcess() {
+  let dir: string | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'plantstore-in-process-'));
+  });
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  const here = (): string => {
+    if (!dir) throw new Error('inProcess(): used outside a test');
+    return dir;
+  };
+
+  async function run(argv: readonly string[], options: InProcessOptions = {}): Promise<InProcessRun> {
+    const env: Record<string, string> = { PLANTSTORE_CONFIG_DIR: here(), ...options.env };
+    const io = createTestIO({ env });
+    // As main does: a token from the environment is never printed, whatever layer quotes it.
+    const envToken = env['PLANTSTORE_TOKEN'];
+    if (envToken) io.redact(envToken.trim());
+    const built: ApiRequest[] = [];
+    const sent: string[] = [];
+    const answer = options.answer ?? deleted;
+    let config: ConfigFile | undefined;
+    const ctx: Context = {
+      io,
+      env,
+      stdin: Readable.from(options.stdin ?? []) as unknown as Stdin,
+      version: '0.0.0-test',
+      signal: new AbortController().signal,
+      config: () => (config ??= openConfig(env, (line) => io.err(line))),
+      async api(request) {
+        built.push(request);
+        return {
+          async deletePlant(id) {
+            sent.push(id);
+            return answer(id);
+          },
+          async close() {},
+        };
+      },
+    };
+    let exit: number;
+    let error: string | undefined;
+    try {
+      exit = await runCli(argv, ctx);
+    } catch (thrown) {
+      // Anything but a CliError is a bug the test should see as such.
+      if (!(thrown instanceof CliError)) throw thrown;
+      exit = thrown.exit;
+      error = io.mask(thrown.message);
+    }
+    const result = { exit, error, stdout: io.stdout(), stderr: io.stderr(), built, sent };
+    assertNoTokenLeak(argv, env, options.stdin, result);
+    return result;
+  }
+
+  return {
+    run,
+    /** This test's config folder. */
+    dir: here,
+    /** The config file in it. */
+    file: () => path.join(here(), 'config.json'),
+  };
+}
+
+/**
+ * The same sweep test/helpers/cli.ts makes over every spawned run: a token handed in through
+ * the environment or standard input never comes back out, except from `auth token`.
+ */
+function assertNoTokenLeak(argv: readonly string[], env: Record<string, string>, stdin: string[] | undefined, run: InProcessRun): void {
+  const secrets = [env['PLANTSTORE_TOKEN'], stdin?.join('').trim()].filter((s): s is string => !!s && s.length >= 8 && !/\s/.test(s));
+  const printsToken = argv.includes('auth') && argv.includes('token');
+  const shown = printsToken ? [run.stderr, run.error ?? ''] : [run.stdout, run.stderr, run.error ?? ''];
+  for (const secret of secrets) {
+    if (shown.some((text) => text.includes(secret))) throw new Error(`plantstore ${argv.join(' ')} printed the token it was given`);
+  }
+}

@@ -1,0 +1,62 @@
+import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const E2E = ['test/e2e/**/*.test.ts'];
+// Files that change process-wide state another file would inherit in a shared worker: nock
+// patches the HTTP stack of the whole process, and vi.mock replaces a module that other files
+// import too. They get a fresh module graph each, as every file did before. A new test file
+// that uses nock or vi.mock belongs here.
+const ISOLATED = ['test/http/**/*.test.ts', 'test/unit/sandbox-command.test.ts'];
+
+/**
+ * End-to-end files first, so the long ones (batch, hostile) do not start last and leave one
+ * worker idle at the end. Within each kind, vitest's own order: longest first when it has the
+ * durations of a previous run (its cache), else largest file first, as on a fresh CI checkout.
+ */
+class EndToEndFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const endToEnd = (spec: TestSpecification) => spec.project.name === 'e2e';
+    return [...sorted.filter(endToEnd), ...sorted.filter((spec) => !endToEnd(spec))];
+  }
+}
+
+export default defineConfig({
+  test: {
+    // Both cores: vitest's default on a 2-core machine is one worker, which leaves a core idle
+    // whenever a file waits on a server, a timeout or a Retry-After.
+    maxWorkers: 2,
+    sequence: { sequencer: EndToEndFirst },
+    // Undone after each test even if a file forgets: nothing stubbed or spied on leaks into the next file.
+    unstubEnvs: true,
+    unstubGlobals: true,
+    restoreMocks: true,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: E2E,
+          // Files share their worker's module cache (see 'unit'): none changes a global.
+          isolate: false,
+          // A hang guard, not a speed limit: the built CLI, servers and child processes compete
+          // for two cores with the other worker (and, on a developer's machine, everything else).
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...E2E, ...ISOLATED],
+          // Files share their worker's module cache instead of loading src/ and vitest afresh each:
+          // none leaves a global changed (fake timers and spies are undone in afterEach).
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+    ],
+  },
+});
