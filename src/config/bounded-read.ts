@@ -1,5 +1,6 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { ConfigError } from '../errors.js';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { ConfigError, InterruptedError } from '../errors.js';
 import { MAX_TOKEN_BYTES } from './token.js';
 
 /** The most read of a token file or of stdin piped to a login: room for whitespace around the longest token. */
@@ -11,29 +12,73 @@ export const MAX_CA_BUNDLE_BYTES = 4 * 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 
 /**
- * Reads a small file (a token, a CA bundle) whole, but never more than
- * `maxBytes`: returns undefined when it holds more. readFileSync would read
- * /dev/zero, or a FIFO that never ends, until memory runs out; this stops one
- * byte past the limit (the byte that tells "exactly maxBytes" from "more") and
- * closes the file. Errors from open and read (ENOENT, EISDIR...) are thrown as is.
+ * Reads a small file (a token, a CA bundle) whole, but never more than `maxBytes`:
+ * resolves undefined when it holds more. readFileSync would read /dev/zero, or a
+ * FIFO that never ends, until memory runs out; this stops one byte past the limit
+ * (the byte that tells "exactly maxBytes" from "more") and closes the file.
+ *
+ * A FIFO or pipe (`--token-file <(pass show plantstore)`) is read without blocking
+ * the process: until its writer shows up, Ctrl-C and SIGTERM still work, and
+ * `signal` ends the wait with an InterruptedError. A blocking open or read would
+ * leave no signal handler able to run, and only SIGKILL could stop the CLI.
+ * Errors from open and read (ENOENT, EISDIR...) are thrown as is.
  */
-export function readFileUpTo(file: string, maxBytes: number): Buffer | undefined {
-  const fd = openSync(file, 'r');
+export async function readFileUpTo(file: string, maxBytes: number, signal?: AbortSignal): Promise<Buffer | undefined> {
+  // Non-blocking: opening a FIFO for reading otherwise waits in the kernel for a writer.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  let stat: ReturnType<typeof fstatSync>;
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= maxBytes) {
-      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
-      // Position null: read on from the current offset, which FIFOs and character devices need.
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) return Buffer.concat(chunks, total);
-      chunks.push(chunk.subarray(0, read));
-      total += read;
-    }
-    return undefined;
+    stat = fstatSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  if (stat.isFIFO() || stat.isSocket()) return readPipeUpTo(fd, maxBytes, signal);
+  try {
+    return readFdUpTo(fd, maxBytes);
   } finally {
     closeSync(fd);
   }
+}
+
+/** A file or device, read right away: neither waits for anyone. */
+function readFdUpTo(fd: number, maxBytes: number): Buffer | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total <= maxBytes) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
+    // Position null: read on from the current offset, which character devices need.
+    const read = readSync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) return Buffer.concat(chunks, total);
+    chunks.push(chunk.subarray(0, read));
+    total += read;
+  }
+  return undefined;
+}
+
+/** A FIFO or pipe, read through the event loop, which waits for the writer without blocking. */
+function readPipeUpTo(fd: number, maxBytes: number, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
+  // The socket owns the descriptor from here on, and closes it when destroyed.
+  const pipe = new Socket({ fd, readable: true, writable: false });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (settle: () => void): void => {
+      signal?.removeEventListener('abort', onAbort);
+      pipe.destroy();
+      settle();
+    };
+    const onAbort = (): void => finish(() => reject(new InterruptedError()));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    pipe.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > maxBytes) finish(() => resolve(undefined));
+    });
+    pipe.on('end', () => finish(() => resolve(Buffer.concat(chunks, total))));
+    pipe.on('error', (error) => finish(() => reject(error)));
+  });
 }
 
 /**
@@ -41,11 +86,18 @@ export function readFileUpTo(file: string, maxBytes: number): Buffer | undefined
  * errors (exit 3): `unreadable` names the file and the error code, `tooLarge` says
  * what the file was supposed to hold.
  */
-export function readConfiguredFile(file: string, maxBytes: number, say: { unreadable: string; tooLarge: string }): string {
+export async function readConfiguredFile(
+  file: string,
+  maxBytes: number,
+  say: { unreadable: string; tooLarge: string },
+  signal?: AbortSignal,
+): Promise<string> {
   let bytes: Buffer | undefined;
   try {
-    bytes = readFileUpTo(file, maxBytes);
+    bytes = await readFileUpTo(file, maxBytes, signal);
   } catch (error) {
+    // Most likely a pipe whose writer never came: say which file was waited for.
+    if (error instanceof InterruptedError) throw new InterruptedError(`interrupted while waiting for ${file} to be written`);
     throw new ConfigError(`${say.unreadable}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
   if (bytes === undefined) throw new ConfigError(say.tooLarge);

@@ -15,17 +15,18 @@ export type TargetFlags = FlagReader<typeof PROFILE | typeof BASE_URL | typeof T
  * secrets mounted in CI), else the profile's stored token. The config file is not
  * read when an earlier source has one.
  */
-export function resolveToken(
+export async function resolveToken(
   env: Env,
   config: () => ConfigFile,
   profile: string,
   tokenFile: Sourced<string> | undefined,
-): Sourced<string> | undefined {
+  signal?: AbortSignal,
+): Promise<Sourced<string> | undefined> {
   const fromEnv = env['PLANTSTORE_TOKEN'];
   if (fromEnv) return { value: checkConfiguredToken(fromEnv, 'PLANTSTORE_TOKEN'), source: 'PLANTSTORE_TOKEN' };
   if (tokenFile !== undefined) {
     const source = `token file ${tokenFile.value}`;
-    return { value: checkConfiguredToken(readTokenFile(tokenFile.value, tokenFile.source), source), source };
+    return { value: checkConfiguredToken(await readTokenFile(tokenFile.value, tokenFile.source, signal), source), source };
   }
   const stored = config().profile(profile).token;
   if (stored) {
@@ -35,12 +36,17 @@ export function resolveToken(
   return undefined;
 }
 
-function readTokenFile(file: string, origin: string): string {
+function readTokenFile(file: string, origin: string, signal: AbortSignal | undefined): Promise<string> {
   // Bounded: /dev/zero, a FIFO that never ends or a huge file cost at most this much.
-  return readConfiguredFile(file, MAX_TOKEN_INPUT_BYTES, {
-    unreadable: `cannot read token file ${file} (from ${origin})`,
-    tooLarge: `token file ${file} (from ${origin}) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`,
-  });
+  return readConfiguredFile(
+    file,
+    MAX_TOKEN_INPUT_BYTES,
+    {
+      unreadable: `cannot read token file ${file} (from ${origin})`,
+      tooLarge: `token file ${file} (from ${origin}) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`,
+    },
+    signal,
+  );
 }
 
 // A malformed token already in the environment or the file is a configuration problem, not a typo on this command line.
@@ -63,9 +69,15 @@ export interface Target {
  * `redact` learns the token before anything else can fail, so no later error
  * message (a base URL with the token pasted into it, say) can show it.
  */
-export function resolveTarget(flags: TargetFlags, env: Env, config: () => ConfigFile, redact: (secret: string) => void = () => {}): Target {
+export async function resolveTarget(
+  flags: TargetFlags,
+  env: Env,
+  config: () => ConfigFile,
+  redact: (secret: string) => void = () => {},
+  signal?: AbortSignal,
+): Promise<Target> {
   const profile = flags.value(PROFILE);
-  const token = resolveToken(env, config, profile, flags.sourced(TOKEN_FILE));
+  const token = await resolveToken(env, config, profile, flags.sourced(TOKEN_FILE), signal);
   if (token) redact(token.value);
   const baseUrl = flags.sourced(BASE_URL);
   if (!baseUrl) {

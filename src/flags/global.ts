@@ -1,5 +1,5 @@
 import { Flag } from './flag.js';
-import { baseUrl, pemFile, profileName, seconds, text, wholeNumber } from './kinds.js';
+import { baseUrl, profileName, seconds, text, wholeNumber } from './kinds.js';
 
 // The program's own options: accepted before or after any command. Each command
 // lists the ones it reads (its help shows those), and reads them through a
@@ -92,7 +92,8 @@ export const CACERT = Flag.valued(
     envHelp: 'extra CA certificates (PEM); also NODE_EXTRA_CA_CERTS',
     completes: { kind: 'files' },
   },
-  pemFile,
+  // The path: the command reads the bundle when it needs it (config/ca-bundle.ts).
+  text,
 );
 
 export const TOKEN_FILE = Flag.valued(

@@ -1,9 +1,7 @@
 import { parseRate, type Rate } from '../batch/rate-limit.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
-import { MAX_CA_BUNDLE_BYTES, readConfiguredFile } from '../config/bounded-read.js';
 import { checkProfileName } from '../config/file.js';
 import { missingErrorsFrom } from '../config/missing-errors.js';
-import { ConfigError } from '../errors.js';
 import { invalid, type Parse } from './flag.js';
 
 // One parser per kind of value, shared by every flag of that kind, so that
@@ -60,17 +58,3 @@ export const baseUrl: Parse<string> = (raw, origin) => normalizeBaseUrl(raw, ori
 
 /** Text taken as given: a path, a name. */
 export const text: Parse<string> = (raw) => raw;
-
-/** The text of a PEM file of CA certificates (--cacert); read when the flag is first read. */
-export const pemFile: Parse<string> = (file, origin) => {
-  const source = origin.source;
-  // Bounded: --cacert /dev/zero, or a FIFO that never ends, stops here instead of filling memory.
-  const pem = readConfiguredFile(file, MAX_CA_BUNDLE_BYTES, {
-    unreadable: `cannot read the CA bundle ${file} (from ${source})`,
-    tooLarge: `the CA bundle ${file} (from ${source}) holds more than ${MAX_CA_BUNDLE_BYTES / (1024 * 1024)} MiB: too large to be a PEM bundle of CA certificates`,
-  });
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError(`${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-  }
-  return pem;
-};

@@ -4,16 +4,17 @@
 // is counted, so a reader that reads everything fails quickly instead of hanging the
 // run (the endless sources, /dev/zero and endless pipes, are in the e2e suite).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { constants, createReadStream, mkdirSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CA_BUNDLE_BYTES, MAX_TOKEN_INPUT_BYTES, readFileUpTo } from '../../src/config/bounded-read.js';
+import { readCaBundle } from '../../src/config/ca-bundle.js';
 import type { ConfigFile } from '../../src/config/file.js';
 import { resolveToken } from '../../src/config/resolve.js';
 import { MAX_TOKEN_BYTES } from '../../src/config/token.js';
 import type { Stdin } from '../../src/context.js';
-import { ConfigError, UsageError } from '../../src/errors.js';
+import { ConfigError, InterruptedError, UsageError } from '../../src/errors.js';
 import type { AnyFlag } from '../../src/flags/flag.js';
 import { CACERT, TOKEN_FILE } from '../../src/flags/global.js';
 import { flagReader } from '../../src/flags/read.js';
@@ -66,7 +67,7 @@ function fifo(name: string): string {
 /**
  * Another process writes `chunk` to the FIFO `times` times, then closes it, and reports
  * how it ended: "closed <bytes>" or "EPIPE <bytes written>" when the reader left first.
- * The read under test is synchronous, so the writer cannot live in this process.
+ * Another process, so that its blocking open and writes cannot stall the reader under test.
  */
 function writer(target: string, chunk: string, times: number): Promise<string> {
   const script = `
@@ -99,21 +100,21 @@ describe('readFileUpTo', () => {
     ['a file one byte over the limit', 11, 10, undefined],
     ['a file of several read chunks, exactly the limit', 200_000, 200_000, 200_000],
     ['a file of several read chunks, one byte over', 200_001, 200_000, undefined],
-  ])('%s', (_name, size, limit, expected) => {
+  ])('%s', async (_name, size, limit, expected) => {
     const target = file('f', Buffer.alloc(size, 'a'));
-    const read = readFileUpTo(target, limit);
+    const read = await readFileUpTo(target, limit);
     if (expected === undefined) expect(read).toBeUndefined();
     else expect(read).toEqual(Buffer.alloc(expected, 'a'));
   });
 
-  it('refuses a 64 MiB file (a hole on disk)', () => {
-    expect(readFileUpTo(sparse('huge', 64 * MIB), MAX_TOKEN_INPUT_BYTES)).toBeUndefined();
+  it('refuses a 64 MiB file (a hole on disk)', async () => {
+    expect(await readFileUpTo(sparse('huge', 64 * MIB), MAX_TOKEN_INPUT_BYTES)).toBeUndefined();
   });
 
   it.skipIf(!HAS_MKFIFO)('stops reading a FIFO one byte past the limit, and closes it', async () => {
     const target = fifo('long');
     const wrote = writer(target, 'x'.repeat(1000), 64 * 1024);
-    expect(readFileUpTo(target, MAX_TOKEN_INPUT_BYTES)).toBeUndefined();
+    expect(await readFileUpTo(target, MAX_TOKEN_INPUT_BYTES)).toBeUndefined();
     // The writer was cut off (EPIPE) long before its 64 MiB: the reader closed the FIFO.
     const [how, written] = (await wrote).split(' ');
     expect(how).toBe('EPIPE');
@@ -123,8 +124,35 @@ describe('readFileUpTo', () => {
   it.skipIf(!HAS_MKFIFO)('reads a FIFO whole when it ends under the limit, across several writes', async () => {
     const target = fifo('short');
     const wrote = writer(target, 'abc', 1000);
-    expect(readFileUpTo(target, 3000)?.toString()).toBe('abc'.repeat(1000));
+    expect((await readFileUpTo(target, 3000))?.toString()).toBe('abc'.repeat(1000));
     expect(await wrote).toBe('closed 3000');
+  });
+
+  it.skipIf(!HAS_MKFIFO)('waits for a FIFO nobody writes to without blocking, until the signal ends the wait', async () => {
+    const target = fifo('nobody');
+    const interrupt = new AbortController();
+    const read = readFileUpTo(target, 10, interrupt.signal);
+    // The event loop is free while it waits: this turn comes, and the read is still pending.
+    let settled = false;
+    void read.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    interrupt.abort('SIGINT');
+    await expect(read).rejects.toBeInstanceOf(InterruptedError);
+    // The FIFO was closed: a writer that will not wait for a reader finds none (ENXIO).
+    expect(thrown(() => openSync(target, constants.O_WRONLY | constants.O_NONBLOCK))).toMatchObject({ code: 'ENXIO' });
+  });
+
+  it.skipIf(!HAS_MKFIFO)('reads a FIFO whose writer comes after the read began', async () => {
+    const target = fifo('later');
+    const read = readFileUpTo(target, 100, new AbortController().signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    const wrote = writer(target, 'token-', 3);
+    expect((await read)?.toString()).toBe('token-token-token-');
+    expect(await wrote).toBe('closed 18');
   });
 
   it.each([
@@ -137,10 +165,19 @@ describe('readFileUpTo', () => {
       },
       'EISDIR',
     ],
-  ])('throws the system error for %s', (_name, target, code) => {
-    expect(thrown(() => readFileUpTo(target(), 10))).toMatchObject({ code });
+  ])('throws the system error for %s', async (_name, target, code) => {
+    await expect(readFileUpTo(target(), 10)).rejects.toMatchObject({ code });
   });
 });
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, got a resolution');
+}
 
 /** A stdin that yields `chunk` `times` times, counting what was pulled. */
 function countingStdin(chunk: Buffer | string, times: number) {
@@ -206,68 +243,72 @@ describe('a token file', () => {
   };
   const fromFile = (target: string) => resolveToken({}, noConfig, 'default', { value: target, source: '--token-file' });
 
-  it('may hold the longest token with whitespace around it, up to the limit', () => {
+  it('may hold the longest token with whitespace around it, up to the limit', async () => {
     const token = 'a'.repeat(MAX_TOKEN_BYTES);
-    expect(fromFile(file('newline', `${token}\n`))?.value).toBe(token);
+    expect((await fromFile(file('newline', `${token}\n`)))?.value).toBe(token);
     const padded = `${' '.repeat(MAX_TOKEN_BYTES / 2)}${token}${'\n'.repeat(MAX_TOKEN_BYTES / 2)}`;
     expect(Buffer.byteLength(padded)).toBe(MAX_TOKEN_INPUT_BYTES);
-    expect(fromFile(file('padded', padded))?.value).toBe(token);
+    expect((await fromFile(file('padded', padded)))?.value).toBe(token);
   });
 
   it.each<[string, () => string]>([
     ['one byte over the limit', () => file('over', `${'a'.repeat(MAX_TOKEN_BYTES)}${' '.repeat(MAX_TOKEN_BYTES + 1)}`)],
     ['64 MiB', () => sparse('huge', 64 * MIB)],
-  ])('is refused with exit 3 when it holds more: %s', (_name, target) => {
+  ])('is refused with exit 3 when it holds more: %s', async (_name, target) => {
     const name = target();
-    const error = thrown(() => fromFile(name));
+    const error = await rejection(fromFile(name));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(
       `token file ${name} (from --token-file) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`,
     );
   });
 
-  it('names PLANTSTORE_TOKEN_FILE when the file came from there', () => {
+  it('names PLANTSTORE_TOKEN_FILE when the file came from there', async () => {
     const name = sparse('huge', MIB);
     const env = { PLANTSTORE_TOKEN_FILE: name };
     const tokenFile = flagReader<AnyFlag>({}, { env, config: noConfig }).sourced(TOKEN_FILE);
-    expect(thrown(() => resolveToken(env, noConfig, 'default', tokenFile))).toMatchObject({
+    await expect(resolveToken(env, noConfig, 'default', tokenFile)).rejects.toMatchObject({
       message: expect.stringContaining('(from PLANTSTORE_TOKEN_FILE) holds more than'),
     });
   });
 
-  it('that cannot be read says why', () => {
+  it('that cannot be read says why', async () => {
     const name = path.join(dir, 'missing');
-    expect(thrown(() => fromFile(name))).toMatchObject({ message: `cannot read token file ${name} (from --token-file): ENOENT` });
+    await expect(fromFile(name)).rejects.toMatchObject({ message: `cannot read token file ${name} (from --token-file): ENOENT` });
   });
 });
 
 describe('a CA bundle', () => {
   const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-  const caPem = (parsed: Record<string, string>, env: Env = {}) => flagReader<AnyFlag>(parsed, { env, config: noConfig }).value(CACERT);
-  const noConfig = (): ConfigFile => {
-    throw new Error('no config file is needed');
+  /** The bundle as delete reads it: the path from --cacert or PLANTSTORE_CA_CERT, then the file. */
+  const caPem = async (parsed: Record<string, string>, env: Env = {}) => {
+    const noConfig = (): ConfigFile => {
+      throw new Error('no config file is needed');
+    };
+    const path = flagReader<AnyFlag>(parsed, { env, config: noConfig }).sourced(CACERT);
+    return path && readCaBundle(path.value, path.source);
   };
 
-  it('of exactly 4 MiB is read', () => {
+  it('of exactly 4 MiB is read', async () => {
     const pem = PEM.padEnd(MAX_CA_BUNDLE_BYTES, '\n');
-    expect(caPem({ cacert: file('bundle.pem', pem) })).toBe(pem);
+    expect(await caPem({ cacert: file('bundle.pem', pem) })).toBe(pem);
   });
 
   it.each<[string, () => string]>([
     ['one byte over 4 MiB', () => file('over.pem', PEM.padEnd(MAX_CA_BUNDLE_BYTES + 1, '\n'))],
     ['64 MiB', () => sparse('huge.pem', 64 * MIB)],
-  ])('is refused with exit 3 when it holds more: %s', (_name, target) => {
+  ])('is refused with exit 3 when it holds more: %s', async (_name, target) => {
     const name = target();
-    const error = thrown(() => caPem({ cacert: name }));
+    const error = await rejection(caPem({ cacert: name }));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(
       `the CA bundle ${name} (from --cacert) holds more than 4 MiB: too large to be a PEM bundle of CA certificates`,
     );
   });
 
-  it('from PLANTSTORE_CA_CERT is bounded too', () => {
+  it('from PLANTSTORE_CA_CERT is bounded too', async () => {
     const name = sparse('huge.pem', 64 * MIB);
-    expect(thrown(() => caPem({}, { PLANTSTORE_CA_CERT: name }))).toMatchObject({
+    await expect(caPem({}, { PLANTSTORE_CA_CERT: name })).rejects.toMatchObject({
       message: expect.stringContaining('(from PLANTSTORE_CA_CERT) holds more than 4 MiB'),
     });
   });

@@ -168,59 +168,59 @@ describe('a base URL with a query or fragment, even an empty one, is refused (ex
 });
 
 describe('resolveToken', () => {
-  it('prefers PLANTSTORE_TOKEN over the stored token', () => {
+  it('prefers PLANTSTORE_TOKEN over the stored token', async () => {
     writeConfig({ profiles: { default: { token: TOKEN } } });
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect(resolveToken(e, configFor(e), 'default', undefined)).toEqual({ value: ENV_TOKEN, source: 'PLANTSTORE_TOKEN' });
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toEqual({ value: ENV_TOKEN, source: 'PLANTSTORE_TOKEN' });
   });
 
-  it('falls back to the stored token of the profile', () => {
+  it('falls back to the stored token of the profile', async () => {
     writeConfig({ profiles: { default: { token: TOKEN } } });
     const e = envWith();
-    const result = resolveToken(e, configFor(e), 'default', undefined);
+    const result = await resolveToken(e, configFor(e), 'default', undefined);
     expect(result?.value).toBe(TOKEN);
     expect(result?.source).toContain(path.join(dir, 'config.json'));
   });
 
-  it('does not read the config file when the env has a token', () => {
+  it('does not read the config file when the env has a token', async () => {
     writeConfigText('{ corrupt');
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect(resolveToken(e, configFor(e), 'default', undefined)?.value).toBe(ENV_TOKEN);
+    expect((await resolveToken(e, configFor(e), 'default', undefined))?.value).toBe(ENV_TOKEN);
   });
 
-  it('trims the env token', () => {
+  it('trims the env token', async () => {
     const e = envWith({ PLANTSTORE_TOKEN: `  ${ENV_TOKEN}\n` });
-    expect(resolveToken(e, configFor(e), 'default', undefined)?.value).toBe(ENV_TOKEN);
+    expect((await resolveToken(e, configFor(e), 'default', undefined))?.value).toBe(ENV_TOKEN);
   });
 
-  it.each(['has space', 'new\nline', 'bad"quote', 'é-accent', '  '])('an invalid env token %j is a ConfigError (exit 3)', (raw) => {
+  it.each(['has space', 'new\nline', 'bad"quote', 'é-accent', '  '])('an invalid env token %j is a ConfigError (exit 3)', async (raw) => {
     const e = envWith({ PLANTSTORE_TOKEN: raw });
-    const error = thrown(() => resolveToken(e, configFor(e), 'default', undefined));
+    const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toContain('PLANTSTORE_TOKEN');
     expect((error as ConfigError).message).not.toContain('nothing was stored');
   });
 
-  it('an invalid stored token is a ConfigError naming the file', () => {
+  it('an invalid stored token is a ConfigError naming the file', async () => {
     writeConfig({ profiles: { default: { token: 'two words' } } });
     const e = envWith();
-    const error = thrown(() => resolveToken(e, configFor(e), 'default', undefined));
+    const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(path.join(dir, 'config.json'));
   });
 
-  it('is undefined with no token anywhere', () => {
+  it('is undefined with no token anywhere', async () => {
     const e = envWith();
-    expect(resolveToken(e, configFor(e), 'default', undefined)).toBeUndefined();
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toBeUndefined();
   });
 });
 
 describe('resolveTarget', () => {
-  it('combines profile, base URL and token', () => {
+  it('combines profile, base URL and token', async () => {
     writeConfig({ profiles: { work: { token: TOKEN, 'base-url': 'https://api.example.com/v1/' } } });
     const e = envWith({ PLANTSTORE_PROFILE: 'work' });
-    expect(resolveTarget(flagsFrom({}, e), e, configFor(e))).toEqual({
+    expect(await resolveTarget(flagsFrom({}, e), e, configFor(e))).toEqual({
       profile: 'work',
       baseUrl: 'https://api.example.com/v1',
       token: TOKEN,
@@ -234,9 +234,9 @@ describe('resolveTarget', () => {
     ['http://127.1.2.3', 'http://127.1.2.3'],
     ['http://[::ffff:127.0.0.1]:81', 'http://[::ffff:7f00:1]:81'],
     ['http://127.1', 'http://127.0.0.1'],
-  ])('allows plain http to loopback %s', (baseUrl, normalized) => {
+  ])('allows plain http to loopback %s', async (baseUrl, normalized) => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect(resolveTarget(flagsFrom({ baseUrl }, e), e, configFor(e)).baseUrl).toBe(normalized);
+    expect((await resolveTarget(flagsFrom({ baseUrl }, e), e, configFor(e))).baseUrl).toBe(normalized);
   });
 
   it.each([
@@ -250,26 +250,26 @@ describe('resolveTarget', () => {
     'http://localhost.example.com',
     'http://[::ffff:10.0.0.1]',
     'http://0.0.0.0',
-  ])('refuses plain http to the remote host %s (exit 3)', (baseUrl) => {
+  ])('refuses plain http to the remote host %s (exit 3)', async (baseUrl) => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    const error = thrown(() => resolveTarget(flagsFrom({ baseUrl }, e), e, configFor(e)));
+    const error = await rejection(resolveTarget(flagsFrom({ baseUrl }, e), e, configFor(e)));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toMatch(/refusing to send the token over plain http/);
     expect((error as ConfigError).message).not.toContain(ENV_TOKEN);
   });
 
-  it('a missing base URL is exit 3', () => {
+  it('a missing base URL is exit 3', async () => {
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    const error = thrown(() => resolveTarget(flagsFrom({}, e), e, configFor(e)));
+    const error = await rejection(resolveTarget(flagsFrom({}, e), e, configFor(e)));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).exit).toBe(3);
     expect((error as ConfigError).message).toMatch(/no base URL for profile 'default'/);
   });
 
-  it('a missing token is exit 4', () => {
+  it('a missing token is exit 4', async () => {
     const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
-    const error = thrown(() => resolveTarget(flagsFrom({}, e), e, configFor(e)));
+    const error = await rejection(resolveTarget(flagsFrom({}, e), e, configFor(e)));
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).exit).toBe(4);
   });

@@ -70,7 +70,7 @@ export async function runLogout(flags: LogoutFlags, ctx: Context): Promise<ExitC
 /** Says where the token and base URL come from. It cannot check the token: the service has no read-only operation. */
 export async function runStatus(flags: StatusFlags, ctx: Context): Promise<ExitCode> {
   const profile = flags.value(PROFILE);
-  const token = resolveToken(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
+  const token = await resolveToken(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE), ctx.signal);
   if (token) ctx.io.redact(token.value);
   const baseUrl = flags.sourced(BASE_URL);
   if (flags.value(JSON_OUTPUT)) {
@@ -96,7 +96,7 @@ export async function runStatus(flags: StatusFlags, ctx: Context): Promise<ExitC
 /** Prints the token itself, for piping into other tools. The one place it is ever shown. */
 export async function runToken(flags: TokenFlags, ctx: Context): Promise<ExitCode> {
   const profile = flags.value(PROFILE);
-  const token = resolveToken(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
+  const token = await resolveToken(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE), ctx.signal);
   if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
   ctx.io.outUnredacted(token.value);
   return Exit.ok;

@@ -5,6 +5,7 @@ import { type DeleteResult, isFailure, notAttempted, Tally } from '../../batch/r
 import { Throttle } from '../../batch/throttle.js';
 import type { ThrottleChange, ThrottleStats } from '../../batch/throttle-policy.js';
 import { plantUrl } from '../../config/base-url.js';
+import { readCaBundle } from '../../config/ca-bundle.js';
 import { resolveTarget, type Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode, UsageError } from '../../errors.js';
@@ -34,8 +35,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const rate = flags.value(RATE);
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = resolveTarget(flags, ctx.env, ctx.config, ctx.io.redact);
-  const network = networkOptions(flags);
+  const target = await resolveTarget(flags, ctx.env, ctx.config, ctx.io.redact, ctx.signal);
+  const network = await networkOptions(flags, ctx.signal);
   const missingCodes = flags.value(MISSING_ERROR) ?? [];
   const output: OutputMode = { json: flags.value(JSON_OUTPUT), quiet: flags.value(QUIET) };
   if (flags.value(DRY_RUN)) return printDryRun(ids, target, rate, output, ctx);
@@ -118,14 +119,14 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
 }
 
 /** Everything that shapes how requests travel: deadline, retries, trust. */
-function networkOptions(flags: DeleteFlags): NetworkOptions {
+async function networkOptions(flags: DeleteFlags, signal: AbortSignal): Promise<NetworkOptions> {
   const network: NetworkOptions = {
     timeoutMs: flags.value(TIMEOUT),
     retries: flags.value(RETRIES),
     maxRetryWaitMs: flags.value(MAX_RETRY_WAIT),
   };
-  const caPem = flags.value(CACERT);
-  return caPem === undefined ? network : { ...network, caPem };
+  const caFile = flags.sourced(CACERT);
+  return caFile === undefined ? network : { ...network, caPem: await readCaBundle(caFile.value, caFile.source, signal) };
 }
 
 async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
