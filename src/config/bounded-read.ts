@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { MAX_TOKEN_BYTES } from './token.js';
 
@@ -33,7 +33,11 @@ export async function readFileUpTo(file: string, maxBytes: number, signal?: Abor
     closeSync(fd);
     throw error;
   }
-  if (stat.isFIFO() || stat.isSocket()) return readPipeUpTo(fd, maxBytes, signal);
+  if (stat.isFIFO() || stat.isSocket()) {
+    // Loaded only for a pipe: most runs read a token from the environment or a plain file.
+    const { Socket } = await import('node:net');
+    return readPipeUpTo(new Socket({ fd, readable: true, writable: false }), maxBytes, signal);
+  }
   try {
     return readFdUpTo(fd, maxBytes);
   } finally {
@@ -57,9 +61,8 @@ function readFdUpTo(fd: number, maxBytes: number): Buffer | undefined {
 }
 
 /** A FIFO or pipe, read through the event loop, which waits for the writer without blocking. */
-function readPipeUpTo(fd: number, maxBytes: number, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
+function readPipeUpTo(pipe: Socket, maxBytes: number, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
   // The socket owns the descriptor from here on, and closes it when destroyed.
-  const pipe = new Socket({ fd, readable: true, writable: false });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
