@@ -1,50 +1,14 @@
 // The HTTP layer hands back data, not sentences: these drive the client with a scripted
 // dispatcher (no sockets) and check the outcome of each id, what the throttle is told,
 // and that every string in an outcome is already masked.
-import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { Feedback } from '../../src/batch/throttle-policy.js';
 import { type ApiOptions, type AttemptGate, createPlantApi } from '../../src/http/client.js';
-import { TIMED_OUT } from '../../src/http/deadlines.js';
 import type { PlantOutcome } from '../../src/http/outcome.js';
+import { type Step, scriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 
 const TOKEN = 'outcome-token-0123456789abcdef';
 const HOST = 'api.example.com';
-
-type Step =
-  | { answer: number; headers?: Record<string, string>; body?: string; cut?: string }
-  | { error: string; message?: string }
-  | 'deadline';
-
-/** Answers the client's requests from a script, one step per attempt; the last step repeats. */
-function scripted(steps: Step[]): { dispatcher: Dispatcher; calls: () => number } {
-  let calls = 0;
-  const fail = (code: string, message = `${code} (scripted)`) => Object.assign(new Error(message), { code });
-  const dispatcher = {
-    async request({ signal }: { signal: { fire(reason: unknown): void } }) {
-      const step = steps[Math.min(calls++, steps.length - 1)];
-      if (step === undefined || step === 'deadline') {
-        signal.fire(TIMED_OUT);
-        throw fail('UND_ERR_ABORTED');
-      }
-      if ('error' in step) throw fail(step.error, step.message);
-      const chunks = step.body === undefined ? [] : [Buffer.from(step.body)];
-      return {
-        statusCode: step.answer,
-        headers: step.headers ?? {},
-        body: {
-          dump: async () => {},
-          async *[Symbol.asyncIterator]() {
-            yield* chunks;
-            if (step.cut !== undefined) throw fail(step.cut);
-          },
-        },
-      };
-    },
-    close: async () => {},
-  };
-  return { dispatcher: dispatcher as unknown as Dispatcher, calls: () => calls };
-}
 
 /** A gate that admits `admit` attempts, recording what each was released with, then refuses. */
 function gate(admit: number, gaveUp?: string): AttemptGate & { feedback: Feedback[] } {
@@ -58,7 +22,7 @@ function gate(admit: number, gaveUp?: string): AttemptGate & { feedback: Feedbac
 }
 
 async function outcome(steps: Step[], options: Partial<ApiOptions> = {}, signal = new AbortController().signal) {
-  const script = scripted(steps);
+  const script = scriptedDispatcher(steps);
   const api = createPlantApi({
     target: { profile: 'default', baseUrl: `https://${HOST}`, token: TOKEN },
     userAgent: 'test',
@@ -71,7 +35,7 @@ async function outcome(steps: Step[], options: Partial<ApiOptions> = {}, signal 
     ...options,
   });
   try {
-    return { outcome: await api.deletePlant('42', signal), calls: script.calls() };
+    return { outcome: await api.deletePlant('42', signal), calls: script.requests.length };
   } finally {
     await api.close();
   }
