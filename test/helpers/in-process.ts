@@ -2,7 +2,8 @@
 // temporary folder, and a fake service in place of the HTTP client. For the logic of the
 // commands (what is stored, refused, printed, sent to which target), where spawning the
 // built binary would only add a process start per case. What only a real process shows
-// (signals, pipes, TLS, proxies, the wire) stays in test/e2e. The fake service answers at once
+// (signals, pipes, TLS, proxies, the wire) stays in test/e2e. A test of the HTTP client may put
+// the real one in the fake's place (InProcessOptions.service). The fake service answers at once
 // and takes no permits from the run's throttle (ApiRequest.gate): requests in flight, --rate and
 // --fail-fast's in-flight bound are the HTTP client's part, tested end to end.
 //
@@ -58,6 +59,12 @@ export interface InProcessOptions {
   stdin?: string[];
   /** The service's answer for an id; deleted (204) by default. */
   answer?: (id: string) => Answer;
+  /**
+   * What ctx.api hands the command, in place of the fake service (then `answer` is not asked and
+   * `sent` stays empty): test/http passes the real HTTP client here, over a scripted dispatcher.
+   * `io` is the run's, for the --verbose trace.
+   */
+  service?: (request: ApiRequest, io: Context['io']) => PlantApi | Promise<PlantApi>;
 }
 
 /**
@@ -98,6 +105,7 @@ export function inProcess() {
       config: () => (config ??= openConfig(env, (line) => io.err(line))),
       async api(request) {
         built.push(request);
+        if (options.service) return options.service(request, io);
         return {
           async deletePlant(id) {
             sent.push(id);
