@@ -360,6 +360,9 @@ describe('an answer cut short, on loopback', () => {
           case '/plants/close':
             socket.write(partial(400), () => socket.destroy());
             break;
+          case '/plants/drop':
+            socket.destroy(); // no answer at all: the empty reply of a crashed upstream
+            break;
           case '/plants/reset':
             reset(400);
             break;
@@ -408,6 +411,13 @@ describe('an answer cut short, on loopback', () => {
     const result = failure(await client.deletePlant(id, live()));
     expect(result.message).toMatch(/ \(after 2 attempts\)$/);
     expect(seen.get(`/plants/${id}`)).toBe(2);
+  });
+
+  it('retries a connection closed before any answer: exit 7, the answer may be lost', async () => {
+    const result = failure(await api(base, 5000, 1).deletePlant('drop', live()));
+    expect(result).toMatchObject({ status: null, error: null, exit: Exit.network, attempted: true });
+    expect(result.message).toMatch(new RegExp(`^connection (closed|reset) before a complete answer \\(${host}\\) \\(after 2 attempts\\)$`));
+    expect(seen.get('/plants/drop')).toBe(2);
   });
 
   it('deletes on the retry after a 400 whose body was reset', async () => {
