@@ -1,8 +1,9 @@
 // A loopback HTTP/1.1 server written on raw sockets, so that it can misbehave the
-// ways real servers and middleboxes do: never answer, trickle or flood a body,
-// announce a gigabyte, reset mid-body, close without a word. It records when every
-// request arrived and when every connection closed, so tests can wait on events
-// (nextExchange, closed) instead of sleeping, and check timing server-side.
+// ways real servers and middleboxes do: never answer, flood a body, announce a
+// gigabyte, or whatever a script does with the socket (reset mid-body, close without
+// a word). It records when every request arrived and when every connection closed,
+// so tests can wait on events (nextExchange, closed) instead of sleeping, and check
+// timing server-side.
 import { STATUS_CODES } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 
@@ -150,15 +151,6 @@ export function answer(exchange: Exchange, status: number, headers: Headers = {}
   if (hasBody && bytes.length > 0) exchange.connection.socket.write(bytes);
 }
 
-/** One byte every `intervalMs` until the socket closes. */
-export function trickle(exchange: Exchange, intervalMs = 50, byte = ' '): void {
-  const { socket } = exchange.connection;
-  const timer = setInterval(() => {
-    if (!socket.destroyed) socket.write(byte);
-  }, intervalMs);
-  void exchange.connection.closed.then(() => clearInterval(timer));
-}
-
 /** Writes `chunk` over and over, as fast as the reader drains it, until the socket closes. */
 export function flood(exchange: Exchange, chunk: Buffer | string): void {
   const { socket } = exchange.connection;
@@ -179,19 +171,9 @@ export function chunked(data: Buffer | string): Buffer {
 
 // ---- Ready-made misbehaviour ------------------------------------------------------
 
-const ERROR_JSON = { 'content-type': 'application/json' };
-
 export const modes = {
   /** Reads the request and never answers. */
   silent: (): Script => () => {},
-  /** Headers at once, then a body that never completes. */
-  slowBody:
-    (status: number): Script =>
-    (exchange) => {
-      writeHead(exchange, status, { ...ERROR_JSON, 'content-length': 10_000 });
-      exchange.connection.socket.write('{"error":3,"message":"slow');
-      trickle(exchange);
-    },
   /** A chunked body that never ends, sent as fast as it is read. */
   endlessBody:
     (status: number): Script =>
@@ -206,14 +188,6 @@ export const modes = {
       writeHead(exchange, status, { 'content-type': 'text/html', 'content-length': bytes });
       exchange.connection.socket.write('<html><head><title>Huge gateway page</title></head><body>');
       flood(exchange, Buffer.alloc(64 * 1024, 'y'));
-    },
-  /** Status line, headers and part of the body, then a TCP RST. */
-  resetMidBody:
-    (status: number): Script =>
-    (exchange) => {
-      writeHead(exchange, status, { ...ERROR_JSON, 'content-length': 1000 });
-      const { socket } = exchange.connection;
-      socket.write('{"error":9,"message":"cut o', () => socket.resetAndDestroy());
     },
   /** A status line, then header fields past any client's limit (undici's and Node's are 16 KiB by default). */
   hugeHeaders:
@@ -233,9 +207,3 @@ export const modes = {
       script?.(exchange);
     },
 };
-
-/** For HostileOptions.onConnection: close every connection the moment it is accepted. */
-export function closeOnAccept(connection: Connection): true {
-  connection.socket.destroy();
-  return true;
-}

@@ -23,7 +23,7 @@ export function loopbackCases(token: string) {
       servers.push(server);
       return server;
     },
-    // Retries are off so each case shows one answer; test/e2e/hostile covers retrying.
+    // Retries are off so each case shows one answer; test/http/retry-and-bodies covers retrying.
     envFor: (baseUrl: string) => ({
       PLANTSTORE_CONFIG_DIR: config.dir,
       PLANTSTORE_TOKEN: token,
