@@ -1,11 +1,11 @@
 // "Already absent" only when the API says so: the spec defines one error (400 with an
 // Error object) and leaves "no such plant" unspecified, so the user declares which
-// API error codes mean it (the sandbox's is 1). Here against the sandbox and a server that
-// drops an answer; where the codes come from, their precedence, bad values and 404s without
-// an Error object run in-process in test/unit/ignore-missing.test.ts.
+// API error codes mean it (the sandbox's is 1). Here against the sandbox; where the codes come
+// from, their precedence, bad values and 404s without an Error object run in-process in
+// test/unit/ignore-missing.test.ts, and "no such plant" after an answer lost before a retry in
+// test/http/retry-and-bodies.test.ts.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
-import { loopbackCases } from '../helpers/loopback-cases.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
 
 const TOKEN = 'missing-Token-5e1b7c';
@@ -49,33 +49,6 @@ describe('--ignore-missing with the codes that mean "no such plant"', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(
       "✗ plant 20: no route for DELETE /v2/plants/20; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status) (HTTP 404)",
-    );
-  });
-});
-
-describe('an answer lost before a retry', () => {
-  const { serve, envFor } = loopbackCases(TOKEN);
-
-  it('after an attempt whose answer was lost, "no such plant" may be that earlier attempt: absent with a note', async () => {
-    let first = true;
-    const server = await serve((req, res) => {
-      if (first) {
-        // The server deletes the plant, then the connection drops before the answer.
-        first = false;
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":1,"message":"plant 42 does not exist"}');
-    });
-    const env = { ...envFor(server.url), PLANTSTORE_RETRIES: '1', PLANTSTORE_MAX_RETRY_WAIT: '0' };
-    const absent = await runPlantstore(['delete', '--ignore-missing', '--missing-error', '1', '42'], { env });
-    expect(absent.code).toBe(0);
-    expect(absent.stdout).toBe('Plant 42 already absent (it may already have been deleted by an earlier attempt whose answer was lost)\n');
-    first = true;
-    const refused = await runPlantstore(['delete', '--missing-error', '1', '42'], { env });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      '✗ plant 42: error 1: plant 42 does not exist (after 2 attempts); it may already have been deleted by an earlier attempt whose answer was lost (HTTP 400)',
     );
   });
 });

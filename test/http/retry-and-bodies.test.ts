@@ -222,6 +222,30 @@ describe('answers lost, and what a retry then hears', () => {
     expect(result.requests).toHaveLength(2);
   });
 
+  it('after a lost answer, "no such plant" is absent with a note under --ignore-missing, and says so when it fails', async () => {
+    const gone: Step = {
+      answer: 400,
+      headers: { 'content-type': 'application/json' },
+      body: '{"error":1,"message":"plant 42 does not exist"}',
+    };
+    const steps: Step[] = [{ error: 'UND_ERR_SOCKET', message: 'other side closed' }, gone];
+    const retry = ['--retries', '1', '--max-retry-wait', '0'];
+    const absent = await plantstore([...retry, 'delete', '--ignore-missing', '--missing-error', '1', '42'], steps);
+    expect(absent).toMatchObject({
+      exit: 0,
+      stdout: 'Plant 42 already absent (it may already have been deleted by an earlier attempt whose answer was lost)\n',
+      stderr: '',
+    });
+    const refused = await plantstore([...retry, 'delete', '--missing-error', '1', '42'], steps);
+    expect(refused.exit).toBe(1);
+    expect(refused.stderr).toBe(
+      failure(
+        'error 1: plant 42 does not exist (after 2 attempts); it may already have been deleted by an earlier attempt whose answer was lost (HTTP 400)',
+      ),
+    );
+    expect(refused.requests).toHaveLength(2);
+  });
+
   it.each([
     { flags: ['--retries', '1'], attempts: 2 },
     { flags: [], attempts: 3 },
