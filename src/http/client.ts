@@ -128,7 +128,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         return { outcome: { kind: 'deleted', status } };
       }
       const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      const body = decodeBody(
+      const body = await decodeBody(
         raw,
         header(response.headers, 'content-encoding'),
         header(response.headers, 'content-type'),

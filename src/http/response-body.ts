@@ -22,17 +22,21 @@ export async function readCapped(body: AsyncIterable<Buffer>, limit: number): Pr
  * (a proxy or framework chose to) and in any charset: undo both, never growing
  * past `limit`, and never throwing — a body we cannot read is simply not used.
  */
-export function decodeBody(raw: Buffer, contentEncoding: string | undefined, contentType: string | undefined, limit: number): string {
+export async function decodeBody(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  contentType: string | undefined,
+  limit: number,
+): Promise<string> {
   let bytes = raw;
   const encoding = (contentEncoding ?? '').trim().toLowerCase();
-  try {
-    // SYNC_FLUSH: a body cut at the read limit still yields its beginning.
-    const options = { maxOutputLength: limit, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-    if (encoding === 'gzip' || encoding === 'x-gzip') bytes = zlib.gunzipSync(raw, options);
-    else if (encoding === 'deflate') bytes = zlib.inflateSync(raw, options);
-    else if (encoding === 'br') bytes = zlib.brotliDecompressSync(raw, { maxOutputLength: limit });
-  } catch {
-    return '';
+  const inflater = inflaterFor(encoding);
+  if (inflater !== undefined) {
+    try {
+      bytes = await inflateUpTo(raw, inflater, limit);
+    } catch {
+      return '';
+    }
   }
   const charset = /charset="?([\w-]+)"?/i.exec(contentType ?? '')?.[1] ?? 'utf-8';
   try {
@@ -40,4 +44,32 @@ export function decodeBody(raw: Buffer, contentEncoding: string | undefined, con
   } catch {
     return new TextDecoder('utf-8').decode(bytes);
   }
+}
+
+function inflaterFor(encoding: string): (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress) | undefined {
+  // SYNC_FLUSH: a body cut at the read limit still yields its beginning.
+  const options = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  if (encoding === 'gzip' || encoding === 'x-gzip') return () => zlib.createGunzip(options);
+  if (encoding === 'deflate') return () => zlib.createInflate(options);
+  if (encoding === 'br') return () => zlib.createBrotliDecompress();
+  return undefined;
+}
+
+/**
+ * The first `limit` bytes of what `raw` inflates to. A page that inflates past the
+ * limit (a 1 MB HTML error page compresses to a few KiB) keeps its beginning, where
+ * its <title> or the Error object's code is, instead of failing as a whole.
+ */
+async function inflateUpTo(raw: Buffer, create: () => NodeJS.ReadWriteStream, limit: number): Promise<Buffer> {
+  const inflater = create();
+  inflater.end(raw);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of inflater as AsyncIterable<Buffer>) {
+    const room = limit - size;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.length, room);
+    if (size >= limit) break; // leaving the loop destroys the inflater
+  }
+  return Buffer.concat(chunks);
 }

@@ -292,11 +292,31 @@ describe('bodies in other encodings', () => {
   it.each([
     ['a body that is not gzip at all', compressed('gzip', Buffer.from(errorObject))],
     ['an encoding it does not know, left as it is', compressed('zstd', gzipSync(errorObject))],
-    ['a gzip body that would inflate past 64 KiB', compressed('gzip', gzipSync(`{"error":7,"message":"${'m'.repeat(1024 * 1024)}"}`))],
+    // Its first 64 KiB are an Error object cut short: not one, so the status text.
+    [
+      'a gzip Error object that would inflate past 64 KiB',
+      compressed('gzip', gzipSync(`{"error":7,"message":"${'m'.repeat(1024 * 1024)}"}`)),
+    ],
   ])('gives the status text for %s: exit 1, no crash', async (_name, step) => {
     const result = await plantstore(['delete', '42'], [step]);
     expect(result.exit).toBe(1);
     expect(result.stderr).toBe(failure('Bad Request (HTTP 400)'));
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('keeps the beginning of a %s HTML page that inflates past 64 KiB: its <title> is shown', async (encoding, compress) => {
+    const page = `<html><head><title>400 Request Rejected by the Firewall</title></head><body>${'<p>padding</p>'.repeat(100_000)}</body></html>`;
+    const step: Step = {
+      answer: 400,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'content-encoding': encoding },
+      body: compress(page),
+    };
+    const result = await plantstore(['delete', '42'], [step]);
+    expect(result.exit).toBe(1);
+    expect(result.stderr).toBe(failure('400 Request Rejected by the Firewall (HTTP 400)'));
   });
 
   it.each([
