@@ -20,7 +20,7 @@ import { CACERT, TOKEN_FILE } from '../../src/flags/global.js';
 import { flagReader } from '../../src/flags/read.js';
 import type { Env } from '../../src/ui/io.js';
 import { readAllStdin } from '../../src/ui/prompt.js';
-import { thrown } from '../helpers/thrown.js';
+import { rejection, thrown } from '../helpers/thrown.js';
 
 const HAS_MKFIFO = process.platform !== 'win32' && commandExists('mkfifo');
 
@@ -169,15 +169,6 @@ describe('readFileUpTo', () => {
     await expect(readFileUpTo(target(), 10)).rejects.toMatchObject({ code });
   });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, got a resolution');
-}
 
 /** A stdin that yields `chunk` `times` times, counting what was pulled. */
 function countingStdin(chunk: Buffer | string, times: number) {

@@ -9,7 +9,7 @@ import type { AnyFlag } from '../../src/flags/flag.js';
 import { BASE_URL, PROFILE, TIMEOUT } from '../../src/flags/global.js';
 import { flagReader } from '../../src/flags/read.js';
 import { colorLevel, type Env } from '../../src/ui/io.js';
-import { thrown } from '../helpers/thrown.js';
+import { rejection, thrown } from '../helpers/thrown.js';
 
 const TOKEN = 'stored-token-0123456789';
 const ENV_TOKEN = 'env-token-abcdefghijkl';
@@ -52,15 +52,6 @@ type GlobalFlags = Record<string, string>;
 /** The flags as commander would hand them over, read as a command reads them. */
 function flagsFrom(parsed: GlobalFlags, env: Env, config: () => ConfigFile = configFor(env)) {
   return flagReader<AnyFlag>(parsed, { env, config });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, got a resolution');
 }
 
 describe('--profile, PLANTSTORE_PROFILE', () => {

@@ -1,18 +1,6 @@
 import { MAX_CONCURRENCY } from '../../batch/ordered-pool.js';
 import { Flag, type FlagReader } from '../../flags/flag.js';
-import {
-  BASE_URL,
-  CACERT,
-  COLOR,
-  JSON_OUTPUT,
-  MAX_RETRY_WAIT,
-  PROFILE,
-  QUIET,
-  RETRIES,
-  TIMEOUT,
-  TOKEN_FILE,
-  VERBOSE,
-} from '../../flags/global.js';
+import { GLOBAL_FLAGS } from '../../flags/global.js';
 import { missingErrors, rate, wholeNumber } from '../../flags/kinds.js';
 
 export const STDIN = Flag.switch({
@@ -67,18 +55,6 @@ export const DRY_RUN = Flag.switch({ key: 'dryRun', flags: '--dry-run', help: 'p
 export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN] as const;
 
 /** Every one of the program's flags: a deletion uses them all. */
-export const DELETE_GLOBALS = [
-  PROFILE,
-  BASE_URL,
-  JSON_OUTPUT,
-  QUIET,
-  COLOR,
-  TIMEOUT,
-  RETRIES,
-  MAX_RETRY_WAIT,
-  CACERT,
-  TOKEN_FILE,
-  VERBOSE,
-] as const;
+export const DELETE_GLOBALS = GLOBAL_FLAGS;
 
 export type DeleteFlags = FlagReader<(typeof DELETE_FLAGS)[number] | (typeof DELETE_GLOBALS)[number]>;
