@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { MAX_TOKEN_BYTES } from './token.js';
@@ -24,20 +24,15 @@ const CHUNK_BYTES = 64 * 1024;
  * Errors from open and read (ENOENT, EISDIR...) are thrown as is.
  */
 export async function readFileUpTo(file: string, maxBytes: number, signal?: AbortSignal): Promise<Buffer | undefined> {
-  // Non-blocking: opening a FIFO for reading otherwise waits in the kernel for a writer.
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  let stat: ReturnType<typeof fstatSync>;
-  try {
-    stat = fstatSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  if (stat.isFIFO() || stat.isSocket()) {
+  // Only a pipe is opened non-blocking: opening a FIFO for reading otherwise waits in the
+  // kernel for a writer. A terminal (--token-file /dev/tty) must block, to read what is typed.
+  if (isPipe(file)) {
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     // Loaded only for a pipe: most runs read a token from the environment or a plain file.
     const { Socket } = await import('node:net');
     return readPipeUpTo(new Socket({ fd, readable: true, writable: false }), maxBytes, signal);
   }
+  const fd = openSync(file, 'r');
   try {
     return readFdUpTo(fd, maxBytes);
   } finally {
@@ -45,7 +40,17 @@ export async function readFileUpTo(file: string, maxBytes: number, signal?: Abor
   }
 }
 
-/** A file or device, read right away: neither waits for anyone. */
+/** A FIFO or socket, `/dev/stdin` on a pipe included (stat follows the link). Errors are left to the open. */
+function isPipe(file: string): boolean {
+  try {
+    const stat = statSync(file);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** A file or device, read as it comes: a terminal waits for what is typed. */
 function readFdUpTo(fd: number, maxBytes: number): Buffer | undefined {
   const chunks: Buffer[] = [];
   let total = 0;

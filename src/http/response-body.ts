@@ -47,11 +47,11 @@ export async function decodeBody(
 }
 
 function inflaterFor(encoding: string): (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress) | undefined {
-  // SYNC_FLUSH: a body cut at the read limit still yields its beginning.
+  // Flushed as far as the input goes: a body cut at the read limit still yields its beginning.
   const options = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
   if (encoding === 'gzip' || encoding === 'x-gzip') return () => zlib.createGunzip(options);
   if (encoding === 'deflate') return () => zlib.createInflate(options);
-  if (encoding === 'br') return () => zlib.createBrotliDecompress();
+  if (encoding === 'br') return () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
   return undefined;
 }
 
@@ -63,13 +63,5 @@ function inflaterFor(encoding: string): (() => zlib.Gunzip | zlib.Inflate | zlib
 async function inflateUpTo(raw: Buffer, create: () => NodeJS.ReadWriteStream, limit: number): Promise<Buffer> {
   const inflater = create();
   inflater.end(raw);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of inflater as AsyncIterable<Buffer>) {
-    const room = limit - size;
-    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    size += Math.min(chunk.length, room);
-    if (size >= limit) break; // leaving the loop destroys the inflater
-  }
-  return Buffer.concat(chunks);
+  return readCapped(inflater as AsyncIterable<Buffer>, limit);
 }

@@ -283,6 +283,23 @@ describe('bodies in other encodings', () => {
     expect(result.stderr).toBe(failure('error 7: plant 42 is compressed (HTTP 400)'));
   });
 
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('reads the beginning of a %s HTML page cut short in the middle: its <title> is shown', async (encoding, compress) => {
+    // Varied text, so that the compressed page is long enough to be cut in the middle.
+    const rows = Array.from({ length: 4000 }, (_, i) => `<p>row ${i} of ${(i * 7919) % 10007}</p>`).join('');
+    const whole = compress(`<html><head><title>400 Rejected at the Edge</title></head><body>${rows}</body></html>`);
+    const step: Step = {
+      answer: 400,
+      headers: { 'content-type': 'text/html', 'content-encoding': encoding },
+      body: whole.subarray(0, Math.floor(whole.length / 2)),
+    };
+    const result = await plantstore(['delete', '42'], [step]);
+    expect(result.stderr).toBe(failure('400 Rejected at the Edge (HTTP 400)'));
+  });
+
   it('reads the beginning of a gzip body cut short', async () => {
     const whole = gzipSync(errorObject);
     const result = await plantstore(['delete', '42'], [compressed('gzip', whole.subarray(0, whole.length - 8))]);

@@ -2,14 +2,25 @@
 // `mkfifo` left behind) must not hang the CLI beyond the reach of Ctrl-C and SIGTERM:
 // exit 130 or 143, saying which file it waited for, nothing sent. A writer that comes
 // late is simply waited for. The signal goes only once the process has the FIFO open.
+// A terminal (--token-file /dev/tty) is not a pipe: it is read as typed, up to Ctrl-D.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, cleanEnv, finished, tempConfigDir } from '../helpers/cli.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const LINUX = process.platform === 'linux';
+const HAS_SCRIPT = LINUX && commandExists('script');
+
+function commandExists(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 const TOKEN = 'fifo-Token-0a1b2c3d4e';
 
 let config: ReturnType<typeof tempConfigDir>;
@@ -43,19 +54,26 @@ async function holding(file: string, args: string[], env: Record<string, string>
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const opened = (): boolean => {
+  await untilOpen(child, file);
+  return child;
+}
+
+/** Resolves once `child`, or a process it started, holds `file` open. */
+async function untilOpen(child: ChildProcess, file: string): Promise<void> {
+  const holds = (pid: number): boolean => {
     try {
-      return readdirSync(`/proc/${child.pid}/fd`).some((fd) => readlinkSync(`/proc/${child.pid}/fd/${fd}`) === file);
+      if (readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === file)) return true;
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+      return children !== '' && children.split(' ').some((next) => holds(Number(next)));
     } catch {
       return false; // not started yet, or a descriptor closed while we looked
     }
   };
   // Polls a condition, not the clock: the test's own timeout is the only limit.
-  while (!opened()) {
+  while (child.pid === undefined || !holds(child.pid)) {
     if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before opening ${file}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  return child;
 }
 
 const signals = [
@@ -101,5 +119,27 @@ describe.skipIf(!LINUX)('a FIFO nobody writes to', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`(from token file ${file})`);
     expect(run.stdout + run.stderr).not.toContain(TOKEN);
+  });
+});
+
+// Only pipes are read without blocking: a terminal is read as typed, up to Ctrl-D.
+describe.skipIf(!HAS_SCRIPT)('a terminal', () => {
+  it('--token-file /dev/tty reads the token typed there', async () => {
+    // script(1) gives the CLI a terminal; what is written to script's stdin is typed into it.
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --token-file /dev/tty auth status`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: cleanEnv({ PLANTSTORE_CONFIG_DIR: config.dir }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const done = finished(child);
+    // Typed only once the CLI is reading the terminal, as a person would.
+    await untilOpen(child, '/dev/tty');
+    child.stdin?.end(`${TOKEN}\n\u0004`);
+    const run = await done;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Token: +fifo… \(from token file \/dev\/tty\)/);
   });
 });
