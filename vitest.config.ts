@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -23,9 +24,9 @@ class EndToEndFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    // Both cores: vitest's default on a 2-core machine is one worker, which leaves a core idle
-    // whenever a file waits on a server, a timeout or a Retry-After.
-    maxWorkers: 2,
+    // Every core, and at least two: vitest's default (one less than the cores) is a single
+    // worker on a 2-core machine, which leaves a core idle whenever a file waits on a server.
+    maxWorkers: Math.max(2, availableParallelism()),
     sequence: { sequencer: EndToEndFirst },
     // Undone after each test even if a file forgets: nothing stubbed or spied on leaks into the next file.
     unstubEnvs: true,

@@ -8,7 +8,8 @@ import { documented, globalOptionsFor, HELP_WIDTH } from './commands/help/docume
 import { sandboxCommand } from './commands/sandbox/command.js';
 import type { Context } from './context.js';
 import { Exit, type ExitCode, UsageError } from './errors.js';
-import { GLOBAL_FLAGS } from './flags/global.js';
+import { COLOR, GLOBAL_FLAGS } from './flags/global.js';
+import { readFlags } from './flags/read.js';
 
 /** Parses argv and runs one command. */
 export async function runCli(argv: readonly string[], ctx: Context): Promise<ExitCode> {
@@ -61,7 +62,7 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Co
     .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: globalOptionsFor })
     // --no-color takes effect before the command prints anything.
     .hook('preAction', (_program, command) => {
-      if (command.optsWithGlobals()['color'] === false) ctx.io.disableColor();
+      if (!readFlags<typeof COLOR>(command, ctx).value(COLOR)) ctx.io.disableColor();
     });
   for (const flag of GLOBAL_FLAGS) program.addOption(flag.option());
 

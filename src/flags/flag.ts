@@ -69,9 +69,13 @@ export class Flag<K extends string = string, T = unknown, R = T | undefined> {
     return new Flag(spec, parse);
   }
 
-  /** A switch (`--json`): true when given, or when its variable is 1. */
+  /**
+   * A switch (`--json`): true when given, or when its variable is 1. A negated one
+   * (`--no-color`, stored as `color`) is true unless given, as commander stores it.
+   */
   static switch<const K extends string>(spec: Omit<FlagSpec<K, boolean>, 'default' | 'profileKey'>): Flag<K, boolean, boolean> {
-    return new Flag<K, boolean, boolean>({ ...spec, default: { value: false, help: '' } }, undefined);
+    const negated = /(^|[\s,])--no-/.test(spec.flags);
+    return new Flag<K, boolean, boolean>({ ...spec, default: { value: negated, help: '' } }, undefined);
   }
 
   get key(): K {

@@ -44,8 +44,8 @@ export const COLOR = Flag.switch({
   help: 'never use color (also NO_COLOR, TERM=dumb; FORCE_COLOR forces it)',
 });
 
-/** Below this no attempt could even connect, and a timeout reported in tenths of a second would read "within 0s". */
-export const MIN_TIMEOUT_SECONDS = 0.01;
+/** Below this no attempt could even connect. */
+const MIN_TIMEOUT_SECONDS = 0.01;
 
 export const TIMEOUT = Flag.valued(
   {

@@ -89,7 +89,7 @@ describe('ids from standard input', () => {
 
   // More ids than the reorder window holds (DEFAULT_WINDOW: 16,384 started but not yet printed):
   // the window bounds what waits to be printed, never how many ids a run may delete. 20,000
-  // crosses it with room to spare; the 100,000 this once sent only added time.
+  // crosses it with room to spare.
   it('deletes 20,000 plants from stdin in one run, more than the reorder window, leaving the sandbox empty', async () => {
     const count = 20_000;
     expect(count).toBeGreaterThan(DEFAULT_WINDOW);

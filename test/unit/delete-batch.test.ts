@@ -1,7 +1,7 @@
 // Many ids in one run, in-process: --ignore-missing, dry runs, ids from standard input, and
 // the refusals that come before anything is sent. What needs the real HTTP client (requests
 // in flight, --fail-fast stopping them), real servers and pipes (order of real answers, closed
-// readers, a full disk, 100,000 ids) is in test/e2e/batch.e2e.test.ts.
+// readers, a full disk, a batch larger than the reorder window) is in test/e2e/batch.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
 import { type Answer, deleted, inProcess, refused } from '../helpers/in-process.js';
 

@@ -5,10 +5,12 @@ import { readFileSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
+import { CONCURRENCY, RATE } from '../../src/commands/delete/flags.js';
 import type { ConfigFile } from '../../src/config/file.js';
 import type { Context } from '../../src/context.js';
 import { ConfigError, Exit, UsageError } from '../../src/errors.js';
 import { type AnyFlag, Flag, flagOf } from '../../src/flags/flag.js';
+import { COLOR, RETRIES } from '../../src/flags/global.js';
 import { wholeNumber } from '../../src/flags/kinds.js';
 import { flagReader } from '../../src/flags/read.js';
 import { createTestIO, type Env } from '../../src/ui/io.js';
@@ -110,6 +112,24 @@ describe('FlagReader: flag, then variable, then profile, then default', () => {
     expect(read({}).flags.value(SWITCH)).toBe(false);
   });
 
+  it('a negated switch (--no-color, stored as color) is on unless given', () => {
+    expect(read({}).flags.value(COLOR)).toBe(true);
+    expect(read({ color: false }).flags.value(COLOR)).toBe(false);
+  });
+
+  it('an empty flag is a bad value like any other, not an unset one; an empty variable is unset', () => {
+    expect(thrown(() => read({ rate: '' }).flags.value(RATE))).toMatchObject({
+      exit: Exit.usage,
+      message: "invalid --rate '': give a number of requests, optionally per second, minute or hour, such as 40, 40/s, 300/m or 1000/h",
+    });
+    expect(read({}, { PLANTSTORE_RATE: '' }).flags.value(RATE)).toBeUndefined();
+  });
+
+  it('whole numbers may have whitespace around them, as a shell variable often does', () => {
+    expect(read({ concurrency: ' 16\n' }).flags.value(CONCURRENCY)).toBe(16);
+    expect(read({}, { PLANTSTORE_RETRIES: '3 ' }).flags.value(RETRIES)).toBe(3);
+  });
+
   it('help says where else the value comes from', () => {
     expect(COUNT.option().description).toBe('how many (env TEST_COUNT; profile key missing-error; default 7)');
     expect(SWITCH.option().description).toBe('be loud (also TEST_LOUD=1)');
@@ -138,7 +158,7 @@ describe('the program, walked', () => {
   });
 
   it('lists every variable of every flag in the Environment section of --help', () => {
-    const help = program.helpInformation() + readAfterHelp(program);
+    const help = readAfterHelp(program);
     const variables = options.map((option) => flagOf(option)?.spec.env).filter((env) => env !== undefined);
     expect(variables).toContain('PLANTSTORE_RATE');
     for (const env of variables) expect(help).toMatch(new RegExp(`^  ${env}`, 'm'));
@@ -161,7 +181,7 @@ describe('the program, walked', () => {
   });
 });
 
-/** The text commander prints after the help: the Environment and exit-code sections. */
+/** The whole help as printed, with what follows commander's part: the Environment and exit-code sections. */
 function readAfterHelp(program: Command): string {
   let text = '';
   program.configureOutput({ writeOut: (chunk) => (text += chunk) });
