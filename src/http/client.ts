@@ -3,7 +3,6 @@ import { feedbackFor, type Permit } from '../batch/throttle-policy.js';
 import { plantUrl } from '../config/base-url.js';
 import type { Target } from '../config/resolve.js';
 import type { Env } from '../ui/io.js';
-import { formatSeconds } from '../ui/report.js';
 import { createMask, type Mask } from '../ui/secret-mask.js';
 import { classifyStatus, verdictOf } from './classify.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
@@ -13,7 +12,7 @@ import type { FailedAttempt, PlantOutcome, Route } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { failedRequest } from './request-errors.js';
 import { decodeBody, readCapped } from './response-body.js';
-import { backoffDelayMs, parseRetryAfter, REFUSALS_PER_RETRY, wait } from './retry.js';
+import { backoffDelayMs, formatSeconds, parseRetryAfter, REFUSALS_PER_RETRY, wait } from './retry.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;

@@ -77,8 +77,3 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
 export function fatalJson(exit: ExitCode, message: string): string {
   return JSON.stringify({ deleted: false, exit, message });
 }
-
-/** A duration in a message or a trace line: seconds, to the millisecond, without trailing zeros (0.05s, 30s). */
-export function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))}s`;
-}

@@ -7,7 +7,7 @@ import { Exit, type ExitCode } from '../../errors.js';
 import { type NetworkFailure, verdictOf } from '../../http/classify.js';
 import { statusText } from '../../http/error-body.js';
 import type { FailedAttempt, PlantOutcome, Route, Stop } from '../../http/outcome.js';
-import { formatSeconds } from '../../ui/report.js';
+import { formatSeconds } from '../../http/retry.js';
 
 /** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */
 export interface MissingRule {
