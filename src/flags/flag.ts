@@ -62,11 +62,17 @@ export class Flag<K extends string = string, T = unknown, R = T | undefined> {
     readonly parse: Parse<T> | undefined,
   ) {}
 
-  /** A flag with a value (`--timeout <seconds>`). With a default, reading it never yields undefined. */
-  static valued<const K extends string, T>(spec: FlagSpec<K, T> & { default: { value: T; help: string } }, parse: Parse<T>): Flag<K, T, T>;
-  static valued<const K extends string, T>(spec: FlagSpec<K, T>, parse: Parse<T>): Flag<K, T, T | undefined>;
-  static valued<const K extends string, T>(spec: FlagSpec<K, T>, parse: Parse<T>): Flag<K, T, T | undefined> {
-    return new Flag(spec, parse);
+  /**
+   * A flag with a value (`--timeout <seconds>`). Its default is written as it would be
+   * typed (`'30'`) and parsed like any value, so --help shows what the user would type
+   * and the value cannot disagree with it. With a default, reading it never yields undefined.
+   */
+  static valued<const K extends string, T>(spec: ValuedSpec<K, T> & { default: string }, parse: Parse<T>): Flag<K, T, T>;
+  static valued<const K extends string, T>(spec: ValuedSpec<K, T>, parse: Parse<T>): Flag<K, T, T | undefined>;
+  static valued<const K extends string, T>({ default: raw, ...spec }: ValuedSpec<K, T>, parse: Parse<T>): Flag<K, T, T | undefined> {
+    if (raw === undefined) return new Flag(spec, parse);
+    const value = parse(raw, { source: `the default of ${spec.flags}`, onCommandLine: false });
+    return new Flag({ ...spec, default: { value, help: typeof value === 'string' ? `"${raw}"` : raw } }, parse);
   }
 
   /**
@@ -117,6 +123,9 @@ export class Flag<K extends string = string, T = unknown, R = T | undefined> {
     return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
   }
 }
+
+/** A valued flag as declared: its default as text, the way a user would type it. */
+type ValuedSpec<K extends string, T> = Omit<FlagSpec<K, T>, 'default'> & { default?: string };
 
 // biome-ignore lint/suspicious/noExplicitAny: any flag, whatever it holds
 export type AnyFlag = Flag<string, any, any>;

@@ -12,7 +12,7 @@ export const PROFILE = Flag.valued(
     help: 'use a named profile',
     env: 'PLANTSTORE_PROFILE',
     envHelp: 'the profile',
-    default: { value: 'default', help: '"default"' },
+    default: 'default',
     completes: { kind: 'profiles' },
   },
   profileName,
@@ -54,7 +54,7 @@ export const TIMEOUT = Flag.valued(
     help: 'give up on an attempt after this long',
     env: 'PLANTSTORE_TIMEOUT',
     envHelp: 'seconds an attempt may take',
-    default: { value: 30_000, help: '30' },
+    default: '30',
   },
   seconds({ seconds: MIN_TIMEOUT_SECONDS, of: 'timeout' }),
 );
@@ -66,7 +66,7 @@ export const RETRIES = Flag.valued(
     help: 'retries on refused/reset connections, timeouts, 429/502/503/504',
     env: 'PLANTSTORE_RETRIES',
     envHelp: 'retries of a failed attempt',
-    default: { value: 2, help: '2' },
+    default: '2',
   },
   wholeNumber(0, 10),
 );
@@ -78,7 +78,7 @@ export const MAX_RETRY_WAIT = Flag.valued(
     help: 'longest wait before a retry',
     env: 'PLANTSTORE_MAX_RETRY_WAIT',
     envHelp: 'the longest wait before a retry, in seconds',
-    default: { value: 30_000, help: '30' },
+    default: '30',
   },
   seconds(),
 );

@@ -24,7 +24,7 @@ const COUNT = Flag.valued(
     help: 'how many',
     env: 'TEST_COUNT',
     profileKey: 'missing-error',
-    default: { value: 7, help: '7' },
+    default: '7',
   },
   wholeNumber(0, 10),
 );

@@ -22,7 +22,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish): Com
 
   const login = auth
     .command('login')
-    .description('store a token: from stdin with --with-token, else a hidden prompt')
+    .description('store a token: from stdin with --with-token, else a hidden prompt; a --base-url typed here is stored with it')
     .addOption(WITH_TOKEN.option())
     .action(action(ctx, finish, (flags: LoginFlags) => runLogin(flags, ctx)));
   documented(login, {

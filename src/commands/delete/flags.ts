@@ -14,7 +14,7 @@ export const CONCURRENCY = Flag.valued(
     key: 'concurrency',
     flags: '--concurrency <n>',
     help: `requests in flight at once, 1..${MAX_CONCURRENCY}`,
-    default: { value: 8, help: '8' },
+    default: '8',
   },
   wholeNumber(1, MAX_CONCURRENCY),
 );

@@ -7,7 +7,7 @@ export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';
 
 export const PORT = Flag.valued(
-  { key: 'port', flags: '--port <n>', help: 'port to listen on (0 picks a free one)', default: { value: 8080, help: '8080' } },
+  { key: 'port', flags: '--port <n>', help: 'port to listen on (0 picks a free one)', default: '8080' },
   wholeNumber(0, 65_535),
 );
 
@@ -16,7 +16,7 @@ export const HOST = Flag.valued(
     key: 'host',
     flags: '--host <addr>',
     help: 'address to listen on; any but loopback opens the sandbox to the network',
-    default: { value: '127.0.0.1', help: '127.0.0.1' },
+    default: '127.0.0.1',
   },
   (raw, origin) => {
     if (raw.trim() === '') throw problem(origin, `invalid ${origin.source} '': give an address to listen on, such as 127.0.0.1`);
@@ -38,7 +38,7 @@ export const SANDBOX_TOKEN = Flag.valued(
     envHelp: 'the token plantstore sandbox accepts',
     preferEnv: true,
     emptyEnvCounts: true,
-    default: { value: DEFAULT_SANDBOX_TOKEN, help: `"${DEFAULT_SANDBOX_TOKEN}"` },
+    default: DEFAULT_SANDBOX_TOKEN,
   },
   (raw, origin) => {
     if (raw.trim() === '') {
@@ -62,7 +62,7 @@ export const PLANTS = Flag.valued(
     key: 'plants',
     flags: '--plants <n>',
     help: 'number of plants to start with: ids 1..n; 0 for none, so every delete is refused',
-    default: { value: 100, help: '100' },
+    default: '100',
   },
   // Only deleted ids are stored, so any count starts at once; a safe integer keeps it exact.
   wholeNumber(0, Number.MAX_SAFE_INTEGER),
