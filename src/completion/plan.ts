@@ -31,7 +31,13 @@ export interface Place {
   second: ReadonlyArray<{ after: string; values: Values }>;
 }
 
-export function words(tree: CompletionTree): Words {
+/** The word lists of `tree`, with what every generator walks the same way worked out once. */
+export function plan(tree: CompletionTree): Words {
+  return planned(words(tree));
+}
+
+/** The lists as the tree has them; `withOptions` and `places` are left to planned(). */
+function words(tree: CompletionTree): Words {
   const described = (options: readonly CompletableOption[]): Described =>
     options.flatMap((option) => option.names.map((name) => [name, option.description] as const));
   const commands = tree.commands;
@@ -57,7 +63,7 @@ export function words(tree: CompletionTree): Words {
 }
 
 /** Adds what every generator walks the same way: which commands take options, and what each place completes to. */
-export function planned(w: Words): Words {
+function planned(w: Words): Words {
   const withOptions = w.optionsOf
     .map(({ command, own, subs }) => ({ command, own, subs: subs.filter((sub) => sub.own.length > 0) }))
     .filter(({ own, subs }) => own.length > 0 || subs.length > 0);

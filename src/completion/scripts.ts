@@ -1,6 +1,6 @@
 import { bash } from './bash.js';
 import { fish } from './fish.js';
-import { planned, words } from './plan.js';
+import { plan } from './plan.js';
 import { powershell } from './powershell.js';
 import type { CompletionTree, Shell } from './tree.js';
 import { zsh } from './zsh.js';
@@ -16,7 +16,7 @@ import { zsh } from './zsh.js';
  * than read a file whose format is ours to change.
  */
 export function completionScript(shell: Shell, tree: CompletionTree): string {
-  const w = planned(words(tree));
+  const w = plan(tree);
   switch (shell) {
     case 'bash':
       return bash(w);
