@@ -7,7 +7,7 @@ const E2E = ['test/e2e/**/*.test.ts'];
 // patches the HTTP stack of the whole process, and vi.mock replaces a module that other files
 // import too. They get a fresh module graph each, as every file did before. A new test file
 // that uses nock or vi.mock belongs here.
-const ISOLATED = ['test/http/**/*.test.ts', 'test/unit/sandbox-command.test.ts'];
+const ISOLATED = ['test/http/**/*.test.ts', 'test/unit/commands/sandbox/sandbox.test.ts'];
 
 /**
  * End-to-end files first, so the long ones (batch, hostile) do not start last and leave one

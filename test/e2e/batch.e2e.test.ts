@@ -1,7 +1,7 @@
 // Many ids in one process against real loopback servers: the order of real answers, --fail-fast
 // with requests in flight, stdin, readers that leave, a full disk, a large batch. Dry runs,
 // --ignore-missing and the refusals before anything is sent run in-process in
-// test/unit/delete-batch.test.ts.
+// test/unit/commands/delete/batch.test.ts.
 import { type StdioOptions, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

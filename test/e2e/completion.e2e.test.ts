@@ -52,7 +52,7 @@ it('passes bash -n', () => {
   expect(() => execFileSync('bash', ['-n', scriptFile])).not.toThrow();
 });
 
-// Every other completion is test/unit/completion's, on the same generated script with a stand-in
+// Every other completion is test/unit/commands/completion's, on the same generated script with a stand-in
 // for the profile helper; here the printed script completes a command, and profiles from the real CLI.
 it.each([
   [['plantstore', 'de'], ['delete']],

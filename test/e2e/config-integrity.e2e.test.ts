@@ -1,7 +1,7 @@
 // Logins racing in separate processes leave a valid config file with nothing lost: only
 // real processes overlap. The rest of the config file's protection (bad tokens, corrupt
 // files, permissions, unwritable folders, base URLs, partial updates) runs in-process in
-// test/unit/config-integrity.test.ts.
+// test/unit/commands/config/integrity.test.ts.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // Answers the spec does not show, from a real loopback server, with the request as it left the
 // process. Elsewhere: silence past --timeout, a Retry-After, a gzip body and Ctrl-C once each in
 // test/e2e/hostile; redirects, HTML 5xx pages, retries and odd encodings in-process in test/http;
-// plain http to another host in test/unit/config-integrity (and the leak sweep); an old Node in
+// plain http to another host in test/unit/commands/config/integrity (and the leak sweep); an old Node in
 // test/e2e/old-node.
 import { describe, expect, it } from 'vitest';
 import { runPlantstore } from '../helpers/cli.js';

@@ -2,7 +2,7 @@
 // Error object) and leaves "no such plant" unspecified, so the user declares which
 // API error codes mean it (the sandbox's is 1). Here against the sandbox; where the codes come
 // from, their precedence, bad values and 404s without an Error object run in-process in
-// test/unit/ignore-missing.test.ts, and "no such plant" after an answer lost before a retry in
+// test/unit/commands/delete/ignore-missing.test.ts, and "no such plant" after an answer lost before a retry in
 // test/http/retry-and-bodies.test.ts.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';

@@ -1,7 +1,7 @@
 // `plantstore sandbox` as a user starts it: the token from PLANTSTORE_SANDBOX_TOKEN
 // (argv is visible in ps), a refusal, and the URL line. Loopback only; each sandbox is
 // stopped with SIGTERM and awaited. --token over the env, the public default and every
-// refusal are test/unit/sandbox-command's, through runCli; the public default also serves
+// refusal are test/unit/commands/sandbox's, through runCli; the public default also serves
 // test/e2e/color and sandbox-stop.
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';

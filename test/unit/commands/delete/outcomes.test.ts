@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { describeAttempt, describeOutcome, explainOutcome, type MissingRule, whyNotSent } from '../../src/commands/delete/outcomes.js';
-import { Exit } from '../../src/errors.js';
-import type { FailedAttempt, PlantOutcome } from '../../src/http/outcome.js';
+import {
+  describeAttempt,
+  describeOutcome,
+  explainOutcome,
+  type MissingRule,
+  whyNotSent,
+} from '../../../../src/commands/delete/outcomes.js';
+import { Exit } from '../../../../src/errors.js';
+import type { FailedAttempt, PlantOutcome } from '../../../../src/http/outcome.js';
 
 const HOST = 'api.example.com';
 const PROXY = 'http://***@proxy.corp:3128';

@@ -3,25 +3,25 @@
 // a wildcard or LAN bind is asked of a startSandbox that listens on 127.0.0.1 instead.
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli.js';
-import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV } from '../../src/commands/sandbox/flags.js';
-import { describeListening, type SandboxToken } from '../../src/commands/sandbox/run.js';
-import type { ConfigFile } from '../../src/config/file.js';
-import type { Context, Stdin } from '../../src/context.js';
-import { CliError, ConfigError, Exit, UsageError } from '../../src/errors.js';
-import type { AnyFlag } from '../../src/flags/flag.js';
-import { flagReader } from '../../src/flags/read.js';
-import * as server from '../../src/sandbox/server.js';
-import { createIO, type Env } from '../../src/ui/io.js';
-import { thrown } from '../helpers/thrown.js';
+import { runCli } from '../../../../src/cli.js';
+import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV } from '../../../../src/commands/sandbox/flags.js';
+import { describeListening, type SandboxToken } from '../../../../src/commands/sandbox/run.js';
+import type { ConfigFile } from '../../../../src/config/file.js';
+import type { Context, Stdin } from '../../../../src/context.js';
+import { CliError, ConfigError, Exit, UsageError } from '../../../../src/errors.js';
+import type { AnyFlag } from '../../../../src/flags/flag.js';
+import { flagReader } from '../../../../src/flags/read.js';
+import * as server from '../../../../src/sandbox/server.js';
+import { createIO, type Env } from '../../../../src/ui/io.js';
+import { thrown } from '../../../helpers/thrown.js';
 
-vi.mock('../../src/sandbox/server.js', async (importOriginal) => {
+vi.mock('../../../../src/sandbox/server.js', async (importOriginal) => {
   const real = await importOriginal<typeof server>();
   return { ...real, startSandbox: vi.fn(real.startSandbox) };
 });
 
 const startSandbox = vi.mocked(server.startSandbox);
-const realStartSandbox = (await vi.importActual<typeof server>('../../src/sandbox/server.js')).startSandbox;
+const realStartSandbox = (await vi.importActual<typeof server>('../../../../src/sandbox/server.js')).startSandbox;
 
 afterEach(() => {
   startSandbox.mockClear();

@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { inProcess } from '../helpers/in-process.js';
+import { inProcess } from '../../../helpers/in-process.js';
 
 const STORED = 'stored-Token-0a1b2c3d4e';
 /** Nothing is sent in-process; a base URL a run may use. */

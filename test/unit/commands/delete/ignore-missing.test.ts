@@ -3,7 +3,7 @@
 // bodies are an Error object is test/unit/error-body's; the sandbox itself, a wrong path
 // prefix and an answer lost before a retry are in test/e2e/missing.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
-import { type Answer, deleted, inProcess, refused } from '../helpers/in-process.js';
+import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
 
 const TOKEN = 'missing-Token-5e1b7c';
 const READY = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: 'http://127.0.0.1:9' };

@@ -1,10 +1,10 @@
 // Many ids into a reader slower than plantstore (`| less`, a slow pipe): a dry run
 // and a real run wait for the reader (IO.backlog) instead of queueing every line in memory.
 import { describe, expect, it } from 'vitest';
-import { runDelete } from '../../src/commands/delete/run.js';
-import { type Context, createContext, type Stdin } from '../../src/context.js';
-import { flagReader } from '../../src/flags/read.js';
-import { createIO } from '../../src/ui/io.js';
+import { runDelete } from '../../../../src/commands/delete/run.js';
+import { type Context, createContext, type Stdin } from '../../../../src/context.js';
+import { flagReader } from '../../../../src/flags/read.js';
+import { createIO } from '../../../../src/ui/io.js';
 
 describe('delete --dry-run', () => {
   it('stops producing lines while stdout is backed up, and goes on once the reader catches up', async () => {

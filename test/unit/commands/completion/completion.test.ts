@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
-import { completionScript } from '../../src/completion/scripts.js';
-import { completionTree, SHELLS, type Shell } from '../../src/completion/tree.js';
-import { createContext, type Stdin } from '../../src/context.js';
-import { createTestIO } from '../../src/ui/io.js';
+import { buildProgram } from '../../../../src/cli.js';
+import { completionScript } from '../../../../src/completion/scripts.js';
+import { completionTree, SHELLS, type Shell } from '../../../../src/completion/tree.js';
+import { createContext, type Stdin } from '../../../../src/context.js';
+import { createTestIO } from '../../../../src/ui/io.js';
 
 // The real program, as the CLI builds it: completion is written from it.
 const program = buildProgram(

@@ -3,7 +3,7 @@
 // in flight, --fail-fast stopping them), real servers and pipes (order of real answers, closed
 // readers, a full disk, a batch larger than the reorder window) is in test/e2e/batch.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
-import { type Answer, deleted, inProcess, refused } from '../helpers/in-process.js';
+import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
 
 const TOKEN = 'batch-Token-3e9d1a77';
 const BASE = 'http://127.0.0.1:9';
