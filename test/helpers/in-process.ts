@@ -10,16 +10,20 @@
 // Imports only the stable entry points: src/cli.ts, src/context.ts (types), src/errors.ts,
 // src/ui/io.ts and src/config/file.ts. The shape of an answer is taken from the Context
 // type, so a change to it fails to compile here, in one place.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach } from 'vitest';
+import { Chalk } from 'chalk';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { type ConfigFile, openConfig } from '../../src/config/file.js';
 import type { ApiRequest, Context, Stdin } from '../../src/context.js';
-import { CliError } from '../../src/errors.js';
+import { CliError, Exit, UsageError } from '../../src/errors.js';
 import { createTestIO } from '../../src/ui/io.js';
+
+/** What `plantstore --version` prints in process. */
+export const VERSION = '0.0.0-test';
 
 type PlantApi = Awaited<ReturnType<Context['api']>>;
 /** What the fake service answers for one id: the HTTP client's result for it. */
@@ -45,12 +49,16 @@ export interface InProcessRun {
   exit: number;
   /** The message of the error that ended the run (main prints it after "plantstore: "); undefined when none was thrown. */
   error: string | undefined;
+  /** That error itself, for its class (a UsageError, say); its message is `error`, masked as main prints it. */
+  thrown: CliError | undefined;
   stdout: string;
   stderr: string;
   /** Each api() call: the target, network options and throttle a run would send with. Empty when nothing was going to be sent. */
   built: ApiRequest[];
   /** Ids handed to the service, in the order they were sent. */
   sent: string[];
+  /** How many times the command closed the fake service (a run closes each client it asked for). */
+  closed: number;
 }
 
 export interface InProcessOptions {
@@ -88,19 +96,21 @@ export function inProcess() {
 
   async function run(argv: readonly string[], options: InProcessOptions = {}): Promise<InProcessRun> {
     const env: Record<string, string> = { PLANTSTORE_CONFIG_DIR: here(), ...options.env };
-    const io = createTestIO({ env });
+    // With chalk, as main has it whenever a stream may be colored: FORCE_COLOR in `env` colors the buffers.
+    const io = createTestIO({ env, chalk: Chalk });
     // As main does: a token from the environment is never printed, whatever layer quotes it.
     const envToken = env['PLANTSTORE_TOKEN'];
     if (envToken) io.redact(envToken.trim());
     const built: ApiRequest[] = [];
     const sent: string[] = [];
+    let closed = 0;
     const answer = options.answer ?? deleted;
     let config: ConfigFile | undefined;
     const ctx: Context = {
       io,
       env,
       stdin: Readable.from(options.stdin ?? []) as unknown as Stdin,
-      version: '0.0.0-test',
+      version: VERSION,
       signal: new AbortController().signal,
       config: () => (config ??= openConfig(env, (line) => io.err(line))),
       async api(request) {
@@ -111,32 +121,52 @@ export function inProcess() {
             sent.push(id);
             return answer(id);
           },
-          async close() {},
+          async close() {
+            closed++;
+          },
         };
       },
     };
     let exit: number;
     let error: string | undefined;
+    let thrown: CliError | undefined;
     try {
       exit = await runCli(argv, ctx);
-    } catch (thrown) {
+    } catch (caught) {
       // Anything but a CliError is a bug the test should see as such.
-      if (!(thrown instanceof CliError)) throw thrown;
-      exit = thrown.exit;
-      error = io.mask(thrown.message);
+      if (!(caught instanceof CliError)) throw caught;
+      thrown = caught;
+      exit = caught.exit;
+      error = io.mask(caught.message);
     }
-    const result = { exit, error, stdout: io.stdout(), stderr: io.stderr(), built, sent };
+    const result = { exit, error, thrown, stdout: io.stdout(), stderr: io.stderr(), built, sent, closed };
     assertNoTokenLeak(argv, env, options.stdin, result);
     return result;
   }
 
+  const file = () => path.join(here(), 'config.json');
   return {
     run,
     /** This test's config folder. */
     dir: here,
     /** The config file in it. */
-    file: () => path.join(here(), 'config.json'),
+    file,
+    /** What the config file holds, parsed; undefined while there is none. */
+    stored: (): StoredConfig | undefined => (existsSync(file()) ? (JSON.parse(readFileSync(file(), 'utf8')) as StoredConfig) : undefined),
   };
+}
+
+/** The config file as JSON: the settings of each profile. */
+export interface StoredConfig {
+  profiles?: Record<string, { token?: string; 'base-url'?: string }>;
+}
+
+/** The run ended with a UsageError (exit 2) whose message, on one line, matches. */
+export function expectUsageError(run: InProcessRun, message: RegExp): void {
+  expect(run.thrown).toBeInstanceOf(UsageError);
+  expect(run.exit).toBe(Exit.usage);
+  expect(run.error).toMatch(message);
+  expect(run.error).not.toContain('\n');
 }
 
 /**

@@ -1,0 +1,137 @@
+// argv to the delete command, in-process: which ids are sent, the request each run builds (its
+// target and network options), the output modes, and the exit code of a run with failures.
+import { describe, expect, it } from 'vitest';
+import type { ApiRequest } from '../../../../src/context.js';
+import { CliError, Exit } from '../../../../src/errors.js';
+import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
+
+const TOKEN = 'sandbox-token-0123456789';
+const BASE = 'https://api.example.com';
+/** The env of a run that can reach the (fake) service. */
+const READY = { PLANTSTORE_BASE_URL: BASE, PLANTSTORE_TOKEN: TOKEN };
+
+const { run } = inProcess();
+
+describe('argv reaches the delete command', () => {
+  it.each<[string, string[], string[]]>([
+    ['one id', ['delete', '42'], ['42']],
+    ['several ids, in order, duplicates dropped', ['delete', '3', '1', '3', '007'], ['3', '1', '7']],
+    ['a negative id', ['delete', '-5'], ['-5']],
+    ['a negative id after --', ['delete', '--', '-5'], ['-5']],
+    ['int64 max exactly', ['delete', '9223372036854775807'], ['9223372036854775807']],
+  ])('%s', async (_name, argv, sent) => {
+    const result = await run(argv, { env: READY });
+    expect(result.error).toBeUndefined();
+    expect(result.exit).toBe(0);
+    expect(result.sent).toEqual(sent);
+    expect(result.closed).toBe(1);
+  });
+
+  it.each<[string, string[], Partial<ApiRequest>]>([
+    [
+      'defaults',
+      ['delete', '1'],
+      {
+        network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000 },
+        verbose: false,
+        target: { profile: 'default', baseUrl: BASE, token: TOKEN },
+      },
+    ],
+    ['--timeout before the command', ['--timeout', '2.5', 'delete', '1'], { network: expect.objectContaining({ timeoutMs: 2_500 }) }],
+    ['--timeout after the ids', ['delete', '1', '--timeout', '7'], { network: expect.objectContaining({ timeoutMs: 7_000 }) }],
+    ['--timeout at the minimum', ['delete', '1', '--timeout', '0.01'], { network: expect.objectContaining({ timeoutMs: 10 }) }],
+    [
+      '--retries and --max-retry-wait',
+      ['delete', '1', '--retries', '0', '--max-retry-wait', '5'],
+      { network: expect.objectContaining({ retries: 0, maxRetryWaitMs: 5_000 }) },
+    ],
+    ['--verbose', ['--verbose', 'delete', '1'], { verbose: true }],
+    [
+      '--base-url',
+      ['--base-url', 'https://other.example.com/v2/', 'delete', '1'],
+      { target: { profile: 'default', baseUrl: 'https://other.example.com/v2', token: TOKEN } },
+    ],
+    ['--profile', ['delete', '--profile', 'work', '1'], { target: { profile: 'work', baseUrl: BASE, token: TOKEN } }],
+  ])('%s', async (_name, argv, expected) => {
+    const result = await run(argv, { env: READY });
+    expect(result.error).toBeUndefined();
+    expect(result.built).toHaveLength(1);
+    expect(result.built[0]).toMatchObject(expected);
+  });
+
+  it.each<[string, string[]]>([
+    ['--json before the command', ['--json', 'delete', '1', '2']],
+    ['--json after the ids', ['delete', '1', '2', '--json']],
+  ])('%s: one JSON object per id on stdout', async (_name, argv) => {
+    const result = await run(argv, { env: READY });
+    expect(result.exit).toBe(0);
+    expect(result.stdout).toBe('{"id":1,"deleted":true,"status":204}\n{"id":2,"deleted":true,"status":204}\n');
+    // Human text, here the summary of a multi-id run, stays on stderr.
+    expect(result.stderr).toMatch(/^2 deleted, 0 already absent, 0 failed, 0 not attempted in \d+\.\ds\n$/);
+  });
+
+  it.each([['--quiet'], ['-q']])('%s: nothing printed on success', async (flag) => {
+    const result = await run(['delete', flag, '1', '2'], { env: READY });
+    expect(result.exit).toBe(0);
+    expect(result.sent).toEqual(['1', '2']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('');
+  });
+
+  it('without flags: one human line per id', async () => {
+    const result = await run(['delete', '1', '2'], { env: READY });
+    expect(result.stdout).toBe('Deleted plant 1\nDeleted plant 2\n');
+  });
+
+  it('the first failing id decides the exit code, and every id is still tried', async () => {
+    const answer = (id: string): Answer =>
+      id === '2'
+        ? refused(id, { status: 404, error: null, message: 'Not Found' })
+        : id === '3'
+          ? refused(id, { status: 400, error: 13, message: 'plant 3 is protected' })
+          : deleted(id);
+    const result = await run(['delete', '1', '2', '3'], { env: READY, answer });
+    expect(result.error).toBeUndefined();
+    expect(result.exit).toBe(Exit.notFound);
+    expect(result.sent).toEqual(['1', '2', '3']);
+    expect(result.stderr).toMatch(
+      // A 404 without the API's Error object carries the hint that the base URL may be wrong.
+      /^✗ plant 2: Not Found; the answer is not the API's Error object, so the base URL may be wrong \(check it with plantstore auth status\) \(HTTP 404\)\n✗ plant 3: error 13: plant 3 is protected \(HTTP 400\)\n\d+ deleted, 0 already absent, 2 failed, 0 not attempted in \d+\.\ds\n$/,
+    );
+  });
+
+  describe('--no-color', () => {
+    const refuse = (id: string): Answer => refused(id, { status: 400, error: 1, message: 'no' });
+    // FORCE_COLOR turns color on for the buffers, so the flag has something to turn off.
+    const env = { ...READY, FORCE_COLOR: '1' };
+
+    it('colors the failure mark without the flag (the control case)', async () => {
+      const result = await run(['delete', '5'], { env, answer: refuse });
+      expect(result.stderr).toContain('\u001b[');
+    });
+
+    it.each([
+      ['before the command', ['--no-color', 'delete', '5']],
+      ['after the id', ['delete', '5', '--no-color']],
+    ])('%s: no escape codes at all', async (_name, argv) => {
+      const result = await run(argv, { env, answer: refuse });
+      expect(result.error).toBeUndefined();
+      expect(result.exit).toBe(1);
+      expect(result.stderr).toBe('✗ plant 5: error 1: no (HTTP 400)\n');
+    });
+  });
+
+  it('a missing base URL is exit 3 before anything is built', async () => {
+    const result = await run(['delete', '1'], { env: { PLANTSTORE_TOKEN: TOKEN } });
+    expect(result.thrown).toBeInstanceOf(CliError);
+    expect(result.exit).toBe(Exit.config);
+    expect(result.built).toEqual([]);
+  });
+
+  it('a missing token is exit 4 before anything is built', async () => {
+    const result = await run(['delete', '1'], { env: { PLANTSTORE_BASE_URL: BASE } });
+    expect(result.thrown).toBeInstanceOf(CliError);
+    expect(result.exit).toBe(Exit.auth);
+    expect(result.built).toEqual([]);
+  });
+});
