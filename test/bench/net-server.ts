@@ -1,10 +1,12 @@
 // A scripted stand-in for a real Plant Store deployment, for the network
 // benchmarks (network.ts): unlike server.ts, which answers at once, it can
 //   - take a fixed time per answer, and a much longer time for every n-th
-//     request (a deterministic tail, so that runs compare);
+//     request (a deterministic tail, so that runs compare), plus a replayable jitter;
 //   - rate-limit with a token bucket: 429, Retry-After: 1 and an Error body;
 //   - limit the requests being served at once: 503, Retry-After: 1, at once;
-//   - speak HTTP/2 over TLS (with HTTP/1.1 allowed too).
+//   - speak HTTP/2 over TLS (with HTTP/1.1 allowed too), and there retire each
+//     connection with GOAWAY after so many requests, or allow few streams at once
+//     (h2-stress.ts uses these; the bench rows do not).
 // It records every request (arrival time, status sent, whether the token was
 // right) so that a run can be judged by what the server saw, not by what the
 // client says it did. configure() sets the behaviour and starts a new record.
@@ -19,12 +21,18 @@ export interface Behaviour {
   /** Every `tailEvery`-th admitted request (counted from configure()) takes `tailMs` instead. */
   tailEvery?: number;
   tailMs?: number;
+  /** Adds 0 to `jitterMs` ms more to each admitted answer (a fixed pseudo-random sequence from configure()). */
+  jitterMs?: number;
   /** Token bucket: refilled at this many tokens a second; a request without a token gets 429. */
   ratePerSecond?: number;
   /** The bucket's capacity (and its fill at configure()); default 20. */
   burst?: number;
   /** More than this many admitted requests being answered at once: 503 at once. */
   maxInFlight?: number;
+  /** HTTP/2: close each connection gracefully (GOAWAY, in-flight streams finish) once it has carried this many requests, as nginx does. */
+  goAwayAfter?: number;
+  /** HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS sent to each new connection (after the server's default, as a server that lowers it does). */
+  maxConcurrentStreams?: number;
 }
 
 export interface NetStats {
@@ -42,6 +50,10 @@ export interface NetStats {
   peakInFlight: number;
   /** Requests by HTTP version, e.g. { "1.1": 1200 } or { "2.0": 1200 }. */
   byHttpVersion: Record<string, number>;
+  /** Connections accepted (TCP, before any TLS). */
+  connections: number;
+  /** HTTP/2 connections closed by the server (goAwayAfter). */
+  goAways: number;
 }
 
 export interface NetServer {
@@ -91,8 +103,15 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
   let bucket: TokenBucket | undefined;
   let admitted = 0;
   let inFlight = 0;
+  // A small LCG, reseeded by configure(), so that a jittered run can be replayed.
+  let seed = 1;
+  const nextRandom = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
   let record = newRecord();
   const timers = new Set<NodeJS.Timeout>();
+  const perSession = new WeakMap<http2.Http2Session, number>();
 
   function newRecord(): NetStats & { deleted: Set<string> } {
     return {
@@ -103,6 +122,8 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       arrivals: [],
       peakInFlight: 0,
       byHttpVersion: {},
+      connections: 0,
+      goAways: 0,
       deleted: new Set<string>(),
     };
   }
@@ -146,6 +167,17 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
     const authorized = req.headers.authorization === `Bearer ${token}`;
     if (authorized) record.authorized++;
     req.resume();
+    if (behaviour.goAwayAfter !== undefined && 'stream' in req) {
+      const session = req.stream.session;
+      if (session) {
+        const carried = (perSession.get(session) ?? 0) + 1;
+        perSession.set(session, carried);
+        if (carried === behaviour.goAwayAfter) {
+          record.goAways++;
+          session.close();
+        }
+      }
+    }
     const id = PLANT_PATH.exec(req.url ?? '')?.[1];
     const refused = refusal(req, id, authorized, now);
     if (refused || id === undefined) {
@@ -156,7 +188,8 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
     inFlight++;
     record.peakInFlight = Math.max(record.peakInFlight, inFlight);
     const tail = behaviour.tailEvery !== undefined && admitted % behaviour.tailEvery === 0;
-    const delay = tail ? (behaviour.tailMs ?? 0) : behaviour.latencyMs;
+    const jitter = behaviour.jitterMs ? Math.floor(nextRandom() * behaviour.jitterMs) : 0;
+    const delay = (tail ? (behaviour.tailMs ?? 0) : behaviour.latencyMs) + jitter;
     const answer = (): void => {
       inFlight--;
       record.deleted.add(id);
@@ -177,7 +210,13 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
   const server = tls
     ? http2.createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, handle)
     : http.createServer({ keepAliveTimeout: 30_000 }, handle);
+  if (tls) {
+    (server as http2.Http2SecureServer).on('session', (session) => {
+      if (behaviour.maxConcurrentStreams !== undefined) session.settings({ maxConcurrentStreams: behaviour.maxConcurrentStreams });
+    });
+  }
   server.on('connection', (socket: Socket) => {
+    record.connections++;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
@@ -193,6 +232,7 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       epoch = performance.now();
       bucket = next.ratePerSecond === undefined ? undefined : new TokenBucket(next.ratePerSecond, next.burst ?? DEFAULT_BURST, epoch);
       admitted = 0;
+      seed = 1;
       record = newRecord();
     },
     stats() {
