@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { loopbackOnlyLookup } from './loopback-lookup.js';
-import { Pool, ProxyAgent } from './undici-parts.js';
+import { kHTTPContext, Pool, ProxyAgent } from './undici-parts.js';
 
 export interface DispatcherOptions {
   /** The one origin every request of this run goes to. */
@@ -35,5 +35,31 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (options.proxy) {
     return new ProxyAgent({ ...common, uri: options.proxy, ...(trust ? { requestTls: trust, proxyTls: trust } : {}) });
   }
-  return new Pool(options.origin, common);
+  return reconnectAfterGoAway(new Pool(options.origin, common));
+}
+
+/** What undici's own h2c client (H2CClient) sets pipelining to: its default maxConcurrentStreams. */
+const H2_PIPELINING = 100;
+
+type PoolClient = Dispatcher & { pipelining: number; [kHTTPContext]?: { version?: string } | null };
+
+/**
+ * A server retires an HTTP/2 connection with GOAWAY (nginx does after keepalive_requests,
+ * and on every reload). undici's Client then drops the session at once but lets the
+ * streams the server still answers run on; until it connects again it holds itself to
+ * the HTTP/1.1 pipelining limit, 1 by default, counting those streams. So the requests
+ * the GOAWAY sent back, and any given to that Client meanwhile, wait for the slowest
+ * answer still due on the retired connection: a whole --timeout when it never comes.
+ * A Client that speaks h2 gets the limit undici's own h2c client has, and connects
+ * again at once. Over HTTP/1.1 the limit stays 1, so a DELETE never queues behind
+ * another answer on its connection. (pipelining means nothing else over h2.)
+ */
+function reconnectAfterGoAway(pool: Dispatcher): Dispatcher {
+  pool.on('connect', (_origin, targets) => {
+    const client = targets.at(-1) as PoolClient | undefined;
+    if (client === undefined || client === pool) return;
+    const limit = client[kHTTPContext]?.version === 'h2' ? H2_PIPELINING : 1;
+    if (client.pipelining !== limit) client.pipelining = limit;
+  });
+  return pool;
 }

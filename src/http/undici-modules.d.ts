@@ -20,3 +20,9 @@ declare module 'undici/lib/api/index.js' {
   const api: Record<string, (...args: unknown[]) => unknown>;
   export default api;
 }
+
+declare module 'undici/lib/core/symbols.js' {
+  /** undici's internal symbols; plantstore reads one (dispatcher.ts). */
+  const symbols: { readonly kHTTPContext: unique symbol };
+  export default symbols;
+}

@@ -3,6 +3,7 @@
 // twice as much start-up time as what is loaded here. Every `plantstore delete`
 // pays that, so it is worth a few deep paths.
 import api from 'undici/lib/api/index.js';
+import symbols from 'undici/lib/core/symbols.js';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
@@ -11,4 +12,7 @@ import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
 // rest. ProxyAgent itself calls connect() to open CONNECT tunnels for https.
 Object.assign(DispatcherBase.prototype, api);
 
-export { Pool, ProxyAgent };
+/** Where a Client keeps its connection's protocol handler ({ version: 'h1' | 'h2', ... }); see dispatcher.ts. */
+const { kHTTPContext } = symbols;
+
+export { kHTTPContext, Pool, ProxyAgent };
