@@ -182,6 +182,14 @@ export class Throttle {
     return this.#stopped === CLOSED ? undefined : this.#stopped;
   }
 
+  /**
+   * Whether the server admitted a request of this run in about the last second: its refusals
+   * then are pacing. A lone id, or a run it admits nothing of, is not being paced but refused.
+   */
+  admitting(): boolean {
+    return this.#oks.total(this.#now()) > 0;
+  }
+
   stats(): ThrottleStats {
     return {
       ...this.#stats,

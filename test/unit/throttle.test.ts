@@ -263,6 +263,20 @@ describe('Throttle: gates', () => {
   });
 });
 
+describe('Throttle: admitting, which prices a refusal for http/client.ts', () => {
+  it('is true only while the server has admitted a request of the run in about the last second', () => {
+    const { clock, throttle, now } = setup({ ceiling: 4 });
+    expect(throttle.admitting()).toBe(false);
+    now().release(refused(429, 0));
+    expect(throttle.admitting()).toBe(false);
+    clock.now = 5000;
+    now().release(ok);
+    expect(throttle.admitting()).toBe(true);
+    clock.now = 5000 + 2000;
+    expect(throttle.admitting()).toBe(false);
+  });
+});
+
 describe('Throttle: 429 cuts the rate', () => {
   /** 60 in flight from time 0; at 500 ms, 50 answer ok and the 51st is refused: 100/s admitted. */
   function cutAtHalfSecond() {
