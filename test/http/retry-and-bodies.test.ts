@@ -206,6 +206,20 @@ describe('a lone id gets --retries attempts, refusals included', () => {
   });
 });
 
+describe('the summary reports only the pauses a run waited out', () => {
+  it('a Retry-After far past --max-retry-wait stops the ids at once: no pause in the summary', async () => {
+    const forever: Step = { answer: 429, headers: { 'retry-after': '99999999999999999999' } };
+    const result = await plantstore(['--max-retry-wait', '3', 'delete', '41', '42'], [forever]);
+    expect(result.exit).toBe(6);
+    expect(result.requests).toHaveLength(2);
+    expect(result.ended).toBe(0);
+    const summary = result.stderr.trimEnd().split('\n').at(-1);
+    expect(summary).toBe(
+      '0 deleted, 0 already absent, 2 failed, 0 not attempted in 0.0s; throttled: the server refused 2 requests (429/503)',
+    );
+  });
+});
+
 describe('answers lost, and what a retry then hears', () => {
   it("gives up on an answer at --timeout, retries, and says a later 404 may be the first attempt's doing: exit 5", async () => {
     const result = await plantstore(['--timeout', '0.5', '--max-retry-wait', '0', 'delete', '42'], ['silent', notFound]);
