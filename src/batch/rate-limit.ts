@@ -1,4 +1,5 @@
-// --rate: a hard, client-side cap on how many requests start in any window of time.
+// --rate: a hard, client-side pace: starts spaced evenly, one every period / n, as curl's
+// --rate spaces its transfers, and never more than n in any window of the period.
 
 export interface Rate {
   /** Starts allowed in any window of `periodMs`. */
@@ -9,14 +10,16 @@ export interface Rate {
 /** The largest count accepted: the limiter keeps one slot per allowed start. */
 export const MAX_RATE_COUNT = 1_000_000;
 
-const PERIODS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
+const PERIODS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
- * curl's --rate syntax: `<n>` or `<n>/s`, `<n>/m`, `<n>/h`, with n a whole number from 1
- * to MAX_RATE_COUNT. Returns undefined for anything else; the caller names the flag.
+ * curl's --rate syntax: `<n>/s`, `<n>/m`, `<n>/h`, `<n>/d`, with n a whole number from 1 to
+ * MAX_RATE_COUNT. A bare `<n>` is per second, as plantstore 1.0 took it, where curl means per
+ * hour: scripts written against 1.0 keep their pace (see the README's --rate row).
+ * Returns undefined for anything else; the caller names the flag.
  */
 export function parseRate(raw: string): Rate | undefined {
-  const match = /^(\d+)(?:\/([smh]))?$/.exec(raw);
+  const match = /^(\d+)(?:\/([smhd]))?$/.exec(raw);
   if (match === null) return undefined;
   const count = Number(match[1]);
   if (count < 1 || count > MAX_RATE_COUNT) return undefined;
@@ -30,18 +33,24 @@ export function describeRate(rate: Rate): string {
 }
 
 /**
- * Never more than `count` requests in any window of `periodMs`, however the window is placed,
- * as the server sees them arrive.
+ * Starts spaced evenly, at least `periodMs / count` apart, as curl paces --rate (600/m is one
+ * start every 100 ms, never 50 in the first second); and never more than `count` requests
+ * in any window of `periodMs`, however the window is placed, as the server sees them arrive.
  *
+ * The spacing alone keeps `count` starts to a window; the window is kept as well because a
+ * request reaches the server somewhere between its start and its answer (a new connection can
+ * delay the first ones by milliseconds), so starts evenly spaced can arrive bunched.
  * A start at time t is allowed when the count-th previous request is at or before t - periodMs.
  * Keeping exactly the last `count` times (a ring buffer) answers that without counting, and
  * unlike a fixed-window counter it cannot let through twice the rate across a window boundary.
- * A request is stamped when it starts and again when its answer arrives: it reached the server
- * somewhere in between (a new connection can delay the first ones by milliseconds), so only
- * its answer's time proves it is out of the window.
+ * A request is stamped when it starts and again when its answer arrives: only its answer's
+ * time proves it is out of the window.
  */
 export class SlidingWindowLimiter {
   readonly #periodMs: number;
+  /** The least time between two starts: the period shared evenly. */
+  readonly #spacingMs: number;
+  #lastStart = Number.NEGATIVE_INFINITY;
   /** The last `count` start times; the oldest at `#next`. -Infinity for slots not used yet. */
   readonly #starts: Float64Array;
   #next = 0;
@@ -54,17 +63,19 @@ export class SlidingWindowLimiter {
     }
     if (!(rate.periodMs > 0)) throw new RangeError(`rate period must be positive, got ${rate.periodMs}`);
     this.#periodMs = rate.periodMs;
+    this.#spacingMs = rate.periodMs / rate.count;
     this.#starts = new Float64Array(rate.count).fill(Number.NEGATIVE_INFINITY);
   }
 
   /** The earliest time at or after `now` when a start is allowed. */
   nextAllowedAt(now: number): number {
     // The oldest of the last `count` starts frees its place one period after it happened.
-    return Math.max(now, (this.#starts[this.#next] as number) + this.#periodMs);
+    return Math.max(now, this.#lastStart + this.#spacingMs, (this.#starts[this.#next] as number) + this.#periodMs);
   }
 
   /** Records a start at `now`, which must be allowed (nextAllowedAt(now) === now); returns its number for finish(). */
   record(now: number): number {
+    this.#lastStart = now;
     this.#starts[this.#next] = now;
     this.#next = (this.#next + 1) % this.#starts.length;
     return this.#recorded++;

@@ -33,7 +33,10 @@ export interface ThrottleStats {
   refusals: number;
   rateCuts: number;
   concurrencyCuts: number;
-  /** Pauses of the whole run, and their total length (overlaps counted once). */
+  /**
+   * Pauses of the whole run that held something back, and their total length up to the end of
+   * the run (overlaps counted once). A pause nothing waited for is not counted.
+   */
   pauses: number;
   pausedMs: number;
   /** The longest an attempt, or the pool's next new item, waited to be sent. */

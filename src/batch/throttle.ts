@@ -110,6 +110,15 @@ export class Throttle {
   #okCount = 0;
 
   #pausedUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * When the current (or last) pause began, and whether anything waited for it. Only a pause
+   * something waited for is reported, and only for as long as the run lasted: a run whose
+   * last requests were told to wait past --max-retry-wait stops at once, and waits for nothing.
+   */
+  #pauseFrom = 0;
+  #pauseFelt = false;
+  /** When the throttle stopped (closed or gave up): pauses are counted up to then. */
+  #stoppedAt: number | undefined;
   /** Starts up to this sequence number were already under way at the last cut or pause. */
   #reactedAtSequence = 0;
   #cutsSinceOk = 0;
@@ -172,6 +181,7 @@ export class Throttle {
     if (this.#retries.length === 0 && this.#firsts.length === 0 && at <= now) return false;
     // Never resumed from in here: the pool counts itself held only once this returns.
     if (this.#holder === undefined) this.#holdingSince = now;
+    this.#notePauseFelt(now);
     this.#holder = resume;
     if (at !== Number.POSITIVE_INFINITY) this.#wakeAt(Math.max(at, now), now);
     return true;
@@ -182,9 +192,20 @@ export class Throttle {
     return this.#stopped === CLOSED ? undefined : this.#stopped;
   }
 
+  /**
+   * Whether the server admitted a request of this run in about the last second: its refusals
+   * then are pacing. A lone id, or a run it admits nothing of, is not being paced but refused.
+   */
+  admitting(): boolean {
+    return this.#oks.total(this.#now()) > 0;
+  }
+
   stats(): ThrottleStats {
+    const current = this.#pauseFelt ? Math.max(0, Math.min(this.#pausedUntil, this.#stoppedAt ?? this.#now()) - this.#pauseFrom) : 0;
     return {
       ...this.#stats,
+      pauses: this.#stats.pauses + (this.#pauseFelt ? 1 : 0),
+      pausedMs: this.#stats.pausedMs + current,
       ratePerSecond: this.#rate === Number.POSITIVE_INFINITY ? undefined : this.#rate,
       concurrencyLimit: this.#limit,
     };
@@ -241,6 +262,7 @@ export class Throttle {
       const now = this.#now();
       const at = this.#openAt(now);
       if (at > now) {
+        this.#notePauseFelt(now);
         // Infinity: the next release pumps.
         if (at === Number.POSITIVE_INFINITY) this.#clearTimer();
         else this.#wakeAt(at, now);
@@ -260,6 +282,11 @@ export class Throttle {
       }
     }
     this.#clearTimer();
+  }
+
+  /** Something is held back now: if by a pause, that pause is real and goes in the stats. */
+  #notePauseFelt(now: number): void {
+    if (this.#pausedUntil > now) this.#pauseFelt = true;
   }
 
   #noteWait(ms: number): void {
@@ -390,11 +417,18 @@ export class Throttle {
     const until = now + Math.min(forMs, this.#maxPauseMs);
     if (until <= this.#pausedUntil) return;
     const alreadyPaused = this.#pausedUntil > now;
-    this.#stats.pausedMs += until - Math.max(now, this.#pausedUntil);
+    if (!alreadyPaused) {
+      // The last pause is over: into the stats if anything waited for it, whole.
+      if (this.#pauseFelt) {
+        this.#stats.pauses += 1;
+        this.#stats.pausedMs += this.#pausedUntil - this.#pauseFrom;
+      }
+      this.#pauseFrom = now;
+      this.#pauseFelt = false;
+    }
     this.#pausedUntil = until;
     this.#reactedAtSequence = this.#started;
     if (alreadyPaused) return;
-    this.#stats.pauses += 1;
     this.#onChange?.({ kind: 'paused', forMs: until - now, reason });
   }
 
@@ -415,6 +449,7 @@ export class Throttle {
   #stop(reason: string): void {
     if (this.#stopped !== undefined) return;
     this.#stopped = reason;
+    this.#stoppedAt = this.#now();
     this.#clearTimer();
     for (const waiter of [...this.#retries.splice(0), ...this.#firsts.splice(0)]) {
       waiter.signal.removeEventListener('abort', waiter.onAbort);

@@ -38,11 +38,15 @@ export function seconds(shortest?: { seconds: number; of: string }): Parse<numbe
   };
 }
 
-/** curl's --rate syntax: 40, 40/s, 300/m, 1000/h. */
+/** curl's --rate syntax: 40/s, 300/m, 1000/h, 5000/d; a bare 40 is per second (curl: per hour). */
 export const rate: Parse<Rate> = (raw, origin) => {
   const parsed = parseRate(raw.trim());
   if (parsed === undefined) {
-    throw invalid(raw, origin, 'give a number of requests, optionally per second, minute or hour, such as 40, 40/s, 300/m or 1000/h');
+    throw invalid(
+      raw,
+      origin,
+      'give a number of requests per second, minute, hour or day, such as 40/s, 300/m, 1000/h or 5000/d (a bare 40 is per second)',
+    );
   }
   return parsed;
 };

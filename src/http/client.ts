@@ -50,6 +50,11 @@ export interface AttemptGate {
   acquire(kind: 'first' | 'retry', signal: AbortSignal): Permit | undefined | Promise<Permit | undefined>;
   /** Why the run stopped trying, once the server has refused everything for too long. */
   gaveUp(): string | undefined;
+  /**
+   * Whether the server has lately admitted requests of this run. A refusal then is the run's
+   * pacing, not this id failing, and costs a fifth of a retry; otherwise a whole one.
+   */
+  admitting(): boolean;
 }
 
 export interface PlantApi {
@@ -98,7 +103,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   };
 
   /** One attempt; undefined when the user interrupted before it could be sent. */
-  async function attempt(id: string, number: number, interrupt: AbortSignal): Promise<Attempt | undefined> {
+  async function attempt(id: string, number: number, total: number, interrupt: AbortSignal): Promise<Attempt | undefined> {
     if (interrupt.aborted) return undefined;
     const url = plantUrl(target.baseUrl, id);
     const path = url.slice(base.origin.length);
@@ -106,7 +111,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     const started = performance.now();
     if (trace) {
       // Requests run side by side: every line says which plant it is about.
-      trace(`[${id}] * attempt ${number} of ${options.retries + 1}: DELETE ${url} ${proxy ? `via proxy ${proxy}` : '(direct)'}`);
+      trace(`[${id}] * attempt ${number} of ${total}: DELETE ${url} ${proxy ? `via proxy ${proxy}` : '(direct)'}`);
       trace(`[${id}] > authorization: Bearer ***`);
       trace(`[${id}] > user-agent: ${headers['user-agent']}`);
     }
@@ -154,14 +159,18 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   async function deletePlant(id: string, interrupt: AbortSignal): Promise<PlantOutcome> {
     // Whether an attempt so far may have reached the server with its answer lost.
     let lost = false;
-    // In fifths of a retry: a refusal for load (classify.ts) costs one, any other failure a whole retry.
+    // In fifths of a retry: a refusal for load (classify.ts) while the server admits other
+    // requests of the run costs one; any other failure, a lone id's refusals among them, a whole retry.
     let spent = 0;
+    const budget = options.retries * REFUSALS_PER_RETRY;
     let previous: Failed | undefined;
     for (let number = 1; ; number++) {
       let permit = gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
       if (permit instanceof Promise) permit = await permit;
       if (gate && permit === undefined) return notAdmitted(id, previous, interrupt);
-      const sent = await attempt(id, number, interrupt);
+      // The attempts still assured however the next ones fail: the trace never numbers one past it.
+      const total = number + Math.floor((budget - spent) / REFUSALS_PER_RETRY);
+      const sent = await attempt(id, number, total, interrupt);
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
@@ -172,8 +181,9 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       if (outcome.kind === 'deleted') return { kind: 'deleted', id, status: outcome.status };
       const verdict = verdictOf(outcome);
       const failed: Failed = { kind: 'failed', id, last: outcome, attempts: number, earlierAnswerLost: lost };
-      spent += verdict.load === 'refused' ? 1 : REFUSALS_PER_RETRY;
-      if (spent > options.retries * REFUSALS_PER_RETRY || !verdict.retryable || interrupt.aborted) return failed;
+      const paced = verdict.load === 'refused' && gate?.admitting() === true;
+      spent += paced ? 1 : REFUSALS_PER_RETRY;
+      if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
       if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {
         return { ...failed, stopped: { kind: 'retry-after-too-long', retryAfterMs, maxRetryWaitMs: options.maxRetryWaitMs } };
       }

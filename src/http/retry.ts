@@ -5,9 +5,11 @@
 export const BASE_DELAY_MS = 250;
 
 /**
- * A refusal for load (classify.ts) says the request was not processed, and
- * under a rate limit refusals are how a run finds the server's pace; so one costs a
- * fifth of a retry. With --retries 2 an id may be refused ten times; --retries 0 never retries.
+ * A refusal for load (classify.ts) says the request was not processed, and while the
+ * server admits other requests of the run, refusals are how the run finds its pace; so one
+ * costs a fifth of a retry then. With --retries 2 such an id may be refused ten times;
+ * --retries 0 never retries. A lone id, or a run the server admits nothing of, has no pace
+ * to find: its refusals cost a whole retry each (client.ts).
  */
 export const REFUSALS_PER_RETRY = 5;
 

@@ -10,14 +10,18 @@ import { type Step, scriptedDispatcher } from '../helpers/scripted-dispatcher.js
 const TOKEN = 'outcome-token-0123456789abcdef';
 const HOST = 'api.example.com';
 
-/** A gate that admits `admit` attempts, recording what each was released with, then refuses. */
-function gate(admit: number, gaveUp?: string): AttemptGate & { feedback: Feedback[] } {
+/**
+ * A gate that admits `admit` attempts, recording what each was released with, then refuses;
+ * `admitting` says whether the server admits other requests of the run meanwhile.
+ */
+function gate(admit: number, gaveUp?: string, admitting = false): AttemptGate & { feedback: Feedback[] } {
   const feedback: Feedback[] = [];
   let admitted = 0;
   return {
     feedback,
     acquire: () => (admitted++ < admit ? { startedAt: 0, release: (given: Feedback) => feedback.push(given) } : undefined),
     gaveUp: () => gaveUp,
+    admitting: () => admitting,
   };
 }
 
@@ -86,9 +90,26 @@ describe('the outcome of an id, as data', () => {
     expect(calls).toBe(1);
   });
 
-  it('a refusal (503) costs a fifth of a retry, a 502 a whole one', async () => {
-    expect((await outcome([{ answer: 503, headers: { 'retry-after': '0' } }], { retries: 1 })).calls).toBe(6);
-    expect((await outcome([{ answer: 502 }], { retries: 1 })).calls).toBe(2);
+  it('a refusal (503) while the server admits other requests costs a fifth of a retry, a 502 a whole one', async () => {
+    const busy = gate(Number.POSITIVE_INFINITY, undefined, true);
+    expect((await outcome([{ answer: 503, headers: { 'retry-after': '0' } }], { retries: 1, gate: busy })).calls).toBe(6);
+    expect((await outcome([{ answer: 502 }], { retries: 1, gate: busy })).calls).toBe(2);
+  });
+
+  it('the trace numbers each attempt of the attempts the budget still assures, never past them', async () => {
+    const lines: string[] = [];
+    const busy = gate(Number.POSITIVE_INFINITY, undefined, true);
+    const refused: Step = { answer: 429, headers: { 'retry-after': '0' } };
+    await outcome([refused], { retries: 1, gate: busy, trace: (line) => lines.push(line) });
+    const numbered = lines.flatMap((line) => /\* attempt (\d+) of (\d+)/.exec(line)?.slice(1).map(Number) ?? []);
+    // Six attempts: 1 of 2 and 2 of 2, then each paced refusal left room for one more.
+    expect(numbered).toEqual([1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+  });
+
+  it('a refusal while nothing else is admitted costs a whole retry: --retries attempts, with or without a gate', async () => {
+    const refused: Step = { answer: 503, headers: { 'retry-after': '0' } };
+    expect((await outcome([refused], { retries: 1 })).calls).toBe(2);
+    expect((await outcome([refused], { retries: 1, gate: gate(Number.POSITIVE_INFINITY) })).calls).toBe(2);
   });
 
   it('what is not retried is tried once', async () => {

@@ -186,6 +186,40 @@ describe('retry policy', () => {
   });
 });
 
+describe('a lone id gets --retries attempts, refusals included', () => {
+  it('against a server that answers every request 429 (no Retry-After): 3 attempts in about 3 s, numbered of 3', async () => {
+    const result = await plantstore(['--verbose', 'delete', '42'], [{ answer: 429 }]);
+    expect(result.exit).toBe(6);
+    expect(result.requests).toHaveLength(3);
+    // Two backoffs and the throttle's two pauses of a second: nowhere near the 67 s of eleven attempts.
+    expect(result.ended).toBeLessThanOrEqual(4000);
+    const numbered = result.stderr.match(/\* attempt \d+ of \d+/g);
+    expect(numbered).toEqual(['* attempt 1 of 3', '* attempt 2 of 3', '* attempt 3 of 3']);
+  });
+
+  it('PLANTSTORE_RETRIES=1 with 503, 503, 204: fails after 2 attempts, the 204 never asked for', async () => {
+    const unavailable: Step = { answer: 503 };
+    const result = await plantstore(['--retries', '1', 'delete', '42'], [unavailable, unavailable, deleted]);
+    expect(result.exit).toBe(6);
+    expect(result.requests).toHaveLength(2);
+    expect(result.stderr).toBe(failure('Service Unavailable (after 2 attempts) (HTTP 503)'));
+  });
+});
+
+describe('the summary reports only the pauses a run waited out', () => {
+  it('a Retry-After far past --max-retry-wait stops the ids at once: no pause in the summary', async () => {
+    const forever: Step = { answer: 429, headers: { 'retry-after': '99999999999999999999' } };
+    const result = await plantstore(['--max-retry-wait', '3', 'delete', '41', '42'], [forever]);
+    expect(result.exit).toBe(6);
+    expect(result.requests).toHaveLength(2);
+    expect(result.ended).toBe(0);
+    const summary = result.stderr.trimEnd().split('\n').at(-1);
+    expect(summary).toBe(
+      '0 deleted, 0 already absent, 2 failed, 0 not attempted in 0.0s; throttled: the server refused 2 requests (429/503)',
+    );
+  });
+});
+
 describe('answers lost, and what a retry then hears', () => {
   it("gives up on an answer at --timeout, retries, and says a later 404 may be the first attempt's doing: exit 5", async () => {
     const result = await plantstore(['--timeout', '0.5', '--max-retry-wait', '0', 'delete', '42'], ['silent', notFound]);

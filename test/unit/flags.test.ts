@@ -120,7 +120,8 @@ describe('FlagReader: flag, then variable, then profile, then default', () => {
   it('an empty flag is a bad value like any other, not an unset one; an empty variable is unset', () => {
     expect(thrown(() => read({ rate: '' }).flags.value(RATE))).toMatchObject({
       exit: Exit.usage,
-      message: "invalid --rate '': give a number of requests, optionally per second, minute or hour, such as 40, 40/s, 300/m or 1000/h",
+      message:
+        "invalid --rate '': give a number of requests per second, minute, hour or day, such as 40/s, 300/m, 1000/h or 5000/d (a bare 40 is per second)",
     });
     expect(read({}, { PLANTSTORE_RATE: '' }).flags.value(RATE)).toBeUndefined();
   });

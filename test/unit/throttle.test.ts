@@ -263,6 +263,20 @@ describe('Throttle: gates', () => {
   });
 });
 
+describe('Throttle: admitting, which prices a refusal for http/client.ts', () => {
+  it('is true only while the server has admitted a request of the run in about the last second', () => {
+    const { clock, throttle, now } = setup({ ceiling: 4 });
+    expect(throttle.admitting()).toBe(false);
+    now().release(refused(429, 0));
+    expect(throttle.admitting()).toBe(false);
+    clock.now = 5000;
+    now().release(ok);
+    expect(throttle.admitting()).toBe(true);
+    clock.now = 5000 + 2000;
+    expect(throttle.admitting()).toBe(false);
+  });
+});
+
 describe('Throttle: 429 cuts the rate', () => {
   /** 60 in flight from time 0; at 500 ms, 50 answer ok and the 51st is refused: 100/s admitted. */
   function cutAtHalfSecond() {
@@ -479,10 +493,31 @@ describe('Throttle: pauses of the whole run', () => {
       clock.now += 5;
       permit.release(refused(429, retryAfterMs));
     }
-    expect(throttle.stats()).toMatchObject({ rateCuts: 2, pauses: 1 });
     expect(changes.at(-1)).toEqual({ kind: 'paused', forMs: pauseMs, reason: 'refusing' });
     const pausedAt = clock.now;
     expect((await next('retry')).startedAt).toBe(pausedAt + pauseMs);
+    // Counted once the retry had waited for it.
+    expect(throttle.stats()).toMatchObject({ rateCuts: 2, pauses: 1, pausedMs: pauseMs });
+  });
+
+  it('a pause nothing waited for is not reported: the run stopped at once', () => {
+    const { clock, throttle, changes, now } = setup({ ceiling: 4, maxPauseMs: 3000 });
+    // Retry-After far past --max-retry-wait: the client fails these ids at once; no other id waits.
+    for (const permit of [now(), now()]) permit.release(refused(429, 1e23));
+    expect(changes).toContainEqual({ kind: 'paused', forMs: 3000, reason: 'retry-after' });
+    clock.now += 2;
+    throttle.close();
+    expect(throttle.stats()).toMatchObject({ refusals: 2, pauses: 0, pausedMs: 0 });
+  });
+
+  it('a pause cut short by the end of the run is reported for as long as it lasted', async () => {
+    const { clock, throttle, now, later } = setup({ ceiling: 4, maxPauseMs: 3000 });
+    now().release(refused(429, 60_000));
+    later();
+    await clock.advance(1200);
+    throttle.close();
+    await clock.advance(5000);
+    expect(throttle.stats()).toMatchObject({ pauses: 1, pausedMs: 1200 });
   });
 
   it('a good answer between the cuts means no pause', async () => {

@@ -22,8 +22,8 @@ export const CONCURRENCY = Flag.valued(
 export const RATE = Flag.valued(
   {
     key: 'rate',
-    flags: '--rate <n[/s|/m|/h]>',
-    help: 'start at most n requests per second (minute, hour), such as 40 or 300/m',
+    flags: '--rate <n[/s|/m|/h|/d]>',
+    help: 'one request every second (minute, hour, day) / n, such as 40/s or 300/m; a bare n is per second',
     env: 'PLANTSTORE_RATE',
     envHelp: 'like delete --rate',
   },
