@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Env } from '../ui/io.js';
+import { withLock } from './lock.js';
+import { readOwnFile, writeFileAtomically } from './own-file.js';
 
 /** One profile's stored settings. Keys are spelled as the user types them. */
 export interface Profile {
@@ -74,19 +76,16 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
     profile: (name) => ({ ...read().profiles?.[name] }),
     profileNames: () => Object.keys(read().profiles ?? {}),
     async updateProfile(name, change) {
-      // conf is loaded only here: importing it loads ajv too, and only writes need
-      // its atomic temp-file-and-rename and its file mode handling.
-      const { default: Conf } = await import('conf');
       if (!ensureFolder(path.dirname(file))) checkFolder();
       // Read, change and write under a lock, so two logins to different profiles both land.
       cached = withLock(file, () => {
-        // Re-read right before writing: a corrupt file must stop us before conf touches it.
+        // Re-read right before writing: a corrupt, planted or foreign file must stop us before we replace it.
         const data = readConfigData(file, nothing, nothing);
         const profiles = { ...data.profiles };
         const next = change({ ...profiles[name] });
         if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
         else profiles[name] = next;
-        writeProfiles(Conf, file, profiles);
+        writeProfiles(file, { ...data, profiles });
         return { ...data, profiles };
       });
     },
@@ -96,15 +95,9 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
 const nothing = (): void => {};
 
 function readConfigData(file: string, warn: (line: string) => void, checkFolder: () => void): ConfigData {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // ENOTDIR: a file stands where a folder on the path should be, so there is no config here either.
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
-    throw new ConfigError(`cannot read config file ${file} (${code ?? 'unknown error'}): check its permissions`);
-  }
+  // Bounded, never blocking, never through a symlink, only our own regular file (own-file.ts).
+  const text = readOwnFile(file);
+  if (text === undefined) return {};
   checkFolder();
   warnIfExposed(file, warn);
   let data: unknown;
@@ -140,7 +133,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 // Like ssh: a token others can read is a token others can use.
 function warnIfExposed(file: string, warn: (line: string) => void): void {
   if (process.platform === 'win32') return;
-  const mode = fs.statSync(file).mode & 0o777;
+  const mode = fs.lstatSync(file).mode & 0o777;
   if (mode & 0o077) {
     warn(`warning: config file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
   }
@@ -180,63 +173,16 @@ function ensureFolder(dir: string): boolean {
   }
 }
 
-const LOCK_WAIT_MS = 10_000;
-// A lock older than this was left by a process that died mid-write.
-const LOCK_STALE_MS = 30_000;
-
-/** An exclusive lock file beside the config (O_EXCL create), held for one read-change-write. */
-function withLock<T>(file: string, work: () => T): T {
-  const lock = `${file}.lock`;
-  const giveUp = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      fs.writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST')
-        throw new ConfigError(
-          `cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`,
-        );
-      if (isStale(lock)) {
-        fs.rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > giveUp) {
-        throw new ConfigError(`config file ${file} is locked by another plantstore (${lock}); if none is running, delete that file`);
-      }
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 20);
-    }
-  }
+/**
+ * Written by own-file.ts, not by conf: conf writes in place when SNAP is set (a
+ * full disk then truncates the file) and gives its new file the old file's owner
+ * (a planted file's owner would get the token). Tab-indented, as conf wrote it.
+ */
+function writeProfiles(file: string, data: ConfigData): void {
   try {
-    return work();
-  } finally {
-    fs.rmSync(lock, { force: true });
-  }
-}
-
-function isStale(lock: string): boolean {
-  try {
-    return Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS;
-  } catch {
-    return false; // gone already: the next attempt will take it
-  }
-}
-
-function writeProfiles(Conf: typeof import('conf').default, file: string, profiles: Record<string, Profile>): void {
-  const dir = path.dirname(file);
-  try {
-    const store = new Conf<{ profiles: Record<string, Profile> }>({
-      cwd: dir,
-      configName: 'config',
-      projectSuffix: '',
-      configFileMode: 0o600,
-      clearInvalidConfig: false,
-      accessPropertiesByDotNotation: false,
-    });
-    store.set('profiles', profiles);
+    writeFileAtomically(file, `${JSON.stringify(data, undefined, '\t')}\n`);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ConfigError(`cannot write config file ${file} (${code}): check the folder is writable, or use PLANTSTORE_TOKEN`);
+    throw new ConfigError(`cannot write config file ${file} (${code}): check the folder is writable and has room, or use PLANTSTORE_TOKEN`);
   }
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import type { Env } from '../ui/io.js';
 import { type AnyFlag, FlagReader } from './flag.js';
-import { PROFILE } from './global.js';
+import { BASE_URL, PROFILE, TOKEN_FILE } from './global.js';
 
 /**
  * The flags a command declared, as parsed for this run: its own and the program's,
@@ -21,9 +22,24 @@ export function flagReader<F extends AnyFlag>(
     env: ctx.env,
     profile() {
       const name = reader.value(PROFILE);
+      if (reader.sourced(PROFILE) === undefined && configuredOutsideFile(parsed, ctx.env)) {
+        return { settings: {}, source: 'no profile: token and base URL come from the environment' };
+      }
       const config = ctx.config();
       return { settings: config.profile(name), source: `profile '${name}' in ${config.path}` };
     },
   });
   return reader;
+}
+
+/**
+ * A run with its token and base URL from the command line or the environment, and no
+ * profile named, never opens the config file: a CI job with PLANTSTORE_TOKEN and
+ * PLANTSTORE_BASE_URL must not be stopped or steered by whatever stands at that path.
+ * Its other profile settings (missing-error) then come from flags and variables only.
+ */
+function configuredOutsideFile(parsed: Readonly<Record<string, unknown>>, env: Env): boolean {
+  const token = Boolean(env['PLANTSTORE_TOKEN']) || typeof parsed[TOKEN_FILE.key] === 'string' || Boolean(env['PLANTSTORE_TOKEN_FILE']);
+  const baseUrl = typeof parsed[BASE_URL.key] === 'string' || Boolean(env['PLANTSTORE_BASE_URL']);
+  return token && baseUrl;
 }

@@ -26,7 +26,8 @@ describe('--ignore-missing with the codes that mean "no such plant"', () => {
   it.each([
     ['--missing-error', ['delete', '--ignore-missing', '--missing-error', '1'], {}, false],
     ['PLANTSTORE_MISSING_ERROR', ['delete', '--ignore-missing'], { PLANTSTORE_MISSING_ERROR: '1' }, false],
-    ['the profile key missing-error', ['delete', '--ignore-missing'], {}, true],
+    // A profile is read beside an environment token and base URL only when named (flags/read.ts).
+    ['the profile key missing-error', ['delete', '--ignore-missing'], { PLANTSTORE_PROFILE: 'default' }, true],
   ])('re-running a batch is idempotent, codes from %s: exit 0, the second time "already absent"', async (_name, args, env, setKey) => {
     if (setKey) expect((await run(['config', 'set', 'missing-error', '1'])).exit).toBe(0);
     const answer = store();
@@ -49,7 +50,7 @@ describe('--ignore-missing with the codes that mean "no such plant"', () => {
     const answer = store();
     expect((await run(['config', 'set', 'missing-error', '1'])).exit).toBe(0);
     expect((await run(['delete', '6'], { env: READY, answer })).exit).toBe(0);
-    const profileSays = await run(['delete', '--ignore-missing', '6'], { env: READY, answer });
+    const profileSays = await run(['--profile', 'default', 'delete', '--ignore-missing', '6'], { env: READY, answer });
     expect(profileSays.exit).toBe(0);
     const envWins = await run(['delete', '--ignore-missing', '6'], { env: { ...READY, PLANTSTORE_MISSING_ERROR: '99' }, answer });
     expect(envWins.exit).toBe(1);
@@ -58,6 +59,15 @@ describe('--ignore-missing with the codes that mean "no such plant"', () => {
       answer,
     });
     expect(flagWins.exit).toBe(0);
+  });
+
+  it('a run configured by the environment, no profile named, never reads the profile: its missing-error is not used', async () => {
+    const answer = store();
+    expect((await run(['config', 'set', 'missing-error', '1'])).exit).toBe(0);
+    expect((await run(['delete', '8'], { env: READY, answer })).exit).toBe(0);
+    const again = await run(['delete', '--ignore-missing', '8'], { env: READY, answer });
+    expect(again.exit).toBe(1);
+    expect(again.stderr).toContain('error 1: plant 8 does not exist');
   });
 
   it.each([

@@ -1,0 +1,161 @@
+// The config file against what real processes meet: a FIFO at its path (it hung every
+// command, signals included), kill -9 at seeded random moments among concurrent logins, and a
+// full disk (a small tmpfs, mounted where the tests run as root; skipped elsewhere).
+// Symlinks, foreign owners and sizes are test/unit/config/planted-files.test.ts's.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+
+let config: ReturnType<typeof tempConfigDir>;
+let file: string;
+beforeEach(() => {
+  config = tempConfigDir();
+  file = path.join(config.dir, 'config.json');
+});
+afterEach(() => config.cleanup());
+
+const env = (extra: Record<string, string> = {}) => ({ PLANTSTORE_CONFIG_DIR: config.dir, ...extra });
+
+/** Runs the CLI, killing it (and failing) if it is still running after `limitMs`: a hang guard, not a timing check. */
+async function runGuarded(args: string[], extra: Record<string, string> = {}, limitMs = 15_000, input = '') {
+  const child = startPlantstore(args, { env: env(extra), input });
+  const guard = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const result = await finished(child);
+  clearTimeout(guard);
+  expect(result.signal, `plantstore ${args.join(' ')} hung on the FIFO`).toBeNull();
+  return result;
+}
+
+describe.skipIf(process.platform === 'win32')('a FIFO at config.json', () => {
+  beforeEach(() => execFileSync('mkfifo', [file]));
+
+  it.each([[['config', 'list']], [['auth', 'status']], [['delete', '--dry-run', '1']]])(
+    'plantstore %j stops at once with exit 3, saying what is there',
+    async (args) => {
+      const result = await runGuarded(args, { PLANTSTORE_BASE_URL: 'https://plants.example.com' });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(`config file ${file} is not a regular file (a FIFO)`);
+    },
+  );
+
+  it('a run configured by the environment does not open it at all', async () => {
+    const result = await runGuarded(['--json', 'delete', '--dry-run', '1', '2'], {
+      PLANTSTORE_TOKEN: 'env-Token-12345678',
+      PLANTSTORE_BASE_URL: 'https://plants.example.com',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});
+
+/** A small deterministic generator (mulberry32), so a failing schedule can be replayed from its seed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('kill -9 at seeded random moments during concurrent logins', () => {
+  it.each([11, 29, 47])(
+    'seed %i: the file stays valid JSON, every login that said "stored" is kept, and the next login is not held up',
+    async (seed) => {
+      const random = seeded(seed);
+      const profiles = Array.from({ length: 16 }, (_, i) => `p${i}`);
+      const runs = profiles.map((profile) => {
+        const child = startPlantstore(['--profile', profile, 'auth', 'login', '--with-token'], {
+          env: env(),
+          input: `kill-Token-${profile}-123456\n`,
+        });
+        // Half are killed somewhere between start-up and the end of their write.
+        const killAt = random() < 0.5 ? 50 + random() * 300 : undefined;
+        const timer = killAt === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAt);
+        return finished(child).then((result) => {
+          clearTimeout(timer);
+          return { profile, result };
+        });
+      });
+      const ended = await Promise.all(runs);
+      const kept = existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as { profiles: Record<string, { token: string }> }).profiles
+        : {};
+      for (const { profile, result } of ended) {
+        if (result.code === 0) expect(kept[profile]?.token).toBe(`kill-Token-${profile}-123456`);
+        else expect(result.signal).toBe('SIGKILL');
+      }
+      // A lock left by a killed writer belongs to a process that is gone: the next login takes it at once.
+      // (Without that, it waits 10 s for the lock and then fails: the guard below is shorter.)
+      const next = await runGuarded(['--profile', 'after', 'auth', 'login', '--with-token'], {}, 8_000, 'after-Token-12345678\n');
+      expect(next.code).toBe(0);
+      expect(JSON.parse(readFileSync(file, 'utf8')).profiles.after.token).toBe('after-Token-12345678');
+    },
+  );
+});
+
+describe('a lock left by a writer killed with -9', () => {
+  it('on this machine, with its process gone: the next login takes it at once instead of waiting 10 s and failing', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(`${file}.lock`, `${gone} ${hostname()}`, { mode: 0o600 });
+    const next = await runGuarded(['auth', 'login', '--with-token'], {}, 8_000, 'after-Token-12345678\n');
+    expect(next.code).toBe(0);
+    expect(readdirSync(config.dir)).toEqual(['config.json']);
+  });
+});
+
+/** A tmpfs of `size` mounted on a new folder, or undefined where mounting is not allowed (not root, a container without the right). */
+function smallDisk(size: string): { dir: string; unmount(): void } | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
+  const dir = path.join(config.dir, 'disk');
+  mkdirSync(dir);
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) return undefined;
+  return { dir, unmount: () => spawnSync('umount', ['-l', dir]) };
+}
+
+/** Fills the disk to the last byte: a file written until ENOSPC. */
+function fill(dir: string): void {
+  spawnSync('sh', ['-c', `cat /dev/zero > ${JSON.stringify(path.join(dir, 'filler'))}`]);
+}
+
+describe('a full disk', () => {
+  it.each([[{}], [{ SNAP: '/snap/code/1' }]])(
+    'a login fails with exit 3, the file keeps every profile byte for byte, and no lock is left: %j',
+    async (extra) => {
+      const disk = smallDisk('64k');
+      if (disk === undefined) {
+        console.warn('skipped: cannot mount a tmpfs here (needs root on Linux)');
+        return;
+      }
+      try {
+        const diskEnv = { PLANTSTORE_CONFIG_DIR: disk.dir, ...extra };
+        const profiles = Array.from({ length: 60 }, (_, i) => [`p${i}`, { token: `disk-Token-${i}-12345678` }]);
+        writeFileSync(path.join(disk.dir, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(profiles) }), { mode: 0o600 });
+        const before = readFileSync(path.join(disk.dir, 'config.json'));
+        fill(disk.dir);
+        const result = await runPlantstore(['--profile', 'new', 'auth', 'login', '--with-token'], {
+          env: diskEnv,
+          input: 'new-Token-12345678\n',
+        });
+        expect(result.code).toBe(3);
+        expect(result.stderr).toMatch(/ENOSPC/);
+        expect(readFileSync(path.join(disk.dir, 'config.json')).equals(before)).toBe(true);
+        expect(readdirSync(disk.dir).sort()).toEqual(['config.json', 'filler']);
+        // Room again: the next write is not told the folder is locked.
+        spawnSync('rm', [path.join(disk.dir, 'filler')]);
+        const next = await runPlantstore(['--profile', 'new', 'auth', 'login', '--with-token'], {
+          env: diskEnv,
+          input: 'new-Token-12345678\n',
+        });
+        expect(next.code).toBe(0);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
+});
