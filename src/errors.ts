@@ -24,7 +24,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [Exit.config, 'configuration: base URL missing or invalid, config file unreadable, unsupported Node'],
   [Exit.auth, 'authentication: no token, or the server answered 401/403'],
   [Exit.notFound, 'the server answered 404'],
-  [Exit.server, 'server failure: 5xx, 429, a redirect, or a malformed answer'],
+  [Exit.server, 'server failure: 5xx, 429, a redirect, a malformed answer, or a web page instead of the API'],
   [Exit.network, 'network: DNS, connection refused or reset, TLS, proxy'],
   [Exit.timeout, 'timeout'],
   [Exit.internal, 'internal error (a bug): please report it'],

@@ -73,7 +73,11 @@ export class SlidingWindowLimiter {
     return Math.max(now, this.#lastStart + this.#spacingMs, (this.#starts[this.#next] as number) + this.#periodMs);
   }
 
-  /** Records a start at `now`, which must be allowed (nextAllowedAt(now) === now); returns its number for finish(). */
+  /**
+   * Records a start at `now`; returns its number for finish(). Normally one that is allowed
+   * (nextAllowedAt(now) === now); a start that happened outside our control (the HTTP layer
+   * resending on its own) is recorded all the same, and pushes the next allowed start back.
+   */
   record(now: number): number {
     this.#lastStart = now;
     this.#starts[this.#next] = now;

@@ -200,6 +200,11 @@ export class Throttle {
     return this.#oks.total(this.#now()) > 0;
   }
 
+  /** The HTTP layer sent a request again on its own: the server saw it arrive, so --rate counts it. */
+  resent(): void {
+    this.#userLimit?.record(this.#now());
+  }
+
   stats(): ThrottleStats {
     const current = this.#pauseFelt ? Math.max(0, Math.min(this.#pausedUntil, this.#stoppedAt ?? this.#now()) - this.#pauseFrom) : 0;
     return {

@@ -52,6 +52,8 @@ const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: Statu
   [500, 599, row('server', Exit.server, false, 'neutral')],
 ];
 
+const WEB_PAGE: Verdict = Object.freeze({ exit: Exit.server, retryable: false, answerLost: false, load: 'ok' });
+
 /** A final 1xx, or a number outside HTTP's range: the answer is malformed, and says nothing about load. */
 const MALFORMED_STATUS = row('malformed', Exit.server, false, 'neutral');
 
@@ -76,7 +78,15 @@ export type NetworkFailure =
   | 'network-unreachable'
   | 'closed'
   | 'proxy-closed'
-  | 'short-body';
+  | 'short-body'
+  | 'stream-refused'
+  | 'stream-reset'
+  | 'session-closed';
+
+/** The codes request-errors.ts gives HTTP/2 failures, which Node and undici report only in words. */
+export const H2_STREAM_REFUSED = 'PLANTSTORE_H2_STREAM_REFUSED';
+export const H2_STREAM_RESET = 'PLANTSTORE_H2_STREAM_RESET';
+export const H2_SESSION_CLOSED = 'PLANTSTORE_H2_SESSION_CLOSED';
 
 interface NetworkRow {
   codes: readonly string[];
@@ -99,6 +109,12 @@ const NETWORK: Readonly<Record<NetworkFailure, NetworkRow>> = {
   closed: { codes: ['UND_ERR_SOCKET', 'UND_ERR_CLOSED'], retryable: true, sent: true, endsBody: true },
   'proxy-closed': { codes: ['UND_ERR_PRX_CONN'], retryable: false, sent: true },
   'short-body': { codes: ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH'], retryable: false, sent: true },
+  // HTTP/2 (request-errors.ts names them). REFUSED_STREAM, or a GOAWAY that left the stream
+  // out, guarantees the server did not process it (RFC 9113 §8.7), whatever the method.
+  'stream-refused': { codes: [H2_STREAM_REFUSED], retryable: true, sent: false },
+  // Any other RST_STREAM (INTERNAL_ERROR, CANCEL...) or a GOAWAY with an error code: it may have been.
+  'stream-reset': { codes: [H2_STREAM_RESET], retryable: true, sent: true, endsBody: true },
+  'session-closed': { codes: [H2_SESSION_CLOSED], retryable: true, sent: true, endsBody: true },
 };
 
 const NETWORK_BY_CODE = new Map<string, NetworkFailure>(
@@ -134,7 +150,7 @@ export interface TransportFailure {
   viaProxy: boolean;
   /** The status the proxy answered CONNECT with, when it refused the tunnel. */
   proxyStatus: number | undefined;
-  /** undici's parser rejected the answer. */
+  /** undici's parser, or undici itself, rejected the answer's form. */
   parserError: boolean;
 }
 
@@ -161,6 +177,8 @@ export function classifyFailure(failure: TransportFailure): FailureClass {
   if (failure.viaProxy && failure.proxyStatus !== undefined) return { kind: 'proxy-refused', connectStatus: failure.proxyStatus };
   if (code === NOT_LOOPBACK) return { kind: 'not-loopback' };
   if (HEADERS_TOO_LARGE_CODES.has(code)) return { kind: 'malformed', headersTooLarge: true };
+  // Before the socket codes: undici drops the connection over what it rejected, and says so as a socket error.
+  if (code.startsWith('HPE_') || failure.parserError) return { kind: 'malformed', headersTooLarge: false };
   const what = NETWORK_BY_CODE.get(code);
   if (what !== undefined) {
     if (answerBegun !== undefined && NETWORK[what].endsBody) return { kind: 'body-cut', what, status: answerBegun };
@@ -169,7 +187,6 @@ export function classifyFailure(failure: TransportFailure): FailureClass {
     return { kind: 'network', what };
   }
   if (TLS_CODE.test(code)) return { kind: 'tls' };
-  if (code.startsWith('HPE_') || failure.parserError) return { kind: 'malformed', headersTooLarge: false };
   return { kind: 'failed' };
 }
 
@@ -195,6 +212,9 @@ export function verdictOf(attempt: FailedAttempt): Verdict {
     case 'api-error':
     case 'redirect':
       return classifyStatus(attempt.status);
+    case 'web-page':
+      // A success status from something that is not the API (a web front end): nothing says the plant is gone.
+      return WEB_PAGE;
     case 'body-cut':
     case 'proxy-unreachable':
     case 'network': {

@@ -7,7 +7,7 @@ import { createMask, type Mask } from '../ui/secret-mask.js';
 import { classifyStatus, verdictOf } from './classify.js';
 import { Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
-import { parseErrorBody, serverLine, statusText } from './error-body.js';
+import { htmlTitle, parseErrorBody, serverLine, statusText } from './error-body.js';
 import type { FailedAttempt, PlantOutcome, Route } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { failedRequest } from './request-errors.js';
@@ -55,6 +55,8 @@ export interface AttemptGate {
    * pacing, not this id failing, and costs a fifth of a retry; otherwise a whole one.
    */
   admitting(): boolean;
+  /** A request the HTTP layer sent again on its own (HTTP/2): it counts against --rate like any start. */
+  resent?(): void;
 }
 
 export interface PlantApi {
@@ -75,13 +77,15 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   const { target } = options;
   const base = new URL(target.baseUrl);
   const rawProxy = proxyFor(base, options.env);
-  const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
+  const gate = options.gate;
+  const dispatcher =
+    options.dispatcher ??
+    createDispatcher({ ...options, origin: base.origin, proxy: rawProxy, ...(gate?.resent ? { onResend: () => gate.resent?.() } : {}) });
   // Trace lines are built only when someone reads them: a batch of a million
   // requests should not format a million unused strings.
   const trace = options.trace;
   // Without the command's words, a trace still shows what happened, as the data itself.
   const describe = options.describe ?? ((attempt: FailedAttempt) => JSON.stringify(attempt));
-  const gate = options.gate;
   // Shared per interrupt signal, which in the CLI is one for the whole run.
   let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
   const deadlinesFor = (interrupt: AbortSignal): Deadlines => {
@@ -126,18 +130,23 @@ export function createPlantApi(options: ApiOptions): PlantApi {
         trace(`[${id}] < HTTP ${status} ${statusText(status)} (${elapsed(started)})`);
         for (const [name, value] of Object.entries(response.headers)) trace(`[${id}] < ${name}: ${serverLine(String(value), mask)}`);
       }
-      if (classifyStatus(status).kind === 'success') {
-        // The status says it was deleted; what happens to the rest of the body changes nothing.
-        await response.body.dump({ limit: MAX_ERROR_BODY_BYTES }).catch(() => {});
-        return { outcome: { kind: 'deleted', status } };
+      if (hasConflictingLengths(response.headers)) {
+        // Which length is right cannot be known, so neither the status nor the body can be trusted.
+        response.body.destroy();
+        return { outcome: { ...route, kind: 'malformed', headersTooLarge: false } };
       }
-      const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      const body = await decodeBody(
-        raw,
-        header(response.headers, 'content-encoding'),
-        header(response.headers, 'content-type'),
-        MAX_ERROR_BODY_BYTES,
-      );
+      if (classifyStatus(status).kind === 'success') {
+        // 204 is the spec's answer. Another 2xx deletes too, unless its body is a web page: a
+        // base URL that leads to a web front end answers 200 to anything, and every plant would
+        // be reported deleted. A body cut short changes nothing: the status said so.
+        const page = status === 204 ? undefined : await webPageTitle(response, mask).catch(() => undefined);
+        if (page === undefined) {
+          await response.body.dump({ limit: MAX_ERROR_BODY_BYTES }).catch(() => {});
+          return { outcome: { kind: 'deleted', status } };
+        }
+        return { outcome: { kind: 'web-page', status, title: page } };
+      }
+      const body = await readBody(response);
       return {
         outcome: failedAnswer(status, response.headers, body, mask),
         retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), Date.now()),
@@ -222,6 +231,28 @@ function failedAnswer(status: number, headers: Record<string, string | string[] 
   }
   const details = parseErrorBody(status, header(headers, 'content-type'), body, mask);
   return { kind: 'api-error', status, code: details.code, message: details.message };
+}
+
+type Answer = Dispatcher.ResponseData;
+
+/** Up to MAX_ERROR_BODY_BYTES of an answer's body, decoded to text. */
+async function readBody(response: Answer): Promise<string> {
+  const raw = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+  return decodeBody(raw, header(response.headers, 'content-encoding'), header(response.headers, 'content-type'), MAX_ERROR_BODY_BYTES);
+}
+
+/** The title of a 2xx answer that is an HTML page ('' without one); undefined when it is not a page. */
+async function webPageTitle(response: Answer, mask: Mask): Promise<string | undefined> {
+  const contentType = header(response.headers, 'content-type');
+  const body = await readBody(response);
+  const page = /\bhtml\b/i.test(contentType ?? '') || /^\s*<(!doctype\s+html|html[\s>])/i.test(body);
+  return page ? htmlTitle(body, mask) : undefined;
+}
+
+/** Two Content-Length headers that disagree (RFC 9112 §6.3: unrecoverable), which undici passes on. */
+function hasConflictingLengths(headers: Record<string, string | string[] | undefined>): boolean {
+  const lengths = headers['content-length'];
+  return Array.isArray(lengths) && new Set(lengths.map((length) => length.trim())).size > 1;
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -1,7 +1,9 @@
+import type { Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { loopbackOnlyLookup } from './loopback-lookup.js';
-import { kHTTPContext, Pool, ProxyAgent } from './undici-parts.js';
+import { watchTlsAlerts } from './tls-alerts.js';
+import { buildConnector, kHTTPContext, Pool, ProxyAgent } from './undici-parts.js';
 
 export interface DispatcherOptions {
   /** The one origin every request of this run goes to. */
@@ -13,6 +15,8 @@ export interface DispatcherOptions {
   caPem?: string;
   /** Connections kept open to the origin. */
   connections?: number;
+  /** Called each time undici sends a request again on its own (HTTP/2 REFUSED_STREAM, GOAWAY), for --rate to count. */
+  onResend?: () => void;
 }
 
 /**
@@ -24,8 +28,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const trust = options.caPem ? { ca: [...tls.getCACertificates('default'), options.caPem] } : undefined;
   // The token may travel in clear text to http://localhost: only if that name leads to this machine.
   const pinned = new URL(options.origin).hostname === 'localhost' ? { lookup: loopbackOnlyLookup } : undefined;
+  const connect = { timeout: options.timeoutMs, ...trust, ...pinned };
   const common = {
-    connect: { timeout: options.timeoutMs, ...trust, ...pinned },
+    connect,
     // Our own per-attempt deadline governs; these only stop undici's 300 s defaults from lingering.
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
@@ -35,7 +40,44 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (options.proxy) {
     return new ProxyAgent({ ...common, uri: options.proxy, ...(trust ? { requestTls: trust, proxyTls: trust } : {}) });
   }
-  return reconnectAfterGoAway(new Pool(options.origin, common));
+  const pool = new Pool(options.origin, { ...common, connect: watchingTlsAlerts(buildConnector(connect)) });
+  return countingResends(reconnectAfterGoAway(pool), options.onResend);
+}
+
+/** undici's own connector, with each socket's TLS alerts recorded (tls-alerts.ts). */
+function watchingTlsAlerts(connector: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connector(options, (error: Error | null, socket?: Socket | null) => {
+      // A failed connect passes no socket at all.
+      if (socket != null && 'encrypted' in socket) watchTlsAlerts(socket);
+      // undici's callback type has two overloads; this passes through whichever came.
+      (callback as (error: Error | null, socket?: Socket | null) => void)(error, socket);
+    });
+}
+
+/**
+ * undici resends a request on its own when HTTP/2 says it was not processed (one retry
+ * after REFUSED_STREAM, a replay after a GOAWAY). The server still sees it arrive, so
+ * --rate must count it: each start of a request after its first is reported.
+ */
+function countingResends(dispatcher: Dispatcher, onResend: (() => void) | undefined): Dispatcher {
+  if (onResend === undefined) return dispatcher;
+  return dispatcher.compose((dispatch) => (opts, handler) => {
+    let starts = 0;
+    // A view of the handler, not a copy: its methods keep running on the handler itself.
+    const counted = new Proxy(handler, {
+      get(target, name) {
+        const value = Reflect.get(target, name);
+        if (typeof value !== 'function') return value;
+        if (name !== 'onRequestStart') return value.bind(target);
+        return (...args: unknown[]) => {
+          if (++starts > 1) onResend();
+          return value.apply(target, args);
+        };
+      },
+    });
+    return dispatch(opts, counted);
+  });
 }
 
 /** What undici's own h2c client (H2CClient) sets pipelining to: its default maxConcurrentStreams. */

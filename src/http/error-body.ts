@@ -34,9 +34,14 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
     const firstLine = body.split(/\r?\n/).find((line) => line.trim() !== '');
     if (firstLine) return { code: null, message: oneLine(firstLine) };
   }
+  const title = htmlTitle(body, mask);
+  return { code: null, message: title || fallback };
+}
+
+/** An HTML page's <title>, as one clean line; '' when it has none. */
+export function htmlTitle(body: string, mask: Mask = (text) => text): string {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
-  if (title && title.trim() !== '') return { code: null, message: oneLine(decodeHtmlEntities(title)) };
-  return { code: null, message: fallback };
+  return title && title.trim() !== '' ? serverLine(decodeHtmlEntities(title), mask) : '';
 }
 
 // Not node:http's STATUS_CODES: importing node:http from ESM evaluates its lazy

@@ -19,6 +19,8 @@ export interface Route {
 export type FailedAttempt =
   /** A complete answer with a failure status: the API's Error object (code and message) when the body was one. */
   | { kind: 'api-error'; status: number; code: number | null; message: string }
+  /** A success status whose body is an HTML page: a web site answered, not the API. `title` is the page's, if any. */
+  | { kind: 'web-page'; status: number; title: string }
   /** A 3xx, not followed. `location` is absent when the server sent none, or a blank one. */
   | { kind: 'redirect'; status: number; location?: string }
   /** Our --timeout ran out, or the lower layers reported one. */

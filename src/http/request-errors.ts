@@ -1,7 +1,8 @@
 import type { Mask } from '../ui/secret-mask.js';
-import { classifyFailure } from './classify.js';
+import { classifyFailure, H2_SESSION_CLOSED, H2_STREAM_REFUSED, H2_STREAM_RESET } from './classify.js';
 import { serverLine } from './error-body.js';
 import type { FailedAttempt, Route } from './outcome.js';
+import { tlsAlertBehind } from './tls-alerts.js';
 
 export interface ErrorContext {
   /** Which of our own signals fired, since an abort looks the same from inside. */
@@ -14,16 +15,18 @@ export interface ErrorContext {
 }
 
 /** Turns what undici or the socket threw into a failed attempt: what happened, as data. */
-export function failedRequest(error: unknown, context: ErrorContext): FailedAttempt {
+export function failedRequest(thrown: unknown, context: ErrorContext): FailedAttempt {
   const { route } = context;
+  // A TLS alert that arrived as the server hung up (it wants a client certificate) says more than "other side closed".
+  const error = tlsAlertBehind(thrown) ?? thrown;
   const reason = reasonOf(error, context.mask);
   const failure = classifyFailure({
-    code: errorCode(error),
+    code: h2Code(error) ?? errorCode(error),
     aborted: context.aborted,
     answerBegun: route.status,
     viaProxy: route.via !== undefined,
     proxyStatus: proxyStatusOf(reason),
-    parserError: error instanceof Error && error.name === 'HTTPParserError',
+    parserError: (error instanceof Error && error.name === 'HTTPParserError') || rejectedByUndici(error, route.status),
   });
   switch (failure.kind) {
     case 'timeout':
@@ -40,6 +43,38 @@ export function failedRequest(error: unknown, context: ErrorContext): FailedAtte
     default:
       return { ...route, ...failure };
   }
+}
+
+/**
+ * HTTP/2 failures as Node and undici word them, as the codes classify.ts knows. Node:
+ * "Stream closed with error code NGHTTP2_REFUSED_STREAM" (ERR_HTTP2_STREAM_ERROR),
+ * "Session closed with error code 11" (ERR_HTTP2_SESSION_ERROR, a GOAWAY with an error).
+ * undici 8 (client-h2.js; recheck on upgrade): a GOAWAY with NO_ERROR that refused a stream
+ * it had already replayed once, "stream error" codes, streams closed early, frame errors.
+ */
+function h2Code(error: unknown): string | undefined {
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : '';
+  if (code === 'ERR_HTTP2_STREAM_ERROR') return /REFUSED_STREAM/.test(message) ? H2_STREAM_REFUSED : H2_STREAM_RESET;
+  if (code === 'ERR_HTTP2_SESSION_ERROR' || code === 'ERR_HTTP2_GOAWAY_SESSION') return H2_SESSION_CLOSED;
+  if (!message.startsWith('HTTP/2: ')) return undefined;
+  if (/"GOAWAY" frame received with code 0$/.test(message) || /"stream error" received - code 7$/.test(message)) return H2_STREAM_REFUSED;
+  if (/"GOAWAY" frame received with code/.test(message)) return H2_SESSION_CLOSED;
+  if (/stream (closed|errored|half-closed)|"stream error"|"frameError"/.test(message)) return H2_STREAM_RESET;
+  return undefined;
+}
+
+/**
+ * What undici reports, in its own words, when it drops a connection over an answer no
+ * HTTP/1.1 server may send (client-h1.js; recheck on upgrade): a 101 to a request that asked
+ * for no upgrade ("bad upgrade"), a 100 Continue to one that expected none ("bad response").
+ * And a parser error it reports as a length mismatch before any answer began: two
+ * different Content-Length headers (its createError checks the length first).
+ */
+function rejectedByUndici(error: unknown, answerBegun: number | undefined): boolean {
+  const code = errorCode(error);
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return answerBegun === undefined;
+  return code === 'UND_ERR_SOCKET' && error instanceof Error && /^bad (response|upgrade)$/.test(error.message);
 }
 
 function errorCode(error: unknown): string {

@@ -26,3 +26,8 @@ declare module 'undici/lib/core/symbols.js' {
   const symbols: { readonly kHTTPContext: unique symbol };
   export default symbols;
 }
+
+declare module 'undici/lib/core/connect.js' {
+  import { buildConnector } from 'undici';
+  export default buildConnector;
+}

@@ -3,6 +3,7 @@
 // twice as much start-up time as what is loaded here. Every `plantstore delete`
 // pays that, so it is worth a few deep paths.
 import api from 'undici/lib/api/index.js';
+import buildConnector from 'undici/lib/core/connect.js';
 import symbols from 'undici/lib/core/symbols.js';
 import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
@@ -15,4 +16,4 @@ Object.assign(DispatcherBase.prototype, api);
 /** Where a Client keeps its connection's protocol handler ({ version: 'h1' | 'h2', ... }); see dispatcher.ts. */
 const { kHTTPContext } = symbols;
 
-export { kHTTPContext, Pool, ProxyAgent };
+export { buildConnector, kHTTPContext, Pool, ProxyAgent };

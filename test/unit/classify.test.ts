@@ -4,6 +4,9 @@ import { Exit } from '../../src/errors.js';
 import {
   classifyFailure,
   classifyStatus,
+  H2_SESSION_CLOSED,
+  H2_STREAM_REFUSED,
+  H2_STREAM_RESET,
   isRefusal,
   NOT_LOOPBACK,
   type StatusKind,
@@ -112,11 +115,61 @@ describe('transport failures: every code the table knows, sent direct', () => {
     ['UND_ERR_SOCKET', 'closed', true, true],
     ['UND_ERR_CLOSED', 'closed', true, true],
     ['UND_ERR_PRX_CONN', 'proxy-closed', false, true],
-    ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'short-body', false, true],
+    [H2_STREAM_REFUSED, 'stream-refused', true, false],
+    [H2_STREAM_RESET, 'stream-reset', true, true],
+    [H2_SESSION_CLOSED, 'session-closed', true, true],
   ])('%s: a network failure (%s), exit 7, retryable %s, answer lost %s', (code, what, retryable, answerLost) => {
     expect(classifyFailure(failure({ code }))).toEqual({ kind: 'network', what });
     expect(judge(code)).toEqual({ kind: 'network', exit: Exit.network, retryable, answerLost, load: 'neutral' });
   });
+
+  // Node and undici say these only in words; request-errors.ts reads them.
+  it.each<[string, string, string, boolean, boolean]>([
+    ['ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_REFUSED_STREAM', 'stream-refused', true, false],
+    ['ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_INTERNAL_ERROR', 'stream-reset', true, true],
+    ['ERR_HTTP2_SESSION_ERROR', 'Session closed with error code 11', 'session-closed', true, true],
+    ['UND_ERR_INFO', 'HTTP/2: "GOAWAY" frame received with code 0', 'stream-refused', true, false],
+    ['UND_ERR_INFO', 'HTTP/2: "stream error" received - code 7', 'stream-refused', true, false],
+    ['UND_ERR_INFO', 'HTTP/2: stream closed before response headers', 'stream-reset', true, true],
+    ['UND_ERR_INFO', 'HTTP/2: "frameError" received - type 1, code 6', 'stream-reset', true, true],
+    ['UND_ERR_SOCKET', 'HTTP/2: "GOAWAY" frame received with code 2', 'session-closed', true, true],
+  ])('%s "%s": %s, retryable %s, answer lost %s', (code, message, what, retryable, answerLost) => {
+    expect(judge(code, { message })).toEqual({ kind: 'network', exit: Exit.network, retryable, answerLost, load: 'neutral' });
+    expect(
+      failedRequest(Object.assign(new Error(message), { code }), { aborted: undefined, timeoutMs: 1, route: { host: 'h' } }),
+    ).toMatchObject({ what });
+  });
+
+  it('UND_ERR_RES_CONTENT_LENGTH_MISMATCH: a body shorter than announced once an answer began (exit 7); before, a parser error in disguise (exit 6)', () => {
+    expect(classifyFailure(failure({ code: 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' }))).toEqual({ kind: 'network', what: 'short-body' });
+    expect(judge('UND_ERR_RES_CONTENT_LENGTH_MISMATCH', { begun: 200 })).toEqual({
+      kind: 'network',
+      exit: Exit.network,
+      retryable: false,
+      answerLost: true,
+      load: 'ok',
+    });
+    expect(judge('UND_ERR_RES_CONTENT_LENGTH_MISMATCH')).toEqual({
+      kind: 'malformed',
+      exit: Exit.server,
+      retryable: false,
+      answerLost: true,
+      load: 'neutral',
+    });
+  });
+
+  it.each(['bad response', 'bad upgrade'])(
+    'UND_ERR_SOCKET "%s" (a 100 or a 101 nobody asked for): malformed, exit 6, not retried',
+    (message) => {
+      expect(judge('UND_ERR_SOCKET', { message })).toEqual({
+        kind: 'malformed',
+        exit: Exit.server,
+        retryable: false,
+        answerLost: true,
+        load: 'neutral',
+      });
+    },
+  );
 
   it.each<[string, string, number, boolean, boolean]>([
     ['UND_ERR_CONNECT_TIMEOUT', 'timeout', Exit.timeout, true, false],

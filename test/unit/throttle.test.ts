@@ -191,6 +191,15 @@ describe('Throttle: gates', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('a resend by the HTTP layer counts against --rate: the next start waits its spacing', async () => {
+    const { clock, throttle, now, next } = setup({ rate: { count: 10, periodMs: 1000 } });
+    now().release(ok); // at 0
+    clock.now = 100;
+    throttle.resent(); // undici sent a request again on its own, at 100
+    const permit = await next();
+    expect(permit.startedAt).toBe(200);
+  });
+
   it('never has more than the ceiling in flight; a release lets the next one go', async () => {
     const { throttle, now, later } = setup({ ceiling: 3 });
     const permits = [now(), now(), now()];

@@ -28,6 +28,9 @@ const NETWORK_WORDS: Readonly<Record<NetworkFailure, string>> = {
   closed: 'connection closed before a complete answer',
   'proxy-closed': 'the proxy closed the connection',
   'short-body': 'the answer was shorter than announced',
+  'stream-refused': 'the server refused the HTTP/2 stream before processing it',
+  'stream-reset': 'the server reset the HTTP/2 stream before a complete answer',
+  'session-closed': 'the server closed the HTTP/2 connection with an error before a complete answer',
 };
 
 // One wording for every body cut short: whether it shows as a reset or a close depends on
@@ -43,6 +46,10 @@ export function describeAttempt(attempt: FailedAttempt): string {
       return attempt.message;
     case 'redirect':
       return describeRedirect(attempt.status, attempt.location);
+    case 'web-page':
+      return attempt.title
+        ? `the server answered ${attempt.status} with a web page ("${attempt.title}"), not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)`
+        : `the server answered ${attempt.status} with a web page, not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)`;
     case 'timeout': {
       const what =
         attempt.phase === 'body'

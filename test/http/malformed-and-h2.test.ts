@@ -1,0 +1,200 @@
+// Answers no well-behaved server gives, over real loopback sockets: HTTP/2 streams refused
+// or reset and connections closed with GOAWAY errors (retried), a 101 or a 100 Continue to a
+// DELETE that asked for neither and two different Content-Lengths (malformed: exit 6), a TLS
+// server that wants a client certificate (named), and a 2xx web page (not the API: exit 6).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeOutcome } from '../../src/commands/delete/outcomes.js';
+import { Exit } from '../../src/errors.js';
+import { type AttemptGate, createPlantApi } from '../../src/http/client.js';
+import { createCa, type Issued, issue, OPENSSL } from '../helpers/certificates.js';
+
+const TOKEN = 'h2-Token-0123456789abcdef';
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+let dir: string;
+let ca: Issued;
+let issued: Issued;
+beforeAll(() => {
+  if (!OPENSSL) return;
+  dir = mkdtempSync(path.join(tmpdir(), 'plantstore-malformed-'));
+  ca = createCa(dir);
+  issued = issue(ca, dir, 'server', ['IP:127.0.0.1']);
+});
+afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+async function listening(server: net.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  return (server.address() as AddressInfo).port;
+}
+
+/** The delete command's view of one id: its result as printed, and the exit code. */
+async function deleteOne(baseUrl: string, retries = 2, gate?: AttemptGate) {
+  const client = createPlantApi({
+    target: { profile: 'default', baseUrl, token: TOKEN },
+    userAgent: 'test',
+    timeoutMs: 5000,
+    retries,
+    maxRetryWaitMs: 0,
+    env: {},
+    ...(OPENSSL && baseUrl.startsWith('https') ? { caPem: ca.cert } : {}),
+    ...(gate ? { gate } : {}),
+  });
+  cleanups.push(() => client.close());
+  return describeOutcome(await client.deletePlant('42', new AbortController().signal));
+}
+
+/** An h2 server that answers the n-th stream (from 1) as `answer` says. */
+async function h2Server(answer: (stream: http2.ServerHttp2Stream, n: number) => void): Promise<{ url: string; streams: () => number }> {
+  const server = http2.createSecureServer({ cert: issued.cert, key: issued.key });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  let streams = 0;
+  server.on('session', (session) => sessions.add(session));
+  server.on('sessionError', () => {});
+  server.on('stream', (stream) => {
+    stream.on('error', () => {});
+    answer(stream, ++streams);
+  });
+  const port = await listening(server);
+  cleanups.push(() => {
+    for (const session of sessions) session.destroy();
+  });
+  return { url: `https://127.0.0.1:${port}`, streams: () => streams };
+}
+
+const ok = (stream: http2.ServerHttp2Stream) => stream.respond({ ':status': 204 }, { endStream: true });
+
+describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () => {
+  it.each([
+    ['RST_STREAM REFUSED_STREAM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM)],
+    ['RST_STREAM INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR)],
+    ['GOAWAY ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, 0)],
+  ])('%s, then 204: deleted', async (_name, fail) => {
+    // undici retries a REFUSED_STREAM once on its own; ours come after that.
+    const server = await h2Server((stream, n) => (n <= 2 ? fail(stream) : ok(stream)));
+    expect(await deleteOne(server.url)).toEqual({ id: '42', deleted: true, status: 204 });
+  });
+
+  it.each([
+    [
+      'RST_STREAM REFUSED_STREAM',
+      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM),
+      'the server refused the HTTP/2 stream before processing it',
+    ],
+    [
+      'RST_STREAM INTERNAL_ERROR',
+      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
+      'the server reset the HTTP/2 stream before a complete answer',
+    ],
+  ])('%s every time: exit 7 after --retries, saying what the server did', async (_name, fail, words) => {
+    const server = await h2Server((stream) => fail(stream));
+    const result = await deleteOne(server.url, 1);
+    expect(result).toMatchObject({ deleted: false, exit: Exit.network, status: null });
+    expect((result as { message: string }).message).toBe(`${words} (127.0.0.1:${new URL(server.url).port}) (after 2 attempts)`);
+  });
+
+  it("a resend undici makes on its own is counted against --rate (the gate's resent)", async () => {
+    const server = await h2Server((stream, n) => (n === 1 ? stream.close(http2.constants.NGHTTP2_REFUSED_STREAM) : ok(stream)));
+    let resent = 0;
+    const gate: AttemptGate = {
+      acquire: () => ({ startedAt: 0, release: () => {} }),
+      gaveUp: () => undefined,
+      admitting: () => false,
+      resent: () => resent++,
+    };
+    expect(await deleteOne(server.url, 0, gate)).toEqual({ id: '42', deleted: true, status: 204 });
+    expect(server.streams()).toBe(2);
+    expect(resent).toBe(1);
+  });
+});
+
+/** A plain TCP server that answers the request with these bytes (or lets `reply` do as it likes). */
+async function rawServer(reply: string | ((socket: net.Socket) => void)): Promise<string> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('data', () => (typeof reply === 'string' ? socket.write(reply) : reply(socket)));
+  });
+  const port = await listening(server);
+  cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('malformed answers: exit 6, not retried', () => {
+  it.each([
+    ['a 101 Switching Protocols to a DELETE', 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'],
+    ['a 100 Continue nobody asked for', 'HTTP/1.1 100 Continue\r\n\r\n'],
+    ['an endless stream of 100 Continue', 'HTTP/1.1 100 Continue\r\n\r\n'.repeat(10_000)],
+    ['two different Content-Lengths on a 200', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab'],
+    [
+      'two different Content-Lengths on a 400',
+      'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 30\r\n\r\n{}',
+    ],
+  ])('%s', async (_name, answer) => {
+    const base = await rawServer(answer);
+    const result = await deleteOne(base);
+    expect(result).toMatchObject({ deleted: false, exit: Exit.server, status: null });
+    expect((result as { message: string }).message).toBe(`malformed HTTP answer from 127.0.0.1:${new URL(base).port}`);
+  });
+});
+
+describe('a 2xx that is a web page is not a deletion', () => {
+  it('a 200 HTML page: exit 6, naming the page and pointing at the base URL', async () => {
+    const page = '<!doctype html><html><head><title>Plant Shop &amp; Garden</title></head><body>Welcome</body></html>';
+    const base = await rawServer(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${page.length}\r\n\r\n${page}`);
+    expect(await deleteOne(base)).toEqual({
+      id: '42',
+      deleted: false,
+      status: 200,
+      error: null,
+      message:
+        'the server answered 200 with a web page ("Plant Shop & Garden"), not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)',
+      exit: Exit.server,
+      attempted: true,
+    });
+  });
+
+  it('an HTML page without a content type is recognised by its start', async () => {
+    const page = '\n<html><body>hi</body></html>';
+    const base = await rawServer(`HTTP/1.1 200 OK\r\nContent-Length: ${page.length}\r\n\r\n${page}`);
+    expect(await deleteOne(base)).toMatchObject({ deleted: false, exit: Exit.server, status: 200 });
+  });
+
+  it.each([
+    ['a 200 with a JSON body', 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"deleted":true}', 200],
+    ['a 202 Accepted', 'HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n', 202],
+    ['a 200 with no body', 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', 200],
+  ])('%s is deleted, with its status', async (_name, answer, status) => {
+    const base = await rawServer(answer);
+    expect(await deleteOne(base)).toEqual({ id: '42', deleted: true, status });
+  });
+});
+
+describe.skipIf(!OPENSSL)('a TLS server that asks for a client certificate', () => {
+  it('exit 7, naming the reason instead of "connection closed"', async () => {
+    const server = tls.createServer(
+      { cert: issued.cert, key: issued.key, requestCert: true, rejectUnauthorized: true, ca: [ca.cert] },
+      (socket) => socket.end(),
+    );
+    server.on('tlsClientError', () => {});
+    const port = await listening(server);
+    const result = await deleteOne(`https://127.0.0.1:${port}`);
+    expect(result).toMatchObject({ deleted: false, exit: Exit.network, status: null });
+    expect((result as { message: string }).message).toBe(
+      `TLS failure talking to 127.0.0.1:${port}: the server requires a client certificate, which plantstore does not send (trust a private CA with --cacert)`,
+    );
+  });
+});
