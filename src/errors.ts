@@ -11,6 +11,8 @@ export const Exit = {
   network: 7,
   timeout: 8,
   internal: 70,
+  /** SIGHUP: the terminal went away (an ssh session closed mid-run). */
+  hangup: 129,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -28,6 +30,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
   [Exit.network, 'network: DNS, connection refused or reset, TLS, proxy'],
   [Exit.timeout, 'timeout'],
   [Exit.internal, 'internal error (a bug): please report it'],
+  [Exit.hangup, 'hung up (SIGHUP: the terminal closed)'],
   [Exit.interrupted, 'interrupted (Ctrl-C)'],
   [Exit.terminated, 'terminated (SIGTERM)'],
 ];

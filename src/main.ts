@@ -54,7 +54,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
-  listenForInterrupts(interrupt, Exit.interrupted, Exit.terminated, streams.flush);
+  listenForInterrupts(interrupt, streams.flush);
   const ctx = createContext({
     io,
     env: process.env,
@@ -74,7 +74,24 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   streams.flush();
   // Commands only know they were interrupted; the signal decides the conventional code (128 + n).
   if (exit === Exit.ok && outputLost) exit = Exit.internal;
-  process.exitCode = exit === Exit.interrupted && interrupt.signal.reason === 'SIGTERM' ? Exit.terminated : exit;
+  process.exitCode = exit === Exit.interrupted ? exitForSignal(interrupt.signal.reason) : exit;
+  if (interrupt.signal.aborted) leaveWithoutWaitingForReaders(process.exitCode);
+}
+
+/** 128 + the signal's number, as shells report a process the signal ended. */
+function exitForSignal(signal: unknown): number {
+  return signal === 'SIGTERM' ? 143 : signal === 'SIGHUP' ? 129 : 130;
+}
+
+// After a signal, the report is written and the process should end. Node would wait for a
+// reader that stopped reading (a paused `| less`, a stuck log shipper) to take what is
+// still queued for it, for as long as it takes; Kubernetes and CI then send SIGKILL.
+const READER_GRACE_MS = 1000;
+
+function leaveWithoutWaitingForReaders(code: number): void {
+  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) return;
+  // Unref'd: when the reader does take the rest within the grace, the process ends then.
+  setTimeout(() => process.exit(code), READER_GRACE_MS).unref();
 }
 
 /** --no-color anywhere before `--` (after it, words are operands). */
@@ -92,18 +109,21 @@ function prebuiltHelp(): string | undefined {
   }
 }
 
-// First Ctrl-C: abort in-flight work so the command can report what was done.
-// Second: leave at once, with what was already printed written out.
-function listenForInterrupts(controller: AbortController, interrupted: number, terminated: number, flush: () => void): void {
+// First Ctrl-C, SIGTERM or SIGHUP: abort in-flight work so the command can report what was
+// done (SIGHUP's default would kill the run mid-batch with no report, and leave a hidden
+// prompt's terminal without echo). Second signal of any kind: leave at once, with what was
+// already printed written out.
+function listenForInterrupts(controller: AbortController, flush: () => void): void {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       flush();
-      process.exit(signal === 'SIGTERM' ? terminated : interrupted);
+      process.exit(exitForSignal(signal));
     }
     controller.abort(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
 }
 
 await main();

@@ -98,7 +98,11 @@ export function readHiddenLine(stdin: Stdin, writePrompt: (text: string) => void
     const finish = (error?: Error): void => {
       stdin.off('data', onData);
       signal.removeEventListener('abort', onAbort);
-      setRawMode(false);
+      // Echo back on, whatever ended the prompt. After SIGHUP the terminal may be gone (EIO):
+      // the rest of the ending (the InterruptedError, exit 129) must happen all the same.
+      try {
+        setRawMode(false);
+      } catch {}
       stdin.pause();
       writePrompt('\n');
       if (error) reject(error);

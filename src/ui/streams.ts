@@ -46,13 +46,15 @@ export function orderedStreams(
   const closed = new Set<OutputStream>();
   let scheduled = false;
   let queuedChars = 0;
-  let failed = false;
+  // One flag per stream: a full disk seen first on stderr must not hide that stdout, with
+  // the results, failed too (`> log 2>&1` on a full disk exited 0 with every result lost).
+  const failed = new Set<OutputStream>();
   for (const stream of [out, err]) {
     stream.on('error', (error) => {
       closed.add(stream);
       // A reader leaving is normal; anything else (a full disk) is worth a word.
-      if (error.code === 'EPIPE' || failed) return;
-      failed = true;
+      if (error.code === 'EPIPE' || failed.has(stream)) return;
+      failed.add(stream);
       onFailure(error, stream === out ? 'stdout' : 'stderr');
     });
   }

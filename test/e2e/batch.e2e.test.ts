@@ -171,6 +171,20 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     if (fd === 1) expect(result.stderr).toContain('plantstore: cannot write the output (ENOSPC); the exit code is 70\n');
     expect(server.requests).toHaveLength(50);
   });
+
+  it('both, as `> log 2>&1`, with stderr written first (--verbose): the results are still lost, so exit 70', async () => {
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const full = openSync('/dev/full', 'w');
+    const child = spawn(process.execPath, [BIN, '--verbose', 'delete', '--stdin'], {
+      env: cleanEnv(envFor(server.url)),
+      stdio: ['pipe', full, full],
+    });
+    child.stdin?.end(range(1, 50).join('\n'));
+    const result = await finished(child);
+    closeSync(full);
+    expect(result.code).toBe(70);
+    expect(server.requests).toHaveLength(50);
+  });
 });
 
 describe('a server that pushes back', () => {

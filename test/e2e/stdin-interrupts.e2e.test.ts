@@ -52,6 +52,8 @@ async function readingStdin(args: string[], env: Record<string, string>, firstIn
 const signals = [
   { signal: 'SIGINT', code: 130 },
   { signal: 'SIGTERM', code: 143 },
+  // A terminal or ssh session closing: handled like SIGTERM (it killed the run outright, code null).
+  { signal: 'SIGHUP', code: 129 },
 ] as const;
 
 describe('delete --stdin on a pipe that stays open', () => {

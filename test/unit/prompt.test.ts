@@ -81,6 +81,24 @@ describe('readHiddenLine with an interrupt', () => {
     expect(written).toBe('Token: \n');
   });
 
+  it('SIGHUP with the terminal already gone (raw mode off throws EIO): still cancelled, the listener removed', async () => {
+    const terminal = fakeTerminal();
+    const setRawMode = terminal.stdin.setRawMode;
+    terminal.stdin.setRawMode = (raw: boolean) => {
+      if (!raw) {
+        setRawMode(raw);
+        throw Object.assign(new Error('setRawMode EIO'), { code: 'EIO' });
+      }
+      return setRawMode(raw);
+    };
+    const controller = new AbortController();
+    const read = readHiddenLine(terminal.stdin, () => {}, 'Token: ', { signal: controller.signal, message: PROMPT_MESSAGE });
+    controller.abort('SIGHUP');
+    await interrupted(read, PROMPT_MESSAGE);
+    expect(terminal.rawModes).toEqual([true, false]);
+    expect(terminal.listeners()).toBe(0);
+  });
+
   it('an interrupt before the prompt: no prompt, raw mode never set', async () => {
     const terminal = fakeTerminal();
     const controller = new AbortController();

@@ -101,4 +101,13 @@ describe('orderedStreams', () => {
     err.emit('error', Object.assign(new Error('write ENOSPC'), { code: 'ENOSPC' }));
     expect(failures).toEqual(['stderr ENOSPC']);
   });
+
+  it('a failure on stderr first does not hide one on stdout: each stream is reported once', () => {
+    const failures: string[] = [];
+    orderedStreams(out, err, (error, stream) => failures.push(`${stream} ${error.code}`));
+    err.emit('error', Object.assign(new Error('write ENOSPC'), { code: 'ENOSPC' }));
+    out.emit('error', Object.assign(new Error('write ENOSPC'), { code: 'ENOSPC' }));
+    out.emit('error', Object.assign(new Error('write ENOSPC'), { code: 'ENOSPC' }));
+    expect(failures).toEqual(['stderr ENOSPC', 'stdout ENOSPC']);
+  });
 });

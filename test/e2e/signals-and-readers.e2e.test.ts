@@ -1,0 +1,96 @@
+// Signals against a run whose output nobody reads, and SIGHUP mid-batch: the run reports
+// and ends. Real processes and pipes: a paused pipe fills only in the kernel.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { BIN, cleanEnv, finished } from '../helpers/cli.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'signals-Token-0a1b2c3d';
+let server: ScriptedServer;
+let answered = 0;
+/** Answers every DELETE; resolves waiters once `answered` reaches their count. */
+let waiters: Array<{ count: number; resolve(): void }> = [];
+beforeEach(async () => {
+  answered = 0;
+  waiters = [];
+  server = await startScriptedServer((_req, res) => {
+    res.writeHead(204).end();
+    answered += 1;
+    for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
+    waiters = waiters.filter((w) => answered < w.count);
+  });
+});
+afterEach(() => server.close());
+
+const answeredAtLeast = (count: number) =>
+  new Promise<void>((resolve) => (answered >= count ? resolve() : waiters.push({ count, resolve })));
+
+function start(args: string[], stdio: ('pipe' | number)[]): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url }),
+    stdio: stdio as ['pipe', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}
+
+/** Ends when the child ends, or fails the test (killing it) after `limitMs`: a hang guard, not a timing check. */
+async function endsWithin(child: ChildProcess, limitMs: number) {
+  const guard = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const result = await finished(child);
+  clearTimeout(guard);
+  expect(result.signal, 'still running at the guard: it waited for the reader').toBeNull();
+  return result;
+}
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join('\n');
+
+describe('a reader that stops reading stdout', () => {
+  it('the first SIGTERM ends the run: report on stderr, exit 143, without waiting for the reader', async () => {
+    const child = start(['--json', 'delete', '--stdin'], ['pipe', 'pipe', 'pipe']);
+    child.stdin?.end(ids(20_000));
+    // Never read: the pipe fills, the run is held back by it.
+    child.stdout?.pause();
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    // The run parks once the pipe (64 KiB) is full and the reader is behind: the answers stop.
+    // (A readiness poll, not a timing assertion: signalling earlier only makes the test weaker.)
+    await answeredAtLeast(1_000);
+    for (let before = -1; before !== answered; ) {
+      before = answered;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    child.kill('SIGTERM');
+    const result = await endsWithin(child, 20_000);
+    expect(result.code).toBe(143);
+    expect(stderr).toMatch(/^interrupted: \d+ of 20000 deleted before the interrupt/m);
+  });
+});
+
+describe('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > log 2>&1` closed)', () => {
+  it('is handled like SIGTERM: every result and the report reach the log, exit 129', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-hup-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const log = path.join(dir, 'log');
+    const fd = openSync(log, 'w');
+    const child = start(['delete', '--stdin', '--concurrency', '2'], ['pipe', fd, fd]);
+    closeSync(fd);
+    child.stdin?.end(ids(200_000));
+    await answeredAtLeast(50);
+    child.kill('SIGHUP');
+    const result = await endsWithin(child, 20_000);
+    expect(result.code).toBe(129);
+    const lines = readFileSync(log, 'utf8').trimEnd().split('\n');
+    const deleted = lines.filter((line) => line.startsWith('Deleted plant ')).length;
+    const cutOff = lines.filter((line) => /^✗ plant \d+: interrupted while waiting for the answer/.test(line)).length;
+    // Every request the server answered is in the log: deleted, or cut off by the signal with its answer on the way.
+    expect(deleted).toBeLessThanOrEqual(answered);
+    expect(deleted + cutOff).toBeGreaterThanOrEqual(answered);
+    expect(lines.at(-1)).toBe(`interrupted: ${deleted} of 200000 deleted before the interrupt; the rest were not, or may not have been`);
+  });
+});
