@@ -5,8 +5,8 @@ import type { Target } from '../config/resolve.js';
 import type { Env } from '../ui/io.js';
 import { createMask, type Mask } from '../ui/secret-mask.js';
 import { classifyStatus, verdictOf } from './classify.js';
-import { Deadlines, TIMED_OUT } from './deadlines.js';
-import { createDispatcher } from './dispatcher.js';
+import { type DeadlineSignal, Deadlines, TIMED_OUT } from './deadlines.js';
+import { createDispatcher, ON_SENT, type SentHook } from './dispatcher.js';
 import { htmlTitle, parseErrorBody, serverLine, statusText } from './error-body.js';
 import type { FailedAttempt, PlantOutcome, Route } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
@@ -78,6 +78,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
   const base = new URL(target.baseUrl);
   const rawProxy = proxyFor(base, options.env);
   const gate = options.gate;
+  const ownDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
     createDispatcher({ ...options, origin: base.origin, proxy: rawProxy, ...(gate?.resent ? { onResend: () => gate.resent?.() } : {}) });
@@ -122,8 +123,21 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     // The head of an answer, once it arrives: a body cut short after it is still a failure to
     // answer (reset or timeout), but the status is kept, since an answer had begun.
     let began: { status: number; headers: Record<string, string | string[] | undefined> } | undefined;
+    // Whether undici has written the request to a connection. A dispatcher handed in (tests) says nothing: assume it has.
+    let sent = !ownDispatcher;
+    const onSent = (): void => {
+      sent = true;
+    };
     try {
-      const response = await dispatcher.request({ origin: base.origin, path, method: 'DELETE', headers, signal });
+      const request: Dispatcher.RequestOptions & SentHook = {
+        origin: base.origin,
+        path,
+        method: 'DELETE',
+        headers,
+        signal,
+        [ON_SENT]: onSent,
+      };
+      const response = await untilAborted(dispatcher.request(request), signal);
       const status = response.statusCode;
       began = { status, headers: response.headers };
       if (trace) {
@@ -153,6 +167,17 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       };
     } catch (error) {
       const aborted = interrupt.aborted ? 'interrupted' : signal.reason === TIMED_OUT ? 'timeout' : undefined;
+      if (!sent && aborted === 'interrupted') {
+        // Still connecting (or queued for a connection) when Ctrl-C came: nothing left this machine.
+        trace?.(`[${id}] * interrupted after ${elapsed(started)}, before the request was sent`);
+        return undefined;
+      }
+      if (!sent && aborted === 'timeout') {
+        // The deadline struck while connecting: the server never had the request.
+        const outcome: FailedAttempt = { ...route, kind: 'timeout', ms: options.timeoutMs, phase: 'connect' };
+        trace?.(`[${id}] * failed after ${elapsed(started)}: ${describe(outcome)}`);
+        return { outcome };
+      }
       const outcome = failedRequest(error, {
         aborted,
         timeoutMs: options.timeoutMs,
@@ -218,7 +243,10 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     deletePlant,
     close: () => {
       deadlines?.signals.dispose();
-      return dispatcher.close();
+      // Called once every deletion has its outcome: what undici still holds was abandoned at its
+      // deadline or on Ctrl-C (a connection still being opened). close() would wait for those
+      // connects to fail one after another; destroy() ends them now. (One handed in is the caller's to end as it likes.)
+      return ownDispatcher ? dispatcher.destroy() : dispatcher.close();
     },
   };
 }
@@ -247,6 +275,38 @@ async function webPageTitle(response: Answer, mask: Mask): Promise<string | unde
   const body = await readBody(response);
   const page = /\bhtml\b/i.test(contentType ?? '') || /^\s*<(!doctype\s+html|html[\s>])/i.test(body);
   return page ? htmlTitle(body, mask) : undefined;
+}
+
+/**
+ * The request's answer, or the signal's reason as soon as it fires. undici fails a request
+ * aborted while it still waits in its queue only once it is dispatched: for an https origin,
+ * after the one connection it probes for HTTP/2 has connected or failed (every other
+ * request waits on that probe). A handshake that never ends would hold Ctrl-C and the
+ * deadline until undici's own connect timeout, one queued request after another.
+ */
+function untilAborted<T extends Dispatcher.ResponseData>(pending: Promise<T>, signal: DeadlineSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason);
+      // undici still holds the request: whatever it ends with later is dropped.
+      pending.then(
+        (late) => late.body.destroy(),
+        () => {},
+      );
+    };
+    if (signal.reason !== undefined) return onAbort();
+    signal.once('abort', onAbort);
+    pending.then(
+      (response) => {
+        signal.off('abort', onAbort);
+        resolve(response);
+      },
+      (error: unknown) => {
+        signal.off('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Two Content-Length headers that disagree (RFC 9112 §6.3: unrecoverable), which undici passes on. */

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
@@ -38,31 +39,65 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ...(options.connections ? { connections: options.connections } : {}),
   };
   if (options.proxy) {
-    return new ProxyAgent({ ...common, uri: options.proxy, ...(trust ? { requestTls: trust, proxyTls: trust } : {}) });
+    const agent = new ProxyAgent({ ...common, uri: options.proxy, ...(trust ? { requestTls: trust, proxyTls: trust } : {}) });
+    return observingStarts(agent, options.onResend);
   }
-  const pool = new Pool(options.origin, { ...common, connect: watchingTlsAlerts(buildConnector(connect)) });
-  return countingResends(reconnectAfterGoAway(pool), options.onResend);
+  const connecting = new Set<Socket>();
+  const pool = new Pool(options.origin, { ...common, connect: watchingConnects(buildConnector(connect), connecting) });
+  // A connect under way holds the process open until its own timeout (a handshake the server
+  // never finishes: --timeout, 20 s or more), though every request waiting on it was abandoned.
+  // Destroying the pool ends those connects too.
+  const destroy = pool.destroy.bind(pool) as () => Promise<void>;
+  pool.destroy = ((...args: unknown[]) => {
+    for (const socket of connecting) socket.destroy();
+    return (destroy as (...rest: unknown[]) => Promise<void>)(...args);
+  }) as typeof pool.destroy;
+  return observingStarts(reconnectAfterGoAway(pool), options.onResend);
 }
 
-/** undici's own connector, with each socket's TLS alerts recorded (tls-alerts.ts). */
-function watchingTlsAlerts(connector: buildConnector.connector): buildConnector.connector {
-  return (options, callback) =>
-    connector(options, (error: Error | null, socket?: Socket | null) => {
+/**
+ * Put on a request's options: called when undici first writes that request to a
+ * connection (the TCP and TLS handshakes done). Until then nothing has left this
+ * machine, and a request abandoned before it (Ctrl-C, the deadline) was not sent.
+ */
+export const ON_SENT = Symbol('plantstore: request sent');
+
+export interface SentHook {
+  [ON_SENT]?: () => void;
+}
+
+/**
+ * undici's own connector, with each socket's TLS alerts recorded (tls-alerts.ts), and the
+ * sockets still connecting kept in `connecting` (undici's connector returns the socket at once).
+ */
+function watchingConnects(connector: buildConnector.connector, connecting: Set<Socket>): buildConnector.connector {
+  return (options, callback) => {
+    let opening: Socket | undefined;
+    const returned = connector(options, (error: Error | null, socket?: Socket | null) => {
+      if (opening !== undefined) connecting.delete(opening);
       // A failed connect passes no socket at all.
       if (socket != null && 'encrypted' in socket) watchTlsAlerts(socket);
       // undici's callback type has two overloads; this passes through whichever came.
       (callback as (error: Error | null, socket?: Socket | null) => void)(error, socket);
-    });
+    }) as unknown;
+    if (returned instanceof EventEmitter) {
+      opening = returned as Socket;
+      connecting.add(opening);
+    }
+    return returned as ReturnType<buildConnector.connector>;
+  };
 }
 
 /**
- * undici resends a request on its own when HTTP/2 says it was not processed (one retry
- * after REFUSED_STREAM, a replay after a GOAWAY). The server still sees it arrive, so
- * --rate must count it: each start of a request after its first is reported.
+ * Each time undici starts writing a request: the first start is reported to the request's
+ * own ON_SENT hook. Later starts are undici resending it on its own, when HTTP/2 says it
+ * was not processed (one retry after REFUSED_STREAM, a replay after a GOAWAY); the server
+ * still sees those arrive, so --rate must count them (`onResend`).
  */
-function countingResends(dispatcher: Dispatcher, onResend: (() => void) | undefined): Dispatcher {
-  if (onResend === undefined) return dispatcher;
+function observingStarts(dispatcher: Dispatcher, onResend: (() => void) | undefined): Dispatcher {
   return dispatcher.compose((dispatch) => (opts, handler) => {
+    const onSent = (opts as SentHook)[ON_SENT];
+    if (onSent === undefined && onResend === undefined) return dispatch(opts, handler);
     let starts = 0;
     // A view of the handler, not a copy: its methods keep running on the handler itself.
     const counted = new Proxy(handler, {
@@ -71,7 +106,8 @@ function countingResends(dispatcher: Dispatcher, onResend: (() => void) | undefi
         if (typeof value !== 'function') return value;
         if (name !== 'onRequestStart') return value.bind(target);
         return (...args: unknown[]) => {
-          if (++starts > 1) onResend();
+          if (++starts === 1) onSent?.();
+          else onResend?.();
           return value.apply(target, args);
         };
       },
