@@ -38,12 +38,44 @@ export async function decodeBody(
       return '';
     }
   }
+  const bom = byteOrderMark(bytes);
+  if (bom !== undefined) return bom.decode(bytes.subarray(bom.length));
   const charset = /charset="?([\w-]+)"?/i.exec(contentType ?? '')?.[1] ?? 'utf-8';
   try {
     return new TextDecoder(charset).decode(bytes);
   } catch {
     return new TextDecoder('utf-8').decode(bytes);
   }
+}
+
+interface Bom {
+  length: number;
+  decode(bytes: Buffer): string;
+}
+
+/**
+ * A byte-order mark says the encoding better than any header (as browsers read it): a UTF-16
+ * body with no charset, read as UTF-8, comes out as letters between NULs, which cleaning then
+ * joins back together, past the token mask. UTF-32 first: its little-endian mark begins like UTF-16's.
+ */
+function byteOrderMark(bytes: Buffer): Bom | undefined {
+  const [a, b, c, d] = bytes;
+  if (a === 0xff && b === 0xfe && c === 0 && d === 0) return { length: 4, decode: (rest) => utf32(rest, 'le') };
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return { length: 4, decode: (rest) => utf32(rest, 'be') };
+  if (a === 0xef && b === 0xbb && c === 0xbf) return { length: 3, decode: (rest) => new TextDecoder('utf-8').decode(rest) };
+  if (a === 0xff && b === 0xfe) return { length: 2, decode: (rest) => new TextDecoder('utf-16le').decode(rest) };
+  if (a === 0xfe && b === 0xff) return { length: 2, decode: (rest) => new TextDecoder('utf-16be').decode(rest) };
+  return undefined;
+}
+
+/** TextDecoder has no UTF-32. A unit that is not a code point becomes U+FFFD, as decoders do. */
+function utf32(bytes: Buffer, order: 'le' | 'be'): string {
+  let text = '';
+  for (let at = 0; at + 4 <= bytes.length; at += 4) {
+    const unit = order === 'le' ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at);
+    text += unit <= 0x10ffff && (unit < 0xd800 || unit > 0xdfff) ? String.fromCodePoint(unit) : '\ufffd';
+  }
+  return text;
 }
 
 function inflaterFor(encoding: string): (() => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress) | undefined {

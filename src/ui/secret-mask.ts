@@ -1,6 +1,6 @@
 // Finds a secret in text that is about to be shown, in every form an echo could
 // give it: as is, in any letter case, percent-encoded (a redirect's query string),
-// as HTML character references (an error page's <title>), as \u escapes, and
+// as HTML character references (an error page's <title>), as \u and \/ escapes, and
 // base64-encoded at any byte alignment (a header or cookie that wraps it).
 //
 // Tokens are RFC 6750 b64tokens (see token.ts), so every character is ASCII and
@@ -36,13 +36,15 @@ export function createMask(secrets: Iterable<string>): Mask {
   };
 }
 
-// One character as itself, %XX, &#xXX;, &#NN;, a named reference, or \u00XX.
+// One character as itself, %XX, &#xXX;, &#NN;, a named reference, \u00XX, or for '/' the
+// JSON escape \/ (PHP's json_encode writes every '/' so, and standard base64 tokens have them).
 function characterForms(char: string): string {
   const code = char.charCodeAt(0);
   const hex = code.toString(16).padStart(2, '0');
   const forms = [escapeRegExp(char), `%${hex}`, `&#x0*${hex};?`, `&#0*${code};?`, `\\\\u00${hex}`];
   const named = NAMED_ENTITIES[char];
   if (named) forms.push(`&${named};`);
+  if (char === '/') forms.push('\\\\/');
   return `(?:${forms.join('|')})`;
 }
 

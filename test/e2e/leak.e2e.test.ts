@@ -76,11 +76,32 @@ const echoScript: Script = (exchange) => {
       return answer(exchange, 500, { 'content-type': 'text/html' }, `<html><title>${entityEncodeAll(sent)}</title></html>`);
     case '15':
       return answer(exchange, 400, { ...json, 'x-echo-base64': Buffer.from(sent).toString('base64') }, '{"error":15,"message":"b64"}');
+    case '16': {
+      // PHP's json_encode escapes '/' as '\/': in a body cut short (not valid JSON) and in a header.
+      const escaped = JSON.stringify(sent).slice(1, -1).replace(/\//g, '\\/');
+      return answer(exchange, 400, { ...json, 'x-echo-json': escaped }, `{"error":16,"message":"you sent ${escaped}`);
+    }
+    case '17':
+      // UTF-16 with a byte-order mark and no charset: read as UTF-8, its letters come out one by one.
+      return answer(exchange, 400, json, withBom('utf16le', JSON.stringify({ error: 17, message: `you sent ${sent}` })));
+    case '18':
+      return answer(exchange, 400, json, withBom('utf32le', JSON.stringify({ error: 18, message: `you sent ${sent}` })));
     default:
       return modes.reply(400, json, JSON.stringify({ error: 99, message: `unknown plant, ${sent}` }))(exchange);
   }
 };
-const ECHO_IDS = Array.from({ length: 16 }, (_, i) => String(i + 1));
+const ECHO_IDS = Array.from({ length: 18 }, (_, i) => String(i + 1));
+
+/** `text` in UTF-16LE or UTF-32LE, after its byte-order mark. */
+function withBom(encoding: 'utf16le' | 'utf32le', text: string): Buffer {
+  if (encoding === 'utf16le') return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+  const units = Array.from(text, (c) => {
+    const unit = Buffer.alloc(4);
+    unit.writeUInt32LE(c.codePointAt(0) as number);
+    return unit;
+  });
+  return Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x00]), ...units]);
+}
 const percentEncodeAll = (text: string): string => Array.from(text, (c) => `%${c.charCodeAt(0).toString(16)}`).join('');
 const entityEncodeAll = (text: string): string => Array.from(text, (c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
 /** Short deadlines and no waiting between attempts: retries happen, quickly. */
@@ -298,3 +319,22 @@ function junkTokenFile(): string {
   writeFileSync(file, `${TOKEN} and junk\n`);
   return file;
 }
+
+// Standard base64 has '/': the forms only such a token has (a JSON '\/' escape) and bodies in
+// UTF-16 or UTF-32 (whose NUL bytes, read as UTF-8 and cleaned, would leave the letters in a row).
+describe('a token with "/" and "+", as standard base64 gives', () => {
+  const SLASHED = 'Leak/Slash+Canary/7f3a9C2e1B5d4a6F8e0c==';
+  const forms = [SLASHED, SLASHED.replace(/\//g, '\\/'), SLASHED.slice(0, 10)];
+  it.each([
+    ['--verbose', ['--verbose']],
+    ['--json', ['--json']],
+  ])('delete, every echo, %s: no form of it anywhere', async (_name, flags) => {
+    const run = await plantstore([...FAST, ...flags, 'delete', ...ECHO_IDS], { PLANTSTORE_TOKEN: SLASHED, PLANTSTORE_BASE_URL: echo.url });
+    expect(run.code).toBe(1);
+    for (const output of [run.stdout, run.stderr]) {
+      for (const form of forms) expect(output.toLowerCase()).not.toContain(form.toLowerCase());
+    }
+    // The UTF-16 and UTF-32 bodies were read as such: their messages show, masked.
+    expect(`${run.stdout}${run.stderr}`).toContain('you sent Bearer ***');
+  });
+});

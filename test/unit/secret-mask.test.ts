@@ -82,3 +82,15 @@ describe('createMask', () => {
     );
   });
 });
+
+describe('a token with "/" (standard base64)', () => {
+  const SLASHED = 'abc/def+ghi/jkl==';
+  const mask = createMask([SLASHED]);
+  it.each([
+    ['JSON-escaped, as PHP writes it', 'abc\\/def+ghi\\/jkl=='],
+    ['one slash escaped, one not', 'abc\\/def+ghi/jkl=='],
+    ['as \\u002f', 'abc\\u002fdef+ghi\\u002Fjkl=='],
+  ])('%s: masked', (_name, form) => {
+    expect(mask(`token ${form} echoed`)).toBe(`token ${MASK} echoed`);
+  });
+});
