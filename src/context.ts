@@ -3,6 +3,7 @@ import type { Target } from './config/resolve.js';
 import type { AttemptGate, NetworkOptions, PlantApi } from './http/client.js';
 import type { FailedAttempt } from './http/outcome.js';
 import type { Env, IO } from './ui/io.js';
+import { shown } from './ui/shown.js';
 
 export interface ApiRequest {
   target: Target;
@@ -17,6 +18,8 @@ export interface ApiRequest {
 /** What stdin offers a command: a stream, and raw mode for the hidden token prompt. */
 export interface Stdin extends AsyncIterable<Buffer | string> {
   isTTY?: boolean;
+  /** `< /`: Node reads a directory as an empty stream, which would pass for "no ids". */
+  isDirectory?(): boolean;
   setRawMode?(raw: boolean): unknown;
   on(event: 'data', listener: (chunk: Buffer) => void): unknown;
   off(event: 'data', listener: (chunk: Buffer) => void): unknown;
@@ -51,11 +54,16 @@ export interface ContextParts {
   signal: AbortSignal;
 }
 
+/** The config file, its warnings on stderr. They name its path, which PLANTSTORE_CONFIG_DIR supplies: shown, not raw. */
+export function openConfigFor(env: Env, io: IO): ConfigFile {
+  return openConfig(env, (line) => io.err(shown(line)));
+}
+
 export function createContext(parts: ContextParts): Context {
   let config: ConfigFile | undefined;
   return {
     ...parts,
-    config: () => (config ??= openConfig(parts.env, (line) => parts.io.err(line))),
+    config: () => (config ??= openConfigFor(parts.env, parts.io)),
     async api({ target, network, verbose, gate, describe }) {
       // undici is loaded only by commands that send requests: --help never pays for it.
       const { createPlantApi } = await import('./http/client.js');

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync } from 'node:fs';
 import pkg from '../package.json' with { type: 'json' };
 import type { Stdin } from './context.js';
 import { orderedStreams } from './ui/streams.js';
@@ -58,7 +58,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const ctx = createContext({
     io,
     env: process.env,
-    stdin: process.stdin as unknown as Stdin,
+    stdin: Object.assign(process.stdin, { isDirectory: stdinIsDirectory }) as unknown as Stdin,
     version: pkg.version,
     signal: interrupt.signal,
   });
@@ -92,6 +92,15 @@ function leaveWithoutWaitingForReaders(code: number): void {
   if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) return;
   // Unref'd: when the reader does take the rest within the grace, the process ends then.
   setTimeout(() => process.exit(code), READER_GRACE_MS).unref();
+}
+
+/** Asked only by a command about to read stdin: one fstat, not paid by every run. */
+function stdinIsDirectory(): boolean {
+  try {
+    return fstatSync(0).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** --no-color anywhere before `--` (after it, words are operands). */

@@ -24,10 +24,17 @@ interface ConfigData {
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+export function isProfileName(name: string): boolean {
+  return PROFILE_NAME.test(name);
+}
+
+/** The message for a name that is not one; the caller decides the exit class (a typo on the command line is exit 2). */
+export function badProfileName(name: string, source: string): string {
+  return `invalid profile name '${name}' (from ${source}): use letters, digits, '-' and '_'`;
+}
+
 export function checkProfileName(name: string, source: string): string {
-  if (!PROFILE_NAME.test(name)) {
-    throw new ConfigError(`invalid profile name '${name}' (from ${source}): use letters, digits, '-' and '_'`);
-  }
+  if (!isProfileName(name)) throw new ConfigError(badProfileName(name, source));
   return name;
 }
 

@@ -1,8 +1,8 @@
 import { parseRate, type Rate } from '../batch/rate-limit.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
-import { checkProfileName } from '../config/file.js';
+import { badProfileName, isProfileName } from '../config/file.js';
 import { missingErrorsFrom } from '../config/missing-errors.js';
-import { invalid, type Parse } from './flag.js';
+import { invalid, type Parse, problem } from './flag.js';
 
 // One parser per kind of value, shared by every flag of that kind, so that
 // `--retries x` and `--port x` are refused in the same words.
@@ -54,8 +54,11 @@ export const rate: Parse<Rate> = (raw, origin) => {
 /** API error codes, comma-separated: 1 or 1,7. */
 export const missingErrors: Parse<number[]> = (raw, origin) => missingErrorsFrom(raw, origin.source, origin.onCommandLine);
 
-/** A profile name. A bad one is a configuration problem wherever it comes from: it names a place in the config file. */
-export const profileName: Parse<string> = (raw, origin) => checkProfileName(raw, origin.source);
+/** A profile name: a bad one typed on the command line is a usage error (exit 2), from elsewhere exit 3. */
+export const profileName: Parse<string> = (raw, origin) => {
+  if (!isProfileName(raw)) throw problem(origin, badProfileName(raw, origin.source));
+  return raw;
+};
 
 /** A base URL, without its trailing slash. Exit 3 wherever it comes from, as the exit-code table says. */
 export const baseUrl: Parse<string> = (raw, origin) => normalizeBaseUrl(raw, origin.source);

@@ -1,6 +1,7 @@
 import { CliError, Exit, type ExitCode } from '../errors.js';
 import type { IO } from './io.js';
 import { fatalJson } from './report.js';
+import { shown } from './shown.js';
 
 export interface FatalOptions {
   json: boolean;
@@ -17,7 +18,8 @@ export function reportFatal(error: unknown, io: IO, options: FatalOptions): Exit
   const raw = known
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
-  const message = raw.replace(/\s*\n\s*/g, ' ');
+  // One line, and whatever values the message quotes (a path, an id from stdin) unable to steer the terminal.
+  const message = shown(raw.replace(/\s*\n\s*/g, ' '));
   if (options.json) io.outJson(fatalJson(exit, io.mask(message)));
   io.err(`${io.errStyle().red('plantstore:')} ${message}`);
   if (!known && options.debug && error instanceof Error && error.stack) {

@@ -173,3 +173,23 @@ describe('without stored settings', () => {
     expect(result.stderr).toContain('--with-token');
   });
 });
+
+// Node reads a directory on stdin as an empty stream: without a check it passed for "no plant ids".
+describe.skipIf(process.platform === 'win32')('a directory on standard input (delete --stdin < /)', () => {
+  it('exit 2, saying it is a directory; nothing sent', async () => {
+    const { spawn } = await import('node:child_process');
+    const { closeSync, openSync } = await import('node:fs');
+    const { BIN, cleanEnv, finished } = await import('../helpers/cli.js');
+    const root = openSync('/', 'r');
+    const child = spawn(process.execPath, [BIN, 'delete', '--stdin'], {
+      env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url }),
+      stdio: [root, 'pipe', 'pipe'],
+    });
+    closeSync(root);
+    const result = await finished(child);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'plantstore: standard input is a directory, not a list of plant ids: redirect a file, as in plantstore delete --stdin < ids.txt\n',
+    );
+  });
+});

@@ -17,8 +17,8 @@ import { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import { type ConfigFile, openConfig } from '../../src/config/file.js';
-import type { ApiRequest, Context, Stdin } from '../../src/context.js';
+import type { ConfigFile } from '../../src/config/file.js';
+import { type ApiRequest, type Context, openConfigFor, type Stdin } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
 import { createTestIO } from '../../src/ui/io.js';
 
@@ -112,7 +112,7 @@ export function inProcess() {
       stdin: Readable.from(options.stdin ?? []) as unknown as Stdin,
       version: VERSION,
       signal: new AbortController().signal,
-      config: () => (config ??= openConfig(env, (line) => io.err(line))),
+      config: () => (config ??= openConfigFor(env, io)),
       async api(request) {
         built.push(request);
         if (options.service) return options.service(request, io);

@@ -65,18 +65,19 @@ describe('--profile, PLANTSTORE_PROFILE', () => {
     expect(flagsFrom(flags, envWith(env)).value(PROFILE)).toBe(expected);
   });
 
-  it.each<[GlobalFlags, Record<string, string>, string]>([
-    [{ profile: '../etc' }, {}, '--profile'],
-    [{ profile: '' }, {}, '--profile'],
-    [{ profile: '-x' }, {}, '--profile'],
-    [{ profile: 'a'.repeat(65) }, {}, '--profile'],
-    [{ profile: 'has space' }, {}, '--profile'],
-    [{}, { PLANTSTORE_PROFILE: 'bad/name' }, 'PLANTSTORE_PROFILE'],
-    [{}, { PLANTSTORE_PROFILE: '__proto__' }, 'PLANTSTORE_PROFILE'],
-  ])('invalid name %j / %j -> ConfigError (exit 3) naming %s', (flags, env, source) => {
+  // Typed on the command line, a bad name is a usage error like any option's; from the environment, configuration.
+  it.each<[GlobalFlags, Record<string, string>, string, typeof UsageError | typeof ConfigError, number]>([
+    [{ profile: '../etc' }, {}, '--profile', UsageError, Exit.usage],
+    [{ profile: '' }, {}, '--profile', UsageError, Exit.usage],
+    [{ profile: '-x' }, {}, '--profile', UsageError, Exit.usage],
+    [{ profile: 'a'.repeat(65) }, {}, '--profile', UsageError, Exit.usage],
+    [{ profile: 'has space' }, {}, '--profile', UsageError, Exit.usage],
+    [{}, { PLANTSTORE_PROFILE: 'bad/name' }, 'PLANTSTORE_PROFILE', ConfigError, Exit.config],
+    [{}, { PLANTSTORE_PROFILE: '__proto__' }, 'PLANTSTORE_PROFILE', ConfigError, Exit.config],
+  ])('invalid name %j / %j naming %s', (flags, env, source, kind, exit) => {
     const error = thrown(() => flagsFrom(flags, envWith(env)).value(PROFILE));
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).exit).toBe(Exit.config);
+    expect(error).toBeInstanceOf(kind);
+    expect((error as ConfigError).exit).toBe(exit);
     expect((error as ConfigError).message).toContain(source);
   });
 });

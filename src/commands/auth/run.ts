@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { BASE_URL, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
 import { readAllStdin, readHiddenLine } from '../../ui/prompt.js';
+import { shown } from '../../ui/shown.js';
 import { type LoginFlags, type LogoutFlags, type StatusFlags, type TokenFlags, WITH_TOKEN } from './flags.js';
 
 /** Stores a token (and, with --base-url, the base URL) in the selected profile. */
@@ -82,9 +83,10 @@ export async function runStatus(flags: StatusFlags, ctx: Context): Promise<ExitC
     });
   } else {
     ctx.io.out(`Profile:  ${profile}`);
-    ctx.io.out(`Token:    ${token ? `${maskToken(token.value)} (from ${token.source})` : 'none'}`);
-    ctx.io.out(`Base URL: ${baseUrl ? `${baseUrl.value} (from ${baseUrl.source})` : 'not set'}`);
-    ctx.io.out(`Config:   ${ctx.config().path}`);
+    // Sources name files and paths the user or the environment supplied: shown, not raw.
+    ctx.io.out(`Token:    ${token ? `${maskToken(token.value)} (from ${shown(token.source)})` : 'none'}`);
+    ctx.io.out(`Base URL: ${baseUrl ? `${shown(baseUrl.value)} (from ${shown(baseUrl.source)})` : 'not set'}`);
+    ctx.io.out(`Config:   ${shown(ctx.config().path)}`);
   }
   if (!token) {
     ctx.io.err(`No token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);

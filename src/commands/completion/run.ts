@@ -1,5 +1,6 @@
 import { completionScript } from '../../completion/scripts.js';
 import { type CompletionTree, SHELLS, type Shell } from '../../completion/tree.js';
+import { isProfileName } from '../../config/file.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode, UsageError } from '../../errors.js';
 
@@ -15,7 +16,9 @@ export async function runCompletion(opts: CompletionOptions, ctx: Context): Prom
   if (opts.listProfiles) {
     // Completion must never print errors into the user's command line: an unreadable config offers nothing.
     try {
-      for (const name of ctx.config().profileNames()) ctx.io.out(name);
+      // Only names --profile accepts: a name planted in the file (`x;touch pwned`) would be
+      // inserted into the command line as is, and run on Enter.
+      for (const name of ctx.config().profileNames()) if (isProfileName(name)) ctx.io.out(name);
     } catch {
       // nothing to offer
     }

@@ -4,7 +4,7 @@ import { PROFILE_KEYS } from '../../config/file.js';
 import type { Context } from '../../context.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
-import { PATH_GLOBALS, READ_GLOBALS, type ReadFlags, WRITE_GLOBALS, type WriteFlags } from './flags.js';
+import { PATH_GLOBALS, type PathFlags, READ_GLOBALS, type ReadFlags, WRITE_GLOBALS, type WriteFlags } from './flags.js';
 import { runGet, runList, runPath, runSet, runUnset } from './run.js';
 
 export function configCommand(program: Command, ctx: Context, finish: Finish): Command {
@@ -69,10 +69,14 @@ export function configCommand(program: Command, ctx: Context, finish: Finish): C
     config
       .command('path')
       .description('print the config file location')
-      .action(action(ctx, finish, () => runPath(ctx))),
+      .action(action(ctx, finish, (flags: PathFlags) => runPath(flags, ctx))),
     {
       globals: PATH_GLOBALS,
-      examples: [['plantstore config path'], ['PLANTSTORE_CONFIG_DIR=/tmp/ps plantstore config path', 'prints /tmp/ps/config.json']],
+      examples: [
+        ['plantstore config path'],
+        ['PLANTSTORE_CONFIG_DIR=/tmp/ps plantstore config path', 'prints /tmp/ps/config.json'],
+        ['plantstore --json config path', 'prints {"path":"…"}'],
+      ],
     },
   );
   return config;

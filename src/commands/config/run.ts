@@ -2,14 +2,17 @@ import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
 import type { Context } from '../../context.js';
-import { Exit, type ExitCode, UsageError } from '../../errors.js';
+import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { JSON_OUTPUT, PROFILE, QUIET } from '../../flags/global.js';
-import type { ReadFlags, WriteFlags } from './flags.js';
+import { shown } from '../../ui/shown.js';
+import type { PathFlags, ReadFlags, WriteFlags } from './flags.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).
 
-export async function runPath(ctx: Context): Promise<ExitCode> {
-  ctx.io.out(ctx.config().path);
+export async function runPath(flags: PathFlags, ctx: Context): Promise<ExitCode> {
+  const path = ctx.config().path;
+  if (flags.value(JSON_OUTPUT)) ctx.io.outObject({ path });
+  else ctx.io.out(shown(path));
   return Exit.ok;
 }
 
@@ -19,7 +22,7 @@ export async function runList(flags: ReadFlags, ctx: Context): Promise<ExitCode>
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
   if (flags.value(JSON_OUTPUT)) ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null });
-  else for (const [key, value] of entries) ctx.io.out(`${key}=${value}`);
+  else for (const [key, value] of entries) ctx.io.out(`${key}=${shown(value ?? '')}`);
   return Exit.ok;
 }
 
@@ -28,13 +31,11 @@ export async function runGet(flags: ReadFlags, rawKey: string, ctx: Context): Pr
   const profile = flags.value(PROFILE);
   const key = checkKey(rawKey);
   const value = config.profile(profile)[key];
-  // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing setting.
-  if (value === undefined) {
-    ctx.io.err(`${key} is not set for profile '${profile}'`);
-    return Exit.config;
-  }
+  // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing
+  // setting, and with --json the one object every failure prints.
+  if (value === undefined) throw new ConfigError(`${key} is not set for profile '${profile}'`);
   if (flags.value(JSON_OUTPUT)) ctx.io.outObject({ profile, key, value });
-  else ctx.io.out(value);
+  else ctx.io.out(shown(value));
   return Exit.ok;
 }
 

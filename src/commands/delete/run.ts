@@ -133,6 +133,11 @@ async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   const dash = opts.ids.length === 1 && opts.ids[0] === '-';
   if (opts.flags.value(STDIN) || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
+    if (ctx.stdin.isDirectory?.()) {
+      throw new UsageError(
+        'standard input is a directory, not a list of plant ids: redirect a file, as in plantstore delete --stdin < ids.txt',
+      );
+    }
     if (ctx.io.stdinIsTTY) ctx.io.err('Reading plant ids from standard input; end with Ctrl-D.');
     return readIdsFromStream(ctx.stdin, ctx.signal);
   }

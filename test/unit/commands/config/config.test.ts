@@ -25,7 +25,7 @@ describe('config', () => {
     await run(['--profile', 'work', 'config', 'set', 'base-url', 'https://work.example.com']);
     expect((await run(['config', 'get', 'base-url', '--profile', 'work'])).stdout).toBe('https://work.example.com\n');
     const unset = await run(['config', 'get', 'base-url']);
-    expect(unset.error).toBeUndefined();
+    expect(unset.error).toBe("base-url is not set for profile 'default'");
     expect(unset.exit).toBe(Exit.config);
     expect(unset.stdout).toBe('');
   });

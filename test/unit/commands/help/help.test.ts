@@ -152,7 +152,10 @@ describe('help for every command, as gh gives it', () => {
       ['config', 'set'],
       ['--profile', '--quiet', '--no-color'],
     ],
-    [['config', 'path'], ['--no-color']],
+    [
+      ['config', 'path'],
+      ['--json', '--no-color'],
+    ],
     [['sandbox'], ['--no-color']],
   ])('%j --help lists the global options it reads, and only those', async (path, flags) => {
     expect(globalOptions((await run([...path, '--help'])).stdout)).toEqual(flags);

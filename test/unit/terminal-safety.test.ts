@@ -1,0 +1,117 @@
+// Values a user or a file supplied reach the terminal as escapes, never as control
+// sequences; completion offers only profile names --profile accepts; --json failures of
+// config are JSON; a bad --profile on the command line is a usage error.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { reportFatal } from '../../src/ui/fatal.js';
+import { createTestIO } from '../../src/ui/io.js';
+import { shown } from '../../src/ui/shown.js';
+import { inProcess } from '../helpers/in-process.js';
+
+const { run, dir, file } = inProcess();
+const ESC = '\u001b';
+/** What main prints on stderr for an error that ended the run. */
+function printed(error: unknown): string {
+  const io = createTestIO();
+  reportFatal(error, io, { json: false, debug: false });
+  return io.stderr();
+}
+const plant = (profiles: Record<string, Record<string, string>>) => writeFileSync(file(), JSON.stringify({ profiles }), { mode: 0o600 });
+
+describe('shown', () => {
+  it.each([
+    ['an escape sequence', `${ESC}]0;pwned\u0007`, '\\x1b]0;pwned\\x07'],
+    ['a carriage return', 'a\rb', 'a\\x0db'],
+    ['a C1 control', 'a\u009bb', 'a\\x9bb'],
+    ['a bidi override', '\u202e12', '\\u202e12'],
+    ['an isolate', '\u2066x\u2069', '\\u2066x\\u2069'],
+    ['plain text, tabs and newlines', 'base-url=https://a.example/v1\tx', 'base-url=https://a.example/v1\tx'],
+  ])('%s', (_name, raw, expected) => {
+    expect(shown(raw)).toBe(expected);
+  });
+});
+
+describe('values from the user or a file, printed', () => {
+  it('config list and config get: a stored value with an escape sequence', async () => {
+    plant({ default: { 'base-url': `https://a.example/${ESC}[2J` } });
+    const list = await run(['config', 'list']);
+    expect(list.stdout).toBe('base-url=https://a.example/\\x1b[2J\n');
+    const get = await run(['config', 'get', 'base-url']);
+    expect(get.stdout).toBe('https://a.example/\\x1b[2J\n');
+  });
+
+  it('auth status: a token file path and a base URL source from the environment', async () => {
+    const tokenFile = path.join(dir(), `t${ESC}]0;x\u0007`);
+    writeFileSync(tokenFile, 'status-Token-12345678\n');
+    const status = await run(['auth', 'status'], { env: { PLANTSTORE_TOKEN_FILE: tokenFile, PLANTSTORE_BASE_URL: 'https://a.example' } });
+    expect(status.exit).toBe(0);
+    expect(status.stdout).toContain('(from token file ');
+    expect(status.stdout).not.toContain(ESC);
+    expect(status.stdout).toContain('t\\x1b]0;x\\x07');
+  });
+
+  it('an error quoting a value from the environment, as printed', async () => {
+    const result = await run(['config', 'list'], { env: { PLANTSTORE_PROFILE: `${ESC}[31mred` } });
+    expect(result.exit).toBe(3);
+    expect(printed(result.thrown)).toBe(
+      "plantstore: invalid profile name '\\x1b[31mred' (from PLANTSTORE_PROFILE): use letters, digits, '-' and '_'\n",
+    );
+  });
+
+  it('an id read from stdin with a bidi override, as printed', async () => {
+    const result = await run(['delete', '--stdin'], {
+      env: { PLANTSTORE_TOKEN: 'ids-Token-12345678', PLANTSTORE_BASE_URL: 'https://a.example' },
+      stdin: ['1\n\u202e21\n'],
+    });
+    expect(result.exit).toBe(2);
+    expect(printed(result.thrown)).toContain("invalid plant id '\\u202e21' on line 2 of standard input");
+  });
+
+  it('a warning naming a config folder from PLANTSTORE_CONFIG_DIR', async () => {
+    const folder = path.join(dir(), `c${ESC}[8m`);
+    const { mkdirSync, chmodSync } = await import('node:fs');
+    mkdirSync(folder);
+    chmodSync(folder, 0o777);
+    writeFileSync(path.join(folder, 'config.json'), '{"profiles":{}}', { mode: 0o600 });
+    const result = await run(['config', 'list'], { env: { PLANTSTORE_CONFIG_DIR: folder } });
+    expect(result.stderr).toContain('warning: config folder ');
+    expect(result.stderr).not.toContain(ESC);
+  });
+});
+
+describe('completion offers only profile names --profile accepts', () => {
+  it('a planted name that would run a command is left out', async () => {
+    plant({ work: {}, 'x;touch pwned': {}, 'a b': {}, [`${ESC}[2J`]: {}, 'ok_2-b': {} });
+    const result = await run(['completion', '--list-profiles']);
+    expect(result.stdout).toBe('work\nok_2-b\n');
+  });
+});
+
+describe('config with --json', () => {
+  it('get of an unset key: the one failure object, exit 3', async () => {
+    const result = await run(['--json', 'config', 'get', 'base-url']);
+    expect(result.exit).toBe(3);
+    expect(result.stdout).toBe('');
+    const io = createTestIO();
+    reportFatal(result.thrown, io, { json: true, debug: false });
+    expect(io.stdout()).toBe(`${JSON.stringify({ deleted: false, exit: 3, message: "base-url is not set for profile 'default'" })}\n`);
+  });
+
+  it('path: an object', async () => {
+    const result = await run(['--json', 'config', 'path']);
+    expect(result.exit).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ path: file() });
+  });
+});
+
+describe('an invalid profile name', () => {
+  it.each([
+    ['on the command line: a usage error, exit 2', ['--profile', '../x', 'config', 'list'], {}, 2],
+    ['from PLANTSTORE_PROFILE: a configuration error, exit 3', ['config', 'list'], { PLANTSTORE_PROFILE: '../x' }, 3],
+  ])('%s', async (_name, args, env, exit) => {
+    const result = await run(args, { env });
+    expect(result.exit).toBe(exit);
+    expect(result.error).toMatch(/^invalid profile name '\.\.\/x' \(from (--profile|PLANTSTORE_PROFILE)\)/);
+  });
+});
