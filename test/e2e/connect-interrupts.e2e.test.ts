@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, cleanEnv, finished } from '../helpers/cli.js';
+import { BIN, cleanEnv, endsWithin } from '../helpers/cli.js';
 
 const TOKEN = 'connect-Token-0a1b2c3d';
 let server: net.Server;
@@ -38,15 +38,6 @@ function start(args: string[]): ChildProcess {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   return child;
-}
-
-/** Ends when the child ends, or fails the test (killing it) after `limitMs`: a hang guard, not a timing check. */
-async function endsWithin(child: ChildProcess, limitMs: number) {
-  const guard = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  const result = await finished(child);
-  clearTimeout(guard);
-  expect(result.signal, `still running after ${limitMs} ms`).toBeNull();
-  return result;
 }
 
 const lines = (stdout: string) =>

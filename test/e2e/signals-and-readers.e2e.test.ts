@@ -5,7 +5,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, cleanEnv, finished } from '../helpers/cli.js';
+import { BIN, cleanEnv, endsWithin } from '../helpers/cli.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'signals-Token-0a1b2c3d';
@@ -37,15 +37,6 @@ function start(args: string[], stdio: ('pipe' | number)[]): ChildProcess {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   return child;
-}
-
-/** Ends when the child ends, or fails the test (killing it) after `limitMs`: a hang guard, not a timing check. */
-async function endsWithin(child: ChildProcess, limitMs: number) {
-  const guard = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  const result = await finished(child);
-  clearTimeout(guard);
-  expect(result.signal, 'still running at the guard: it waited for the reader').toBeNull();
-  return result;
 }
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join('\n');

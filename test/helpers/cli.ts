@@ -77,6 +77,18 @@ export function finished(child: ChildProcess): Promise<RunResult> {
   });
 }
 
+/**
+ * Waits for the child to end. Still running after `limitMs`, it is killed and the test fails:
+ * a hang guard for runs that must end on their own (after a signal, on a FIFO), not a timing check.
+ */
+export async function endsWithin(child: ChildProcess, limitMs: number): Promise<RunResult> {
+  const guard = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const result = await finished(child);
+  clearTimeout(guard);
+  if (result.signal === 'SIGKILL') throw new Error(`still running after ${limitMs} ms: killed by the hang guard`);
+  return result;
+}
+
 /** A fresh config folder per test: the real home is never touched. */
 export function tempConfigDir(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-test-'));
