@@ -1,5 +1,5 @@
 // Builds dist/: src/ and every runtime dependency in one ESM bundle (plus lazily
-// loaded chunks for undici, conf and the sandbox), so `npx plantstore` downloads
+// loaded chunks for undici and the sandbox), so `npx plantstore` downloads
 // one small package and nothing else. Run with `npm run build`.
 
 import { execFileSync } from 'node:child_process';
@@ -17,7 +17,7 @@ const result = await build({
   entryPoints: [path.join(root, 'src/main.ts')],
   outdir,
   bundle: true,
-  splitting: true, // undici and conf become chunks loaded only by the commands that need them
+  splitting: true, // undici becomes a chunk loaded only by the commands that need it
   format: 'esm',
   platform: 'node',
   target: 'node22',
@@ -25,7 +25,7 @@ const result = await build({
   legalComments: 'none', // licences are collected whole below
   metafile: true,
   logLevel: 'warning',
-  // undici and a few of conf's dependencies are CommonJS and call require() for node: built-ins.
+  // undici is CommonJS and calls require() for node: built-ins.
   banner: { js: "import{createRequire as __psRequire}from'node:module';const require=__psRequire(import.meta.url);" },
 });
 

@@ -28,7 +28,7 @@ export interface Stdin extends AsyncIterable<Buffer | string> {
 }
 
 /**
- * Everything a command may use. Heavy parts (undici, conf) are built on first
+ * Everything a command may use. Heavy parts (undici, the config file) are built on first
  * use, so `--help` and `--version` never load them, and tests replace any piece.
  */
 export interface Context {

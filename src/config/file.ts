@@ -39,8 +39,8 @@ export function checkProfileName(name: string, source: string): string {
 }
 
 /**
- * The folder conf would choose for project "plantstore" with no suffix, computed
- * here so that reading the config never has to load conf (and ajv) at all.
+ * Where the config lives: the folder conf chose for project "plantstore" (no suffix) when
+ * plantstore 1.0 used it, so files written then are found where they are.
  */
 export function configDir(env: Env): string {
   const override = env['PLANTSTORE_CONFIG_DIR'];
