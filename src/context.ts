@@ -2,7 +2,9 @@ import { type ConfigFile, openConfig } from './config/file.js';
 import type { Target } from './config/resolve.js';
 import type { AttemptGate, NetworkOptions, PlantApi } from './http/client.js';
 import type { FailedAttempt } from './http/outcome.js';
-import type { Env, IO } from './ui/io.js';
+import type { Env } from './platform/env.js';
+import type { Stdin } from './platform/stdin.js';
+import type { IO } from './ui/io.js';
 import { shown } from './ui/shown.js';
 
 export interface ApiRequest {
@@ -13,18 +15,6 @@ export interface ApiRequest {
   gate?: AttemptGate;
   /** How the command words a failed attempt in --verbose lines. */
   describe?: (attempt: FailedAttempt) => string;
-}
-
-/** What stdin offers a command: a stream, and raw mode for the hidden token prompt. */
-export interface Stdin extends AsyncIterable<Buffer | string> {
-  isTTY?: boolean;
-  /** `< /`: Node reads a directory as an empty stream, which would pass for "no ids". */
-  isDirectory?(): boolean;
-  setRawMode?(raw: boolean): unknown;
-  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
-  off(event: 'data', listener: (chunk: Buffer) => void): unknown;
-  pause(): unknown;
-  resume(): unknown;
 }
 
 /**

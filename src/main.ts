@@ -1,6 +1,6 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import pkg from '../package.json' with { type: 'json' };
-import type { Stdin } from './context.js';
+import type { Stdin } from './platform/stdin.js';
 import { orderedStreams } from './ui/streams.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 import { withLock } from './lock.js';
 import { readOwnFile, writeFileAtomically } from './own-file.js';
 

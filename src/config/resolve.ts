@@ -1,7 +1,7 @@
 import { AuthError, ConfigError } from '../errors.js';
 import type { FlagReader, Sourced } from '../flags/flag.js';
 import { BASE_URL, PROFILE, TOKEN_FILE } from '../flags/global.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 import { assertSafeForToken } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { ConfigFile } from './file.js';

@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { completes, type Values } from '../completion/tree.js';
 import type { ProfileKey } from '../config/file.js';
 import { ConfigError, UsageError } from '../errors.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 
 /**
  * Where a value came from. `source` is what messages and `auth status` print:

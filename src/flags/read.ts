@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 import { type AnyFlag, FlagReader } from './flag.js';
 import { BASE_URL, PROFILE, TOKEN_FILE } from './global.js';
 

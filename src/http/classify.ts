@@ -8,7 +8,7 @@
 // Kept free of undici and of node: modules: the throttle loads it on every run.
 
 import { Exit, type ExitCode } from '../errors.js';
-import type { FailedAttempt } from './outcome.js';
+import type { FailedAttempt, NetworkFailure, TimeoutPhase } from './outcome.js';
 
 /** What an answer tells the throttle: processed, refused for load ("not now"), or nothing about load. */
 export type Load = 'ok' | 'refused' | 'neutral';
@@ -67,22 +67,6 @@ export function isRefusal(status: number): status is 429 | 503 {
   return classifyStatus(status).load === 'refused';
 }
 
-/** Socket and connection failures, named by what went wrong rather than by Node's or undici's code. */
-export type NetworkFailure =
-  | 'refused'
-  | 'reset'
-  | 'closed-while-sending'
-  | 'host-not-found'
-  | 'lookup-failed'
-  | 'host-unreachable'
-  | 'network-unreachable'
-  | 'closed'
-  | 'proxy-closed'
-  | 'short-body'
-  | 'stream-refused'
-  | 'stream-reset'
-  | 'session-closed';
-
 /** The codes request-errors.ts gives HTTP/2 failures, which Node and undici report only in words. */
 export const H2_STREAM_REFUSED = 'PLANTSTORE_H2_STREAM_REFUSED';
 export const H2_STREAM_RESET = 'PLANTSTORE_H2_STREAM_RESET';
@@ -120,8 +104,6 @@ const NETWORK: Readonly<Record<NetworkFailure, NetworkRow>> = {
 const NETWORK_BY_CODE = new Map<string, NetworkFailure>(
   Object.entries(NETWORK).flatMap(([what, entry]) => entry.codes.map((code) => [code, what as NetworkFailure] as const)),
 );
-
-export type TimeoutPhase = 'connect' | 'answer' | 'body';
 
 /** Where a timeout reported by the lower layers struck, when no answer had begun. */
 const TIMEOUT_CODES: Readonly<Record<string, TimeoutPhase>> = {

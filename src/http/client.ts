@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { feedbackFor, type Permit } from '../batch/throttle-policy.js';
 import { plantUrl } from '../config/base-url.js';
 import type { Target } from '../config/resolve.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 import { createMask, type Mask } from '../ui/secret-mask.js';
 import { classifyStatus, verdictOf } from './classify.js';
 import { type DeadlineSignal, Deadlines, TIMED_OUT } from './deadlines.js';

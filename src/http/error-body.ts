@@ -1,4 +1,5 @@
 import type { Mask } from '../ui/secret-mask.js';
+import { truncate } from '../ui/shown.js';
 
 /** What a failed answer said, reduced to what the user needs: the API's code and message. */
 export interface ErrorDetails {
@@ -151,10 +152,4 @@ export function decodeHtmlEntities(text: string): string {
     if (code !== undefined) return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     return NAMED_ENTITIES[(name ?? '').toLowerCase()] ?? whole;
   });
-}
-
-/** Cuts by code point, never between the halves of a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  const points = Array.from(text);
-  return points.length > max ? `${points.slice(0, max).join('')}…` : text;
 }

@@ -3,7 +3,24 @@
 // exit code and for trying again. Every string in here is already cleaned and masked
 // (error-body.ts serverLine), so whoever prints it cannot leak the token.
 
-import type { NetworkFailure, TimeoutPhase } from './classify.js';
+/** Socket and connection failures, named by what went wrong rather than by Node's or undici's code. */
+export type NetworkFailure =
+  | 'refused'
+  | 'reset'
+  | 'closed-while-sending'
+  | 'host-not-found'
+  | 'lookup-failed'
+  | 'host-unreachable'
+  | 'network-unreachable'
+  | 'closed'
+  | 'proxy-closed'
+  | 'short-body'
+  | 'stream-refused'
+  | 'stream-reset'
+  | 'session-closed';
+
+/** Where a timeout struck: while connecting, waiting for the answer, or reading its body. */
+export type TimeoutPhase = 'connect' | 'answer' | 'body';
 
 /** Where a request that got no complete answer was going. */
 export interface Route {

@@ -1,6 +1,6 @@
 import { isLoopbackHost } from '../config/base-url.js';
 import { ConfigError } from '../errors.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 
 /**
  * The proxy a request to `url` goes through, read from the environment the way

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../errors.js';
-import { untilAborted } from '../ui/prompt.js';
+import { untilAborted } from '../platform/stdin.js';
 import { IdList } from './list.js';
 import { invalidId, parsePlantId } from './parse.js';
 

@@ -1,5 +1,6 @@
 import type { Chalk } from 'chalk';
 import { MIN_TOKEN_CHARS } from '../config/token.js';
+import type { Env } from '../platform/env.js';
 import { createMask, type Mask } from './secret-mask.js';
 
 /** The few styles plantstore uses; plain functions when a stream gets no color. */
@@ -15,8 +16,6 @@ export interface Style {
 export type ChalkClass = typeof Chalk;
 
 const PLAIN: Style = { level: 0, green: (text) => text, red: (text) => text, dim: (text) => text };
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where a command writes. Commands never touch process.stdout or console directly. */
 export interface IO {

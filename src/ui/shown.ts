@@ -14,3 +14,9 @@ export function shown(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+/** Cuts by code point, never between the halves of a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  const points = Array.from(text);
+  return points.length > max ? `${points.slice(0, max).join('')}…` : text;
+}

@@ -18,8 +18,9 @@ import { Chalk } from 'chalk';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import type { ConfigFile } from '../../src/config/file.js';
-import { type ApiRequest, type Context, openConfigFor, type Stdin } from '../../src/context.js';
+import { type ApiRequest, type Context, openConfigFor } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
+import type { Stdin } from '../../src/platform/stdin.js';
 import { createTestIO } from '../../src/ui/io.js';
 
 /** What `plantstore --version` prints in process. */

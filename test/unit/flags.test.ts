@@ -13,7 +13,8 @@ import { type AnyFlag, Flag, flagOf } from '../../src/flags/flag.js';
 import { COLOR, RETRIES } from '../../src/flags/global.js';
 import { wholeNumber } from '../../src/flags/kinds.js';
 import { flagReader } from '../../src/flags/read.js';
-import { createTestIO, type Env } from '../../src/ui/io.js';
+import type { Env } from '../../src/platform/env.js';
+import { createTestIO } from '../../src/ui/io.js';
 import { ROOT } from '../helpers/cli.js';
 import { thrown } from '../helpers/thrown.js';
 

@@ -2,8 +2,9 @@ import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { DeleteResult, Failed, NotDeleted } from '../../src/batch/result.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
+import type { Env } from '../../src/platform/env.js';
 import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/ui/fatal.js';
-import { createIO, createTestIO, type Env } from '../../src/ui/io.js';
+import { createIO, createTestIO } from '../../src/ui/io.js';
 import { createReporter, failureLine, fatalJson, type OutputMode, resultJson } from '../../src/ui/report.js';
 
 const MAX_ID = '9223372036854775807';

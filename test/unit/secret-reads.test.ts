@@ -13,12 +13,12 @@ import { readCaBundle } from '../../src/config/ca-bundle.js';
 import type { ConfigFile } from '../../src/config/file.js';
 import { resolveToken } from '../../src/config/resolve.js';
 import { MAX_TOKEN_BYTES } from '../../src/config/token.js';
-import type { Stdin } from '../../src/context.js';
 import { ConfigError, InterruptedError, UsageError } from '../../src/errors.js';
 import type { AnyFlag } from '../../src/flags/flag.js';
 import { CACERT, TOKEN_FILE } from '../../src/flags/global.js';
 import { flagReader } from '../../src/flags/read.js';
-import type { Env } from '../../src/ui/io.js';
+import type { Env } from '../../src/platform/env.js';
+import type { Stdin } from '../../src/platform/stdin.js';
 import { readAllStdin } from '../../src/ui/prompt.js';
 import { rejection, thrown } from '../helpers/thrown.js';
 

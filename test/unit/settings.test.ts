@@ -8,7 +8,8 @@ import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
 import type { AnyFlag } from '../../src/flags/flag.js';
 import { BASE_URL, PROFILE, TIMEOUT } from '../../src/flags/global.js';
 import { flagReader } from '../../src/flags/read.js';
-import { colorLevel, type Env } from '../../src/ui/io.js';
+import type { Env } from '../../src/platform/env.js';
+import { colorLevel } from '../../src/ui/io.js';
 import { rejection, thrown } from '../helpers/thrown.js';
 
 const TOKEN = 'stored-token-0123456789';

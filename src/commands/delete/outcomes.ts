@@ -4,9 +4,9 @@
 
 import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notAttempted } from '../../batch/result.js';
 import { Exit, type ExitCode } from '../../errors.js';
-import { type NetworkFailure, verdictOf } from '../../http/classify.js';
+import { verdictOf } from '../../http/classify.js';
 import { statusText } from '../../http/error-body.js';
-import type { FailedAttempt, PlantOutcome, Route, Stop } from '../../http/outcome.js';
+import type { FailedAttempt, NetworkFailure, PlantOutcome, Route, Stop } from '../../http/outcome.js';
 import { formatSeconds } from '../../http/retry.js';
 
 /** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */

@@ -1,5 +1,4 @@
 import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
-import { NO_PROGRESS, startProgress } from '../../batch/progress.js';
 import { describeRate, type Rate } from '../../batch/rate-limit.js';
 import { type DeleteResult, isFailure, notAttempted, Tally } from '../../batch/result.js';
 import { Throttle } from '../../batch/throttle.js';
@@ -14,6 +13,7 @@ import type { NetworkOptions } from '../../http/client.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
+import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
 import { createReporter, type OutputMode } from '../../ui/report.js';
 import { CONCURRENCY, type DeleteFlags, DRY_RUN, FAIL_FAST, IGNORE_MISSING, MISSING_ERROR, RATE, STDIN } from './flags.js';
 import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../../src/cli.js';
 import { completionScript } from '../../../../src/completion/scripts.js';
 import { completionTree, SHELLS, type Shell } from '../../../../src/completion/tree.js';
-import { createContext, type Stdin } from '../../../../src/context.js';
+import { createContext } from '../../../../src/context.js';
+import type { Stdin } from '../../../../src/platform/stdin.js';
 import { createTestIO } from '../../../../src/ui/io.js';
 
 // The real program, as the CLI builds it: completion is written from it.

@@ -2,8 +2,9 @@
 // and a real run wait for the reader (IO.backlog) instead of queueing every line in memory.
 import { describe, expect, it } from 'vitest';
 import { runDelete } from '../../../../src/commands/delete/run.js';
-import { type Context, createContext, type Stdin } from '../../../../src/context.js';
+import { type Context, createContext } from '../../../../src/context.js';
 import { flagReader } from '../../../../src/flags/read.js';
+import type { Stdin } from '../../../../src/platform/stdin.js';
 import { createIO } from '../../../../src/ui/io.js';
 
 describe('delete --dry-run', () => {

@@ -7,12 +7,14 @@ import { runCli } from '../../../../src/cli.js';
 import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV } from '../../../../src/commands/sandbox/flags.js';
 import { describeListening, type SandboxToken } from '../../../../src/commands/sandbox/run.js';
 import type { ConfigFile } from '../../../../src/config/file.js';
-import type { Context, Stdin } from '../../../../src/context.js';
+import type { Context } from '../../../../src/context.js';
 import { CliError, ConfigError, Exit, UsageError } from '../../../../src/errors.js';
 import type { AnyFlag } from '../../../../src/flags/flag.js';
 import { flagReader } from '../../../../src/flags/read.js';
+import type { Env } from '../../../../src/platform/env.js';
+import type { Stdin } from '../../../../src/platform/stdin.js';
 import * as server from '../../../../src/sandbox/server.js';
-import { createIO, type Env } from '../../../../src/ui/io.js';
+import { createIO } from '../../../../src/ui/io.js';
 import { thrown } from '../../../helpers/thrown.js';
 
 vi.mock('../../../../src/sandbox/server.js', async (importOriginal) => {

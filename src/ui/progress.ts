@@ -1,4 +1,4 @@
-import type { IO } from '../ui/io.js';
+import type { IO } from './io.js';
 
 /** How long a run goes before it earns a progress line: short runs stay quiet. */
 const SHOW_AFTER_MS = 2000;
