@@ -2,7 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { authCommand } from './commands/auth/command.js';
 import { completionCommand } from './commands/completion/command.js';
 import { configCommand } from './commands/config/command.js';
-import { deleteCommand } from './commands/delete/command.js';
+import { DELETE_FATAL_FIELDS, deleteCommand } from './commands/delete/command.js';
+import type { DeleteOptions } from './commands/delete/flags.js';
 import { environmentHelp, exitCodeHelp, helpCommand } from './commands/help/command.js';
 import { documented, globalOptionsFor, HELP_WIDTH } from './commands/help/documented.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
@@ -11,11 +12,28 @@ import { Exit, type ExitCode, UsageError } from './errors.js';
 import { COLOR, GLOBAL_FLAGS } from './flags/global.js';
 import { readFlags } from './flags/read.js';
 
+/** What a run got as far as: the command commander dispatched to, once it did. */
+export interface Reached {
+  command?: string;
+}
+
+/** Stand-ins for the commands' run functions: a test of argv captures the options and runs nothing. */
+export interface Seams {
+  delete?: (opts: DeleteOptions, ctx: Context) => Promise<ExitCode>;
+}
+
 /** Parses argv and runs one command. */
-export async function runCli(argv: readonly string[], ctx: Context): Promise<ExitCode> {
+export async function runCli(argv: readonly string[], ctx: Context, reached: Reached = {}, seams: Seams = {}): Promise<ExitCode> {
   let exit: ExitCode = Exit.ok;
-  const program = buildProgram(ctx, (run) => {
-    exit = run;
+  const program = buildProgram(
+    ctx,
+    (run) => {
+      exit = run;
+    },
+    seams,
+  );
+  program.hook('preSubcommand', (_program, command) => {
+    reached.command = command.name();
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -28,6 +46,11 @@ export async function runCli(argv: readonly string[], ctx: Context): Promise<Exi
     throw new UsageError(`${commanderMessage(error.message)}; see plantstore --help`);
   }
   return exit;
+}
+
+/** The fields a command adds to the JSON object of a failure that stopped it (see ui/fatal.ts). */
+export function fatalFieldsOf(command: string | undefined): Readonly<Record<string, boolean>> {
+  return command === 'delete' ? DELETE_FATAL_FIELDS : {};
 }
 
 // "error: unknown option '--jsn'\n(Did you mean --json?)" -> "unknown option '--jsn' (did you mean --json?)"
@@ -43,7 +66,7 @@ function commanderMessage(message: string): string {
  * The program: its own options (flags/global.ts) and one command per folder in
  * src/commands, each of which declares its options and the global ones it reads.
  */
-export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Command {
+export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, seams: Seams = {}): Command {
   const program = new Command('plantstore')
     .description('Delete plants from a Plant Store service.')
     .version(ctx.version, '-V, --version', 'print the version')
@@ -67,7 +90,7 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void): Co
   for (const flag of GLOBAL_FLAGS) program.addOption(flag.option());
 
   // Each is created with program.command(), so it inherits the settings above.
-  deleteCommand(program, ctx, finish);
+  deleteCommand(program, ctx, finish, seams.delete);
   authCommand(program, ctx, finish);
   configCommand(program, ctx, finish);
   completionCommand(program, ctx, finish);

@@ -1,20 +1,20 @@
+import type { Dispatcher } from 'undici';
 import { type ConfigFile, openConfig } from './config/file.js';
-import type { Target } from './config/resolve.js';
-import type { AttemptGate, NetworkOptions, PlantApi } from './http/client.js';
-import type { FailedAttempt } from './http/outcome.js';
+import type { TransportEvent } from './http/outcome.js';
+import type { AttemptGate, Endpoint, NetworkOptions, Transport } from './http/transport.js';
 import type { Env } from './platform/env.js';
 import type { Stdin } from './platform/stdin.js';
 import type { IO } from './ui/io.js';
 import { shown } from './ui/shown.js';
 
-export interface ApiRequest {
-  target: Target;
+/** What a command asks the transport for: where, how, paced by which gate, traced to whom. */
+export interface TransportRequest {
+  endpoint: Endpoint;
   network: NetworkOptions;
-  verbose: boolean;
   /** The run's throttle, shared by every request. */
   gate?: AttemptGate;
-  /** How the command words a failed attempt in --verbose lines. */
-  describe?: (attempt: FailedAttempt) => string;
+  /** --verbose: each step of each request, as data the command words. */
+  onEvent?: (event: TransportEvent) => void;
 }
 
 /**
@@ -26,10 +26,10 @@ export interface Context {
   env: Env;
   stdin: Stdin;
   version: string;
-  /** Aborted on Ctrl-C / SIGTERM. */
+  /** Aborted on Ctrl-C / SIGTERM / SIGHUP. */
   signal: AbortSignal;
   config(): ConfigFile;
-  api(request: ApiRequest): Promise<PlantApi>;
+  transport(request: TransportRequest): Promise<Transport>;
 }
 
 export function userAgent(version: string): string {
@@ -42,6 +42,11 @@ export interface ContextParts {
   stdin: Stdin;
   version: string;
   signal: AbortSignal;
+  /**
+   * Only the wire, swapped (tests): the real transport, retry loop and all, over a scripted
+   * dispatcher, with the backoff's jitter fixed.
+   */
+  http?: { dispatcher?: Dispatcher; random?: () => number };
 }
 
 /** The config file, its warnings on stderr. They name its path, which PLANTSTORE_CONFIG_DIR supplies: shown, not raw. */
@@ -50,20 +55,23 @@ export function openConfigFor(env: Env, io: IO): ConfigFile {
 }
 
 export function createContext(parts: ContextParts): Context {
+  const { http, ...rest } = parts;
   let config: ConfigFile | undefined;
   return {
-    ...parts,
+    ...rest,
     config: () => (config ??= openConfigFor(parts.env, parts.io)),
-    async api({ target, network, verbose, gate, describe }) {
+    async transport({ endpoint, network, gate, onEvent }) {
       // undici is loaded only by commands that send requests: --help never pays for it.
-      const { createPlantApi } = await import('./http/client.js');
-      return createPlantApi({
+      const { createTransport } = await import('./http/transport.js');
+      return createTransport({
         ...network,
-        target,
+        endpoint,
         env: parts.env,
         userAgent: userAgent(parts.version),
         ...(gate ? { gate } : {}),
-        ...(verbose ? { trace: (line: string) => parts.io.err(line), ...(describe ? { describe } : {}) } : {}),
+        ...(onEvent ? { onEvent } : {}),
+        ...(http?.dispatcher ? { dispatcher: http.dispatcher } : {}),
+        ...(http?.random ? { random: http.random } : {}),
       });
     },
   };

@@ -1,5 +1,6 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import pkg from '../package.json' with { type: 'json' };
+import type { Reached } from './cli.js';
 import type { Stdin } from './platform/stdin.js';
 import { orderedStreams } from './ui/streams.js';
 
@@ -25,7 +26,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const noColor = argvSaysNoColor(argv);
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
-  const [{ runCli }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] = await Promise.all([
+  const [{ runCli, fatalFieldsOf }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] = await Promise.all([
     import('./cli.js'),
     import('./context.js'),
     import('./errors.js'),
@@ -63,12 +64,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     signal: interrupt.signal,
   });
   let exit: number;
+  const reached: Reached = {};
   try {
-    exit = await runCli(argv, ctx);
+    exit = await runCli(argv, ctx, reached);
   } catch (error) {
     exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
+      jsonFields: fatalFieldsOf(reached.command),
     });
   }
   streams.flush();

@@ -1,14 +1,22 @@
-import { AuthError, ConfigError } from '../errors.js';
-import type { FlagReader, Sourced } from '../flags/flag.js';
-import { BASE_URL, PROFILE, TOKEN_FILE } from '../flags/global.js';
+import { ConfigError } from '../errors.js';
 import type { Env } from '../platform/env.js';
 import { assertSafeForToken } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { ConfigFile } from './file.js';
 import { normalizeToken } from './token.js';
 
-/** The flags that choose where requests go and with which token. */
-export type TargetFlags = FlagReader<typeof PROFILE | typeof BASE_URL | typeof TOKEN_FILE>;
+/** A value and where it came from ("--timeout", "PLANTSTORE_TIMEOUT", "profile 'work' in …"), as messages name it. */
+export interface Sourced<T> {
+  value: T;
+  source: string;
+}
+
+/** What chooses where requests go and with which token, as the command read it. */
+export interface TargetSettings {
+  profile: string;
+  baseUrl: Sourced<string> | undefined;
+  tokenFile: Sourced<string> | undefined;
+}
 
 /**
  * Token = PLANTSTORE_TOKEN, else a token file (--token-file, PLANTSTORE_TOKEN_FILE:
@@ -64,30 +72,29 @@ export interface Target {
   token: string;
 }
 
+/** What the target lacks: the command says how to supply it, since only it knows its flags. */
+export interface MissingSetting {
+  missing: 'base-url' | 'token';
+  profile: string;
+}
+
 /**
- * Everything a request needs, or the configuration error that stops it.
- * `redact` learns the token before anything else can fail, so no later error
- * message (a base URL with the token pasted into it, say) can show it.
+ * Everything a request needs, or what is missing. `redact` learns the token before
+ * anything else can fail, so no later error message (a base URL with the token pasted
+ * into it, say) can show it.
  */
 export async function resolveTarget(
-  flags: TargetFlags,
+  settings: TargetSettings,
   env: Env,
   config: () => ConfigFile,
   redact: (secret: string) => void = () => {},
   signal?: AbortSignal,
-): Promise<Target> {
-  const profile = flags.value(PROFILE);
-  const token = await resolveToken(env, config, profile, flags.sourced(TOKEN_FILE), signal);
+): Promise<Target | MissingSetting> {
+  const { profile, baseUrl } = settings;
+  const token = await resolveToken(env, config, profile, settings.tokenFile, signal);
   if (token) redact(token.value);
-  const baseUrl = flags.sourced(BASE_URL);
-  if (!baseUrl) {
-    throw new ConfigError(
-      `no base URL for profile '${profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
-    );
-  }
-  if (!token) {
-    throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
-  }
+  if (!baseUrl) return { missing: 'base-url', profile };
+  if (!token) return { missing: 'token', profile };
   assertSafeForToken(baseUrl.value, baseUrl.source);
   return { profile, baseUrl: baseUrl.value, token: token.value };
 }

@@ -1,6 +1,9 @@
 import { Option } from 'commander';
 import { completes, type Values } from '../completion/tree.js';
 import type { ProfileKey } from '../config/file.js';
+import type { Sourced } from '../config/resolve.js';
+
+export type { Sourced };
 import { ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../platform/env.js';
 
@@ -14,10 +17,6 @@ export interface Origin {
   onCommandLine: boolean;
 }
 
-export interface Sourced<T> {
-  value: T;
-  source: string;
-}
 
 /** Turns the text of a flag, variable or profile setting into a value, or throws a CliError that says how to fix it. */
 export type Parse<T> = (raw: string, origin: Origin) => T;

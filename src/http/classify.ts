@@ -188,8 +188,17 @@ const TRANSPORT: Readonly<Record<TransportKind, Pick<Verdict, 'exit' | 'retryabl
   failed: { exit: Exit.network, retryable: false, answerLost: true },
 };
 
-/** The verdict on a failed attempt, from the table: what the retry loop, the throttle and the exit code go by. */
-export function verdictOf(attempt: FailedAttempt): Verdict {
+/**
+ * The verdict on a failed attempt, from the table: what the retry loop, the throttle and the
+ * exit code go by. A request that is not idempotent (POST) is never sent again once it may
+ * have reached the server: a second one could do the thing twice.
+ */
+export function verdictOf(attempt: FailedAttempt, request: { idempotent: boolean } = { idempotent: true }): Verdict {
+  const verdict = verdictOfAny(attempt);
+  return verdict.retryable && verdict.answerLost && !request.idempotent ? { ...verdict, retryable: false } : verdict;
+}
+
+function verdictOfAny(attempt: FailedAttempt): Verdict {
   switch (attempt.kind) {
     case 'api-error':
     case 'redirect':

@@ -1,5 +1,5 @@
-// What the HTTP layer hands back: data, never sentences. The delete command words it
-// (src/commands/delete/outcomes.ts); classify.ts says what each one means for the
+// What the HTTP layer hands back: data, never sentences. The command words it (with
+// src/ui/transport-words.ts for what any command may meet); classify.ts says what each one means for the
 // exit code and for trying again. Every string in here is already cleaned and masked
 // (error-body.ts serverLine), so whoever prints it cannot leak the token.
 
@@ -65,21 +65,51 @@ export type Stop =
   /** The throttle gave up on the server; `reason` is its own account. */
   | { kind: 'gave-up'; reason: string };
 
-/** What became of one id, after every attempt. */
-export type PlantOutcome =
-  | { kind: 'deleted'; id: string; status: number }
+/** A request as the transport takes it: a method and a path under the base URL (`/plants/42`). */
+export interface HttpRequest {
+  method: string;
+  path: string;
+  /** What trace events name the request by (the plant id); the path when absent. */
+  label?: string;
+}
+
+/** Why a request was never sent: the user interrupted first, or the throttle had given up. */
+export type NotSentReason = { kind: 'interrupted' } | { kind: 'gave-up'; reason: string };
+
+/** What became of one request, after every attempt. */
+export type Outcome =
+  /** A 2xx from the API; `body` is its text (at most 64 KiB, masked), '' for a 204. */
+  | { kind: 'ok'; status: number; body: string }
   | {
       kind: 'failed';
-      id: string;
       /** The last attempt's failure: what the user is told. */
       last: FailedAttempt;
       attempts: number;
       /**
-       * An attempt before the last may have reached the server with its answer lost:
-       * a "no such plant" now may mean that attempt deleted it.
+       * An attempt before the last may have reached the server with its answer lost: a
+       * "no such thing" now may mean that attempt did what was asked.
        */
       earlierAnswerLost: boolean;
       stopped?: Stop;
     }
-  /** No attempt left: the user interrupted first, or the throttle had given up. */
-  | { kind: 'not-sent'; id: string; reason: { kind: 'interrupted' } | { kind: 'gave-up'; reason: string } };
+  | { kind: 'not-sent'; reason: NotSentReason };
+
+/** A step of a request, for a trace: data the command words (ui/trace.ts). Every string is already masked. */
+export type TransportEvent =
+  | {
+      kind: 'attempt';
+      label: string;
+      number: number;
+      /** The attempts still assured, this one included. */
+      total: number;
+      method: string;
+      url: string;
+      via?: string;
+      /** What was sent, the token's value hidden. */
+      headers: ReadonlyArray<readonly [string, string]>;
+    }
+  | { kind: 'answer'; label: string; status: number; elapsedMs: number; headers: ReadonlyArray<readonly [string, string]> }
+  /** Interrupted while still connecting: nothing left this machine. */
+  | { kind: 'not-sent'; label: string; elapsedMs: number }
+  | { kind: 'failed'; label: string; elapsedMs: number; failure: FailedAttempt }
+  | { kind: 'retrying'; label: string; delayMs: number; retryAfter: boolean; failure: FailedAttempt };

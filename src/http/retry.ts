@@ -45,8 +45,3 @@ export function wait(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', done, { once: true });
   });
 }
-
-/** A duration in a message or a trace line: seconds, to the millisecond, without trailing zeros (0.05s, 30s). */
-export function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))}s`;
-}

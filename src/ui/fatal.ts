@@ -1,11 +1,17 @@
 import { CliError, Exit, type ExitCode } from '../errors.js';
 import type { IO } from './io.js';
-import { fatalJson } from './report.js';
 import { shown } from './shown.js';
 
 export interface FatalOptions {
   json: boolean;
   debug: boolean;
+  /** What the command that failed adds to the JSON object (delete: `deleted:false`, which its scripts test for). */
+  jsonFields?: Readonly<Record<string, boolean | number | string>>;
+}
+
+/** The one object printed when a run stops before any request (usage, configuration). */
+export function fatalJson(exit: ExitCode, message: string, fields: FatalOptions['jsonFields'] = {}): string {
+  return JSON.stringify({ ...fields, exit, message });
 }
 
 /**
@@ -20,7 +26,7 @@ export function reportFatal(error: unknown, io: IO, options: FatalOptions): Exit
     : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
   // One line, and whatever values the message quotes (a path, an id from stdin) unable to steer the terminal.
   const message = shown(raw.replace(/\s*\n\s*/g, ' '));
-  if (options.json) io.outJson(fatalJson(exit, io.mask(message)));
+  if (options.json) io.outJson(fatalJson(exit, io.mask(message), options.jsonFields));
   io.err(`${io.errStyle().red('plantstore:')} ${message}`);
   if (!known && options.debug && error instanceof Error && error.stack) {
     io.err(error.stack);

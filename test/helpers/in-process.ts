@@ -1,11 +1,11 @@
 // The CLI in the test process: runCli with the test IO, the real config file code on a
-// temporary folder, and a fake service in place of the HTTP client. For the logic of the
+// temporary folder, and a fake service in place of the HTTP transport. For the logic of the
 // commands (what is stored, refused, printed, sent to which target), where spawning the
 // built binary would only add a process start per case. What only a real process shows
-// (signals, pipes, TLS, proxies, the wire) stays in test/e2e. A test of the HTTP client may put
-// the real one in the fake's place (InProcessOptions.service). The fake service answers at once
-// and takes no permits from the run's throttle (ApiRequest.gate): requests in flight, --rate and
-// --fail-fast's in-flight bound are the HTTP client's part, tested end to end.
+// (signals, pipes, TLS, proxies, the wire) stays in test/e2e. A test of the HTTP layer swaps only
+// the wire (InProcessOptions.http: a scripted dispatcher under the real transport). The fake service
+// answers at once and takes no permits from the run's throttle (TransportRequest.gate): requests in
+// flight, --rate and --fail-fast's in-flight bound are the transport's part, tested end to end.
 //
 // Imports only the stable entry points: src/cli.ts, src/context.ts (types), src/errors.ts,
 // src/ui/io.ts and src/config/file.ts. The shape of an answer is taken from the Context
@@ -16,9 +16,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { runCli } from '../../src/cli.js';
-import type { ConfigFile } from '../../src/config/file.js';
-import { type ApiRequest, type Context, openConfigFor } from '../../src/context.js';
+import { runCli, type Seams } from '../../src/cli.js';
+import { type Context, type ContextParts, createContext, type TransportRequest } from '../../src/context.js';
 import { CliError, Exit, UsageError } from '../../src/errors.js';
 import type { Stdin } from '../../src/platform/stdin.js';
 import { createTestIO } from '../../src/ui/io.js';
@@ -26,20 +25,19 @@ import { createTestIO } from '../../src/ui/io.js';
 /** What `plantstore --version` prints in process. */
 export const VERSION = '0.0.0-test';
 
-type PlantApi = Awaited<ReturnType<Context['api']>>;
-/** What the fake service answers for one id: the HTTP client's result for it. */
-export type Answer = Awaited<ReturnType<PlantApi['deletePlant']>>;
+type Transport = Awaited<ReturnType<Context['transport']>>;
+/** What the fake service answers for one request: the transport's outcome for it. */
+export type Answer = Awaited<ReturnType<Transport['send']>>;
 
-export const deleted = (id: string): Answer => ({ kind: 'deleted', id, status: 204 });
+export const deleted = (_id: string): Answer => ({ kind: 'ok', status: 204, body: '' });
 
 /**
  * A complete answer with a failure status, as the HTTP client reports it after one attempt:
  * `error` is the API's Error code, null when the body was not an Error object. The exit
  * code follows from the status, as for a real answer.
  */
-export const refused = (id: string, answer: { status: number; error: number | null; message: string }): Answer => ({
+export const refused = (_id: string, answer: { status: number; error: number | null; message: string }): Answer => ({
   kind: 'failed',
-  id,
   last: { kind: 'api-error', status: answer.status, code: answer.error, message: answer.message },
   attempts: 1,
   earlierAnswerLost: false,
@@ -54,9 +52,9 @@ export interface InProcessRun {
   thrown: CliError | undefined;
   stdout: string;
   stderr: string;
-  /** Each api() call: the target, network options and throttle a run would send with. Empty when nothing was going to be sent. */
-  built: ApiRequest[];
-  /** Ids handed to the service, in the order they were sent. */
+  /** Each transport() call: the endpoint, network options and throttle a run would send with. Empty when nothing was going to be sent. */
+  built: TransportRequest[];
+  /** Plant ids (the last part of each path) handed to the service, in the order they were sent. */
   sent: string[];
   /** How many times the command closed the fake service (a run closes each client it asked for). */
   closed: number;
@@ -69,11 +67,12 @@ export interface InProcessOptions {
   /** The service's answer for an id; deleted (204) by default. */
   answer?: (id: string) => Answer;
   /**
-   * What ctx.api hands the command, in place of the fake service (then `answer` is not asked and
-   * `sent` stays empty): test/http passes the real HTTP client here, over a scripted dispatcher.
-   * `io` is the run's, for the --verbose trace.
+   * The real transport over this wire, in place of the fake service (then `answer` is not asked
+   * and `sent` stays empty): test/http scripts the dispatcher.
    */
-  service?: (request: ApiRequest, io: Context['io']) => PlantApi | Promise<PlantApi>;
+  http?: ContextParts['http'];
+  /** A command's run function replaced (cli.ts Seams): argv tests capture the options. */
+  seams?: Seams;
 }
 
 /**
@@ -102,23 +101,27 @@ export function inProcess() {
     // As main does: a token from the environment is never printed, whatever layer quotes it.
     const envToken = env['PLANTSTORE_TOKEN'];
     if (envToken) io.redact(envToken.trim());
-    const built: ApiRequest[] = [];
+    const built: TransportRequest[] = [];
     const sent: string[] = [];
     let closed = 0;
     const answer = options.answer ?? deleted;
-    let config: ConfigFile | undefined;
-    const ctx: Context = {
+    // The real context, config file and all; only the transport is the fake service, unless the test swaps the wire.
+    const real = createContext({
       io,
       env,
       stdin: Readable.from(options.stdin ?? []) as unknown as Stdin,
       version: VERSION,
       signal: new AbortController().signal,
-      config: () => (config ??= openConfigFor(env, io)),
-      async api(request) {
+      ...(options.http ? { http: options.http } : {}),
+    });
+    const ctx: Context = {
+      ...real,
+      async transport(request) {
         built.push(request);
-        if (options.service) return options.service(request, io);
+        if (options.http) return real.transport(request);
         return {
-          async deletePlant(id) {
+          async send({ path }) {
+            const id = path.slice(path.lastIndexOf('/') + 1);
             sent.push(id);
             return answer(id);
           },
@@ -132,7 +135,7 @@ export function inProcess() {
     let error: string | undefined;
     let thrown: CliError | undefined;
     try {
-      exit = await runCli(argv, ctx);
+      exit = await runCli(argv, ctx, {}, options.seams);
     } catch (caught) {
       // Anything but a CliError is a bug the test should see as such.
       if (!(caught instanceof CliError)) throw caught;

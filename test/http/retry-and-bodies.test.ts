@@ -6,7 +6,6 @@
 // loopback sockets in test/http/api.
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPlantApi } from '../../src/http/client.js';
 import { inProcess } from '../helpers/in-process.js';
 import { type ScriptedRequest, type Step, scriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 
@@ -43,18 +42,8 @@ async function plantstore(argv: string[], steps: Step[], random = 0.5): Promise<
   let ended: number | undefined;
   const pending = run(argv, {
     env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: BASE },
-    service: (request, io) =>
-      createPlantApi({
-        ...request.network,
-        target: request.target,
-        env: {},
-        userAgent: 'plantstore/test',
-        dispatcher: script.dispatcher,
-        random: () => random,
-        ...(request.gate ? { gate: request.gate } : {}),
-        ...(request.verbose ? { trace: (line: string) => io.err(line) } : {}),
-        ...(request.verbose && request.describe ? { describe: request.describe } : {}),
-      }),
+    // Only the wire is scripted: the context builds the real transport, as a run does.
+    http: { dispatcher: script.dispatcher, random: () => random },
   }).finally(() => {
     ended = performance.now() - start;
   });

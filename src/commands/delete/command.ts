@@ -1,17 +1,30 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import type { ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
-import { DELETE_FLAGS, DELETE_GLOBALS, type DeleteFlags } from './flags.js';
+import { DELETE_FLAGS, DELETE_GLOBALS, type DeleteFlags, type DeleteOptions, deleteOptions } from './flags.js';
 import { runDelete } from './run.js';
 
-export function deleteCommand(program: Command, ctx: Context, finish: Finish): Command {
+/** What a failure before any request adds to its --json object: scripts test `deleted` on every line. */
+export const DELETE_FATAL_FIELDS = { deleted: false } as const;
+
+/**
+ * Registers `delete`. `run` is the seam of gh's `newCmdDelete(f, runF)`: a test of argv passes
+ * its own and captures the options, running nothing.
+ */
+export function deleteCommand(
+  program: Command,
+  ctx: Context,
+  finish: Finish,
+  run: (opts: DeleteOptions, ctx: Context) => Promise<ExitCode> = runDelete,
+): Command {
   const command = program
     .command('delete')
     .description('delete plants by id: DELETE {base}/plants/{id} for each id')
     .argument('[id...]', 'plant ids (64-bit integers); all are checked before any is sent; - reads stdin');
   for (const flag of DELETE_FLAGS) command.addOption(flag.option());
-  command.action(action(ctx, finish, (flags: DeleteFlags, ids: string[]) => runDelete({ ids, flags }, ctx)));
+  command.action(action(ctx, finish, (flags: DeleteFlags, ids: string[]) => run(deleteOptions(flags, ids), ctx)));
   return documented(command, {
     globals: DELETE_GLOBALS,
     examples: [

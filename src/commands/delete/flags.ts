@@ -1,7 +1,23 @@
 import { MAX_CONCURRENCY } from '../../batch/ordered-pool.js';
-import { Flag, type FlagReader } from '../../flags/flag.js';
-import { GLOBAL_FLAGS } from '../../flags/global.js';
+import type { Rate } from '../../batch/rate-limit.js';
+import type { TargetSettings } from '../../config/resolve.js';
+import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
+import {
+  BASE_URL,
+  CACERT,
+  GLOBAL_FLAGS,
+  JSON_OUTPUT,
+  MAX_RETRY_WAIT,
+  PROFILE,
+  QUIET,
+  RETRIES,
+  TIMEOUT,
+  TOKEN_FILE,
+  VERBOSE,
+} from '../../flags/global.js';
 import { missingErrors, rate, wholeNumber } from '../../flags/kinds.js';
+import type { MissingRule } from './outcomes.js';
+import type { OutputMode } from './report.js';
 
 export const STDIN = Flag.switch({
   key: 'stdin',
@@ -58,3 +74,52 @@ export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_E
 export const DELETE_GLOBALS = GLOBAL_FLAGS;
 
 export type DeleteFlags = FlagReader<(typeof DELETE_FLAGS)[number] | (typeof DELETE_GLOBALS)[number]>;
+
+/** Everything `plantstore delete` was asked, read from flags, variables and the profile. */
+export interface DeleteOptions {
+  /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
+  ids: string[];
+  stdin: boolean;
+  concurrency: number;
+  rate: Rate | undefined;
+  missing: MissingRule;
+  failFast: boolean;
+  dryRun: boolean;
+  output: OutputMode;
+  verbose: boolean;
+  network: NetworkSettings;
+  target: TargetSettings;
+}
+
+/** How requests travel; the CA bundle is read when a request is about to be sent. */
+export interface NetworkSettings {
+  timeoutMs: number;
+  retries: number;
+  maxRetryWaitMs: number;
+  caFile: Sourced<string> | undefined;
+}
+
+/**
+ * Reads every flag the command declares, once, in this order: a bad value is reported by the
+ * first read that meets it, so the order below is the order in which problems are found.
+ */
+export function deleteOptions(flags: DeleteFlags, ids: string[]): DeleteOptions {
+  return {
+    ids,
+    stdin: flags.value(STDIN),
+    concurrency: flags.value(CONCURRENCY),
+    rate: flags.value(RATE),
+    target: { profile: flags.value(PROFILE), baseUrl: flags.sourced(BASE_URL), tokenFile: flags.sourced(TOKEN_FILE) },
+    network: {
+      timeoutMs: flags.value(TIMEOUT),
+      retries: flags.value(RETRIES),
+      maxRetryWaitMs: flags.value(MAX_RETRY_WAIT),
+      caFile: flags.sourced(CACERT),
+    },
+    missing: { codes: flags.value(MISSING_ERROR) ?? [], ignore: flags.value(IGNORE_MISSING) },
+    output: { json: flags.value(JSON_OUTPUT), quiet: flags.value(QUIET) },
+    dryRun: flags.value(DRY_RUN),
+    verbose: flags.value(VERBOSE),
+    failFast: flags.value(FAIL_FAST),
+  };
+}

@@ -1,13 +1,14 @@
 // How `plantstore delete` words what the transport reports. The HTTP layer hands back
-// data (http/outcome.ts) and knows nothing of the command line; the sentences, and the
-// flags they point to (--timeout, --cacert, --max-retry-wait), are written here.
+// data (http/outcome.ts) and knows nothing of the command line; the sentences any command
+// would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
-import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notAttempted } from '../../batch/result.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import { verdictOf } from '../../http/classify.js';
-import { statusText } from '../../http/error-body.js';
-import type { FailedAttempt, NetworkFailure, PlantOutcome, Route, Stop } from '../../http/outcome.js';
-import { formatSeconds } from '../../http/retry.js';
+import type { FailedAttempt, NotSentReason, Stop } from '../../http/outcome.js';
+import { formatSeconds } from '../../ui/duration.js';
+import { describeTransportFailure } from '../../ui/transport-words.js';
+import type { PlantOutcome } from './request.js';
+import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notAttempted } from './result.js';
 
 /** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */
 export interface MissingRule {
@@ -15,95 +16,30 @@ export interface MissingRule {
   ignore: boolean;
 }
 
-type NotSentReason = Extract<PlantOutcome, { kind: 'not-sent' }>['reason'];
-
-const NETWORK_WORDS: Readonly<Record<NetworkFailure, string>> = {
-  refused: 'connection refused',
-  reset: 'connection reset before a complete answer',
-  'closed-while-sending': 'connection closed while sending',
-  'host-not-found': 'host not found (DNS)',
-  'lookup-failed': 'host lookup failed (DNS), try again',
-  'host-unreachable': 'host unreachable',
-  'network-unreachable': 'network unreachable',
-  closed: 'connection closed before a complete answer',
-  'proxy-closed': 'the proxy closed the connection',
-  'short-body': 'the answer was shorter than announced',
-  'stream-refused': 'the server refused the HTTP/2 stream before processing it',
-  'stream-reset': 'the server reset the HTTP/2 stream before a complete answer',
-  'session-closed': 'the server closed the HTTP/2 connection with an error before a complete answer',
-};
-
-// One wording for every body cut short: whether it shows as a reset or a close depends on
-// the Node version and on timing, not on anything the user could act on differently.
-const BODY_CUT = 'connection reset or closed';
-
 const LOST_ANSWER_NOTE = 'it may already have been deleted by an earlier attempt whose answer was lost';
+
+const CHECK_BASE_URL = 'nothing says the plant was deleted: check the base URL (plantstore auth status)';
 
 /** One attempt's failure in a sentence: the line printed for an id, and the --verbose trace of each attempt. */
 export function describeAttempt(attempt: FailedAttempt): string {
   switch (attempt.kind) {
     case 'api-error':
       return attempt.message;
-    case 'redirect':
-      return describeRedirect(attempt.status, attempt.location);
     case 'web-page':
       return attempt.title
-        ? `the server answered ${attempt.status} with a web page ("${attempt.title}"), not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)`
-        : `the server answered ${attempt.status} with a web page, not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)`;
-    case 'timeout': {
-      const what =
-        attempt.phase === 'body'
-          ? `the ${attempt.status} answer from ${where(attempt)} was not complete`
-          : attempt.phase === 'connect'
-            ? `could not connect to ${where(attempt)}`
-            : `no complete answer from ${where(attempt)}`;
-      return `${what} within ${formatSeconds(attempt.ms)} (timeout; raise it with --timeout)`;
-    }
-    case 'body-cut':
-      return `${BODY_CUT} while the server was sending a ${attempt.status} answer (${where(attempt)})`;
-    case 'network':
-      return `${NETWORK_WORDS[attempt.what]} (${where(attempt)})`;
-    case 'proxy-unreachable':
-      return `${NETWORK_WORDS[attempt.what]} by proxy ${attempt.via} (while reaching ${attempt.host})`;
-    case 'proxy-refused':
-      return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT)`;
-    case 'tls': {
-      // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
-      const reason = said(attempt.reason).replace(/;\s*if the root CA is installed locally.*$/i, '');
-      return `TLS failure talking to ${where(attempt)}: ${reason} (trust a private CA with --cacert)`;
-    }
-    case 'malformed':
-      return `malformed HTTP answer from ${where(attempt)}${attempt.headersTooLarge ? ': headers too large' : ''}`;
-    case 'not-loopback':
-      return `refusing to send the token over plain http: ${said(attempt.reason)}`;
+        ? `the server answered ${attempt.status} with a web page ("${attempt.title}"), not the API; ${CHECK_BASE_URL}`
+        : `the server answered ${attempt.status} with a web page, not the API; ${CHECK_BASE_URL}`;
+    case 'redirect':
+      // A conditional answer to a request that had no condition: nothing was deleted.
+      if (attempt.status === 304) return 'the server answered 304 Not Modified, which makes no sense for a DELETE';
+      return describeTransportFailure(attempt);
     case 'interrupted':
       return attempt.status === undefined
         ? 'interrupted while waiting for the answer; the server may or may not have deleted it'
         : `interrupted while the server was sending a ${attempt.status} answer`;
-    case 'failed':
-      return `request to ${where(attempt)} failed: ${said(attempt.reason)}`;
+    default:
+      return describeTransportFailure(attempt);
   }
-}
-
-function describeRedirect(status: number, location: string | undefined): string {
-  // A conditional answer to a request that had no condition: nothing was deleted.
-  if (status === 304) return 'the server answered 304 Not Modified, which makes no sense for a DELETE';
-  if (location !== undefined) {
-    // Following it would hand the bearer token to wherever the server points.
-    return `the server redirected to ${location}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`;
-  }
-  const known = statusText(status);
-  const named = known === `HTTP status ${status}` ? `HTTP ${status}` : `${status} ${known}`;
-  return `the server answered ${named} without a Location`;
-}
-
-function where(route: Route): string {
-  return route.via === undefined ? route.host : `${route.host} via proxy ${route.via}`;
-}
-
-/** A lower layer's words, or a stand-in when it had none. */
-function said(reason: string): string {
-  return reason || 'unknown error';
 }
 
 /** Why attempts ended before --retries ran out, said after the last attempt's failure. */

@@ -1,28 +1,24 @@
 import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
 import { describeRate, type Rate } from '../../batch/rate-limit.js';
-import { type DeleteResult, isFailure, notAttempted, Tally } from '../../batch/result.js';
 import { Throttle } from '../../batch/throttle.js';
 import type { ThrottleChange, ThrottleStats } from '../../batch/throttle-policy.js';
-import { plantUrl } from '../../config/base-url.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
-import { resolveTarget, type Target } from '../../config/resolve.js';
+import { type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
-import { Exit, type ExitCode, UsageError } from '../../errors.js';
-import { CACERT, JSON_OUTPUT, MAX_RETRY_WAIT, QUIET, RETRIES, TIMEOUT, VERBOSE } from '../../flags/global.js';
-import type { NetworkOptions } from '../../http/client.js';
+import { AuthError, ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
+import type { NetworkOptions } from '../../http/transport.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
+import { formatRunSeconds } from '../../ui/duration.js';
 import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
-import { createReporter, type OutputMode } from '../../ui/report.js';
-import { CONCURRENCY, type DeleteFlags, DRY_RUN, FAIL_FAST, IGNORE_MISSING, MISSING_ERROR, RATE, STDIN } from './flags.js';
+import { traceLines } from '../../ui/trace.js';
+import type { DeleteOptions, NetworkSettings } from './flags.js';
 import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
+import { createReporter, type OutputMode } from './report.js';
+import { deletePlant, plantPath } from './request.js';
+import { type DeleteResult, isFailure, notAttempted, Tally } from './result.js';
 
-export interface DeleteOptions {
-  /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
-  ids: string[];
-  flags: DeleteFlags;
-}
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
 const STALL_RETRY_WAITS = 4;
@@ -30,18 +26,12 @@ const MIN_STALL_MS = 1000;
 
 /** Deletes each plant; results come out in input order; the exit code is that of the first failing id. */
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
-  const { flags } = opts;
-  const concurrency = flags.value(CONCURRENCY);
-  const rate = flags.value(RATE);
+  const { concurrency, rate, output, verbose, failFast, missing } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = await resolveTarget(flags, ctx.env, ctx.config, ctx.io.redact, ctx.signal);
-  const network = await networkOptions(flags, ctx.signal);
-  const missingCodes = flags.value(MISSING_ERROR) ?? [];
-  const output: OutputMode = { json: flags.value(JSON_OUTPUT), quiet: flags.value(QUIET) };
-  if (flags.value(DRY_RUN)) return printDryRun(ids, target, rate, output, ctx);
-  const verbose = flags.value(VERBOSE);
-  const failFast = flags.value(FAIL_FAST);
+  const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
+  const network = await networkOptions(opts.network, ctx.signal);
+  if (opts.dryRun) return printDryRun(ids, target, rate, output, ctx);
 
   const started = Date.now();
   const reporter = createReporter(ctx.io, output);
@@ -57,15 +47,13 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
-  const api = await ctx.api({
-    target,
+  const transport = await ctx.transport({
+    endpoint: { baseUrl: target.baseUrl, token: target.token },
     network: { ...network, connections: concurrency },
-    verbose,
     gate: throttle,
-    describe: describeAttempt,
+    ...(verbose ? { onEvent: (event) => traceLines(event, describeAttempt).forEach((line) => ctx.io.err(line)) } : {}),
   });
-  const missing = { codes: missingCodes, ignore: flags.value(IGNORE_MISSING) };
-  const deleteOne = (id: string) => api.deletePlant(id, ctx.signal).then((outcome) => explainOutcome(outcome, missing));
+  const deleteOne = (id: string) => deletePlant(transport, id, ctx.signal).then((outcome) => explainOutcome(outcome, missing));
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
     await runOrdered<string, DeleteResult>({
@@ -106,7 +94,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     throttle.close();
     progress.stop();
     reporter.finish();
-    await api.close();
+    await transport.close();
   }
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
     ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats()));
@@ -118,20 +106,26 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   return tally.firstFailure ?? Exit.ok;
 }
 
+/** The target, or what the user must supply, in this command's words. */
+function found(target: Target | MissingSetting): Target {
+  if (!('missing' in target)) return target;
+  if (target.missing === 'base-url') {
+    throw new ConfigError(
+      `no base URL for profile '${target.profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
+    );
+  }
+  throw new AuthError(`no token for profile '${target.profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
+}
+
 /** Everything that shapes how requests travel: deadline, retries, trust. */
-async function networkOptions(flags: DeleteFlags, signal: AbortSignal): Promise<NetworkOptions> {
-  const network: NetworkOptions = {
-    timeoutMs: flags.value(TIMEOUT),
-    retries: flags.value(RETRIES),
-    maxRetryWaitMs: flags.value(MAX_RETRY_WAIT),
-  };
-  const caFile = flags.sourced(CACERT);
+async function networkOptions(settings: NetworkSettings, signal: AbortSignal): Promise<NetworkOptions> {
+  const { caFile, ...network } = settings;
   return caFile === undefined ? network : { ...network, caPem: await readCaBundle(caFile.value, caFile.source, signal) };
 }
 
 async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   const dash = opts.ids.length === 1 && opts.ids[0] === '-';
-  if (opts.flags.value(STDIN) || dash) {
+  if (opts.stdin || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
     if (ctx.stdin.isDirectory?.()) {
       throw new UsageError(
@@ -151,7 +145,7 @@ async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, 
   for (const id of ids) {
     // A million lines into a slow reader: wait for it now and then instead of queuing them all.
     if (++written % 512 === 0) await ctx.io.backlog();
-    const url = plantUrl(target.baseUrl, id);
+    const url = `${target.baseUrl}${plantPath(id)}`;
     if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
     else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
   }
@@ -162,7 +156,7 @@ async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, 
 
 function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats): string {
   const counts = `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notAttempted} not attempted`;
-  return `${counts} in ${seconds(elapsedMs)}${throttleNote(throttled)}`;
+  return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}`;
 }
 
 /** Why a run went slower than it could have: once in the summary, never per request. */
@@ -172,7 +166,7 @@ function throttleNote(stats: ThrottleStats): string {
   if (stats.rateCuts > 0)
     parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
   if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
-  if (stats.pauses > 0) parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${seconds(stats.pausedMs)} in all`);
+  if (stats.pauses > 0) parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
   return `; ${parts.join(', ')}`;
 }
 
@@ -185,8 +179,8 @@ function describeChange(change: ThrottleChange): string {
       return `throttled: the server is overloaded (503); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
     case 'paused':
       return change.reason === 'retry-after'
-        ? `throttled: the server asked to wait ${seconds(change.forMs)}; nothing is sent until then`
-        : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${seconds(change.forMs)}`;
+        ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`
+        : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
     case 'recovered':
       return 'no longer throttled: sending at full speed';
     case 'gave-up':
@@ -194,6 +188,3 @@ function describeChange(change: ThrottleChange): string {
   }
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)}s`;
-}

@@ -94,7 +94,7 @@ describe('where the token comes from: PLANTSTORE_TOKEN, then a token file, then 
     expect(status.stdout).toContain(`Token:    ${token.slice(0, 4)}… (from ${source()})`);
     const sent = await run([...args(), '--base-url', BASE, 'delete', '42'], { env: env() });
     expect(sent).toMatchObject({ exit: 0, sent: ['42'] });
-    expect(sent.built.map((request) => request.target.token)).toEqual([token]);
+    expect(sent.built.map((request) => request.endpoint.token)).toEqual([token]);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 // argv to the delete command, in-process: which ids are sent, the request each run builds (its
 // target and network options), the output modes, and the exit code of a run with failures.
 import { describe, expect, it } from 'vitest';
-import type { ApiRequest } from '../../../../src/context.js';
+import type { DeleteOptions } from '../../../../src/commands/delete/flags.js';
 import { CliError, Exit } from '../../../../src/errors.js';
 import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
 
@@ -27,14 +27,40 @@ describe('argv reaches the delete command', () => {
     expect(result.closed).toBe(1);
   });
 
-  it.each<[string, string[], Partial<ApiRequest>]>([
+  /** The options `delete` would run with, captured at gh's seam: nothing is run. */
+  async function optionsOf(argv: string[], env: Record<string, string> = READY): Promise<DeleteOptions> {
+    let captured: DeleteOptions | undefined;
+    const result = await run(argv, {
+      env,
+      seams: {
+        delete: async (opts) => {
+          captured = opts;
+          return Exit.ok;
+        },
+      },
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.built).toEqual([]);
+    if (!captured) throw new Error(`plantstore ${argv.join(' ')} did not reach the delete command`);
+    return captured;
+  }
+
+  it.each<[string, string[], Partial<DeleteOptions>]>([
     [
       'defaults',
       ['delete', '1'],
       {
-        network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000 },
+        ids: ['1'],
+        stdin: false,
+        concurrency: 8,
+        rate: undefined,
+        network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000, caFile: undefined },
+        missing: { codes: [], ignore: false },
+        output: { json: false, quiet: false },
         verbose: false,
-        target: { profile: 'default', baseUrl: BASE, token: TOKEN },
+        dryRun: false,
+        failFast: false,
+        target: { profile: 'default', baseUrl: { value: BASE, source: 'PLANTSTORE_BASE_URL' }, tokenFile: undefined },
       },
     ],
     ['--timeout before the command', ['--timeout', '2.5', 'delete', '1'], { network: expect.objectContaining({ timeoutMs: 2_500 }) }],
@@ -46,17 +72,35 @@ describe('argv reaches the delete command', () => {
       { network: expect.objectContaining({ retries: 0, maxRetryWaitMs: 5_000 }) },
     ],
     ['--verbose', ['--verbose', 'delete', '1'], { verbose: true }],
+    ['--json -q', ['--json', 'delete', '-q', '1'], { output: { json: true, quiet: true } }],
+    ['--stdin, --dry-run, --fail-fast', ['delete', '--stdin', '--dry-run', '--fail-fast'], { ids: [], stdin: true, dryRun: true, failFast: true }],
+    ['--concurrency', ['delete', '--concurrency', '3', '1'], { concurrency: 3 }],
+    [
+      '--ignore-missing --missing-error',
+      ['delete', '--ignore-missing', '--missing-error', '1,7', '1'],
+      { missing: { codes: [1, 7], ignore: true } },
+    ],
     [
       '--base-url',
       ['--base-url', 'https://other.example.com/v2/', 'delete', '1'],
-      { target: { profile: 'default', baseUrl: 'https://other.example.com/v2', token: TOKEN } },
+      { target: { profile: 'default', baseUrl: { value: 'https://other.example.com/v2', source: '--base-url' }, tokenFile: undefined } },
     ],
-    ['--profile', ['delete', '--profile', 'work', '1'], { target: { profile: 'work', baseUrl: BASE, token: TOKEN } }],
+    ['--profile', ['delete', '--profile', 'work', '1'], { target: expect.objectContaining({ profile: 'work' }) }],
+    ['--cacert', ['delete', '--cacert', 'ca.pem', '1'], { network: expect.objectContaining({ caFile: { value: 'ca.pem', source: '--cacert' } }) }],
   ])('%s', async (_name, argv, expected) => {
-    const result = await run(argv, { env: READY });
+    expect(await optionsOf(argv)).toMatchObject(expected);
+  });
+
+  it('the run builds one transport with the endpoint and network options it was given', async () => {
+    const result = await run(['--timeout', '2.5', '--retries', '1', 'delete', '1'], { env: READY });
     expect(result.error).toBeUndefined();
-    expect(result.built).toHaveLength(1);
-    expect(result.built[0]).toMatchObject(expected);
+    expect(result.built).toEqual([
+      {
+        endpoint: { baseUrl: BASE, token: TOKEN },
+        network: { timeoutMs: 2_500, retries: 1, maxRetryWaitMs: 30_000, connections: 8 },
+        gate: expect.anything(),
+      },
+    ]);
   });
 
   it.each<[string, string[]]>([

@@ -1,6 +1,5 @@
-import type { DeleteResult, NotDeleted } from '../batch/result.js';
-import type { ExitCode } from '../errors.js';
-import type { IO } from './io.js';
+import type { IO } from '../../ui/io.js';
+import type { DeleteResult, NotDeleted } from './result.js';
 
 export interface OutputMode {
   json: boolean;
@@ -71,9 +70,4 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
   ];
   if (!result.attempted) fields.push(`"attempted":false`);
   return `{${fields.join(',')}}`;
-}
-
-/** The one object printed when a run stops before any request (usage, configuration). */
-export function fatalJson(exit: ExitCode, message: string): string {
-  return JSON.stringify({ deleted: false, exit, message });
 }

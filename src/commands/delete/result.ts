@@ -1,6 +1,6 @@
-import type { ExitCode } from '../errors.js';
+import type { ExitCode } from '../../errors.js';
 
-/** What happened to one id, as printed (ui/report.ts); worded from the transport's outcome by commands/delete/outcomes.ts. */
+/** What happened to one id, as printed (report.ts); worded from the transport's outcome by outcomes.ts. */
 export type DeleteResult = Deleted | Absent | NotDeleted;
 
 export interface Deleted {

@@ -1,0 +1,183 @@
+// The only module that speaks HTTP to the service: a request (`{method, path}`) in, a typed
+// outcome out, after every attempt the retry rules allow. It knows no operation: what a
+// success means, and the words for what happened, are the command's.
+
+import type { Dispatcher } from 'undici';
+import { feedbackFor, type Permit } from '../batch/throttle-policy.js';
+import type { Env } from '../platform/env.js';
+import { createMask } from '../ui/secret-mask.js';
+import { type AttemptSetup, sendOnce } from './attempt.js';
+import { verdictOf } from './classify.js';
+import { Deadlines } from './deadlines.js';
+import { createDispatcher } from './dispatcher.js';
+import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
+import { maskProxy, proxyFor } from './proxy.js';
+import { backoffDelayMs, REFUSALS_PER_RETRY, wait } from './retry.js';
+
+export interface NetworkOptions {
+  /** Bounds one attempt: connect, headers and body together. */
+  timeoutMs: number;
+  /** Further attempts after the first, for failures worth retrying. */
+  retries: number;
+  /** The longest single wait between attempts, ours or the server's Retry-After. */
+  maxRetryWaitMs: number;
+  /** Extra trusted certificates (PEM). */
+  caPem?: string;
+  /** Connections kept per origin. */
+  connections?: number;
+}
+
+/** Where requests go, and the bearer token they carry. */
+export interface Endpoint {
+  baseUrl: string;
+  token: string;
+}
+
+export interface TransportOptions extends NetworkOptions {
+  endpoint: Endpoint;
+  userAgent: string;
+  /** Proxy variables come from here. */
+  env: Env;
+  /** Each step of each request, for a trace; every string in an event is already masked. */
+  onEvent?: (event: TransportEvent) => void;
+  /** In place of the pool this module would build (tests script the wire with one). */
+  dispatcher?: Dispatcher;
+  random?: () => number;
+  /** The run's throttle; without one, attempts go out as soon as they are ready. */
+  gate?: AttemptGate;
+}
+
+/** The one gate every attempt of a run passes, first or retry: it paces the run when the server pushes back. */
+export interface AttemptGate {
+  acquire(kind: 'first' | 'retry', signal: AbortSignal): Permit | undefined | Promise<Permit | undefined>;
+  /** Why the run stopped trying, once the server has refused everything for too long. */
+  gaveUp(): string | undefined;
+  /**
+   * Whether the server has lately admitted requests of this run. A refusal then is the run's
+   * pacing, not this request failing, and costs a fifth of a retry; otherwise a whole one.
+   */
+  admitting(): boolean;
+  /** A request the HTTP layer sent again on its own (HTTP/2): it counts against --rate like any start. */
+  resent?(): void;
+}
+
+export interface Transport {
+  send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+type Failed = Extract<Outcome, { kind: 'failed' }>;
+
+// RFC 9110 §9.2.2: sending these twice has the effect of sending them once.
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
+
+export function createTransport(options: TransportOptions): Transport {
+  const { endpoint, gate, onEvent } = options;
+  const base = new URL(endpoint.baseUrl);
+  const rawProxy = proxyFor(base, options.env);
+  const ownDispatcher = options.dispatcher === undefined;
+  const dispatcher =
+    options.dispatcher ??
+    createDispatcher({ ...options, origin: base.origin, proxy: rawProxy, ...(gate?.resent ? { onResend: () => gate.resent?.() } : {}) });
+  // The token in every form a server could echo it back in, hidden before any text is cut to length.
+  const mask = createMask([endpoint.token]);
+  // Outcomes carry these to whoever prints them: masked here, once, like every other string in an outcome.
+  const proxy = rawProxy === undefined ? undefined : mask(maskProxy(rawProxy));
+  const route: Route = { host: mask(base.host), ...(proxy === undefined ? {} : { via: proxy }) };
+  const userAgent = options.userAgent;
+  const setup: AttemptSetup = {
+    dispatcher,
+    origin: base.origin,
+    basePath: endpoint.baseUrl.slice(base.origin.length),
+    headers: { authorization: `Bearer ${endpoint.token}`, 'user-agent': userAgent, accept: 'application/json' },
+    route,
+    timeoutMs: options.timeoutMs,
+    mask,
+    reportsSent: ownDispatcher,
+    onEvent,
+  };
+  // Shared per interrupt signal, which in the CLI is one for the whole run.
+  let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
+  const deadlinesFor = (interrupt: AbortSignal): Deadlines => {
+    if (deadlines?.for !== interrupt) {
+      deadlines?.signals.dispose();
+      deadlines = { for: interrupt, signals: new Deadlines(options.timeoutMs, interrupt) };
+    }
+    return deadlines.signals;
+  };
+
+  async function send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome> {
+    const label = request.label ?? request.path;
+    const idempotent = IDEMPOTENT.has(request.method.toUpperCase());
+    // Whether an attempt so far may have reached the server with its answer lost.
+    let lost = false;
+    // In fifths of a retry: a refusal for load while the server admits other requests of the
+    // run costs one; any other failure, a lone request's refusals among them, a whole retry.
+    let spent = 0;
+    const budget = options.retries * REFUSALS_PER_RETRY;
+    let previous: Failed | undefined;
+    for (let number = 1; ; number++) {
+      const permit = await gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
+      if (gate && permit === undefined) return notAdmitted(previous, interrupt);
+      // The attempts still assured however the next ones fail: the trace never numbers one past it.
+      const total = number + Math.floor((budget - spent) / REFUSALS_PER_RETRY);
+      onEvent?.({
+        kind: 'attempt',
+        label,
+        number,
+        total,
+        method: request.method,
+        url: mask(`${endpoint.baseUrl}${request.path}`),
+        ...(proxy === undefined ? {} : { via: proxy }),
+        headers: [
+          ['authorization', 'Bearer ***'],
+          ['user-agent', userAgent],
+        ],
+      });
+      const sent = await sendOnce(setup, request, deadlinesFor(interrupt).signal(), interrupt);
+      if (sent === undefined) {
+        // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
+        permit?.release(feedbackFor(null));
+        return notAdmitted(previous, interrupt);
+      }
+      const { outcome, retryAfterMs } = sent;
+      permit?.release(feedbackFor(outcome.status ?? null, retryAfterMs));
+      if (outcome.kind === 'ok') return outcome;
+      const verdict = verdictOf(outcome, { idempotent });
+      const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
+      const paced = verdict.load === 'refused' && gate?.admitting() === true;
+      spent += paced ? 1 : REFUSALS_PER_RETRY;
+      if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
+      if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {
+        return { ...failed, stopped: { kind: 'retry-after-too-long', retryAfterMs, maxRetryWaitMs: options.maxRetryWaitMs } };
+      }
+      lost ||= verdict.answerLost;
+      previous = failed;
+      const delayMs = retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
+      onEvent?.({ kind: 'retrying', label, delayMs, retryAfter: retryAfterMs !== undefined, failure: outcome as FailedAttempt });
+      await wait(delayMs, interrupt);
+      if (interrupt.aborted) return failed;
+    }
+  }
+
+  /** No further attempt: the user interrupted, or the server refused everything for too long. */
+  function notAdmitted(previous: Failed | undefined, interrupt: AbortSignal): Outcome {
+    const gaveUp = interrupt.aborted ? undefined : gate?.gaveUp();
+    if (previous === undefined) {
+      const reason: NotSentReason = gaveUp === undefined ? { kind: 'interrupted' } : { kind: 'gave-up', reason: gaveUp };
+      return { kind: 'not-sent', reason };
+    }
+    return gaveUp === undefined ? previous : { ...previous, stopped: { kind: 'gave-up', reason: gaveUp } };
+  }
+
+  return {
+    send,
+    close: () => {
+      deadlines?.signals.dispose();
+      // Called once every request has its outcome: what undici still holds was abandoned at its
+      // deadline or on Ctrl-C (a connection still being opened). close() would wait for those
+      // connects to fail one after another; destroy() ends them now. (One handed in is the caller's to end as it likes.)
+      return ownDispatcher ? dispatcher.destroy() : dispatcher.close();
+    },
+  };
+}

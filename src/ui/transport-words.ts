@@ -1,0 +1,107 @@
+// The words for what any command may meet on the way to the service: timeouts, DNS,
+// refused and broken connections, proxies, TLS, malformed answers, redirects. The
+// transport hands these back as data (http/outcome.ts); each kind owns a whole sentence
+// here, so a rewording is one line and no sentence is glued from pieces. What only one
+// command can say (that a plant may or may not have been deleted) is that command's.
+
+import { statusText } from '../http/error-body.js';
+import type { FailedAttempt, NetworkFailure, Route } from '../http/outcome.js';
+import { formatSeconds } from './duration.js';
+
+/** A socket or connection failure on the way to the service: `at` is where ("api.example.com:443 via proxy …"). */
+const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
+  refused: (at) => `connection refused (${at})`,
+  reset: (at) => `connection reset before a complete answer (${at})`,
+  'closed-while-sending': (at) => `connection closed while sending (${at})`,
+  'host-not-found': (at) => `host not found (DNS) (${at})`,
+  'lookup-failed': (at) => `host lookup failed (DNS), try again (${at})`,
+  'host-unreachable': (at) => `host unreachable (${at})`,
+  'network-unreachable': (at) => `network unreachable (${at})`,
+  closed: (at) => `connection closed before a complete answer (${at})`,
+  'proxy-closed': (at) => `the proxy closed the connection (${at})`,
+  'short-body': (at) => `the answer was shorter than announced (${at})`,
+  'stream-refused': (at) => `the server refused the HTTP/2 stream before processing it (${at})`,
+  'stream-reset': (at) => `the server reset the HTTP/2 stream before a complete answer (${at})`,
+  'session-closed': (at) => `the server closed the HTTP/2 connection with an error before a complete answer (${at})`,
+};
+
+/** The proxy itself could not be reached or kept: `via` is the proxy, `host` the service behind it. */
+const PROXY_UNREACHABLE: Readonly<Record<NetworkFailure, (via: string, host: string) => string>> = {
+  refused: (via, host) => `connection refused by proxy ${via} (while reaching ${host})`,
+  reset: (via, host) => `connection to proxy ${via} reset (while reaching ${host})`,
+  'closed-while-sending': (via, host) => `proxy ${via} closed the connection while sending (while reaching ${host})`,
+  'host-not-found': (via, host) => `proxy host ${via} not found (DNS) (while reaching ${host})`,
+  'lookup-failed': (via, host) => `lookup of proxy ${via} failed (DNS), try again (while reaching ${host})`,
+  'host-unreachable': (via, host) => `proxy ${via} unreachable: host unreachable (while reaching ${host})`,
+  'network-unreachable': (via, host) => `proxy ${via} unreachable: network unreachable (while reaching ${host})`,
+  closed: (via, host) => `proxy ${via} closed the connection before a complete answer (while reaching ${host})`,
+  'proxy-closed': (via, host) => `proxy ${via} closed the connection (while reaching ${host})`,
+  'short-body': (via, host) => `the answer through proxy ${via} was shorter than announced (while reaching ${host})`,
+  'stream-refused': (via, host) => `proxy ${via} refused the HTTP/2 stream (while reaching ${host})`,
+  'stream-reset': (via, host) => `proxy ${via} reset the HTTP/2 stream (while reaching ${host})`,
+  'session-closed': (via, host) => `proxy ${via} closed the HTTP/2 connection with an error (while reaching ${host})`,
+};
+
+/**
+ * The failures a command words itself: the API's own message, a web page where the API should
+ * be, and an interrupt (whether the thing was done is the command's to say).
+ */
+export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-page' | 'interrupted' }>;
+
+/** Every other failure, in one sentence each. */
+export function describeTransportFailure(attempt: Exclude<FailedAttempt, CommandWorded>): string {
+  switch (attempt.kind) {
+    case 'timeout': {
+      const at = where(attempt);
+      const limit = formatSeconds(attempt.ms);
+      if (attempt.phase === 'body') {
+        return `the ${attempt.status} answer from ${at} was not complete within ${limit} (timeout; raise it with --timeout)`;
+      }
+      if (attempt.phase === 'connect') return `could not connect to ${at} within ${limit} (timeout; raise it with --timeout)`;
+      return `no complete answer from ${at} within ${limit} (timeout; raise it with --timeout)`;
+    }
+    case 'body-cut':
+      // One wording for every body cut short: whether it shows as a reset or a close depends on
+      // the Node version and on timing, not on anything the user could act on differently.
+      return `connection reset or closed while the server was sending a ${attempt.status} answer (${where(attempt)})`;
+    case 'network':
+      return NETWORK[attempt.what](where(attempt));
+    case 'proxy-unreachable':
+      return PROXY_UNREACHABLE[attempt.what](attempt.via, attempt.host);
+    case 'proxy-refused':
+      return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT)`;
+    case 'tls': {
+      // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
+      const reason = said(attempt.reason).replace(/;\s*if the root CA is installed locally.*$/i, '');
+      return `TLS failure talking to ${where(attempt)}: ${reason} (trust a private CA with --cacert)`;
+    }
+    case 'malformed':
+      return attempt.headersTooLarge
+        ? `malformed HTTP answer from ${where(attempt)}: headers too large`
+        : `malformed HTTP answer from ${where(attempt)}`;
+    case 'not-loopback':
+      return `refusing to send the token over plain http: ${said(attempt.reason)}`;
+    case 'redirect':
+      return describeRedirect(attempt.status, attempt.location);
+    case 'failed':
+      return `request to ${where(attempt)} failed: ${said(attempt.reason)}`;
+  }
+}
+
+function describeRedirect(status: number, location: string | undefined): string {
+  // Following it would hand the bearer token to wherever the server points.
+  if (location !== undefined) {
+    return `the server redirected to ${location}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`;
+  }
+  const known = statusText(status);
+  return known === `HTTP status ${status}` ? `the server answered HTTP ${status} without a Location` : `the server answered ${status} ${known} without a Location`;
+}
+
+function where(route: Route): string {
+  return route.via === undefined ? route.host : `${route.host} via proxy ${route.via}`;
+}
+
+/** A lower layer's words, or a stand-in when it had none. */
+function said(reason: string): string {
+  return reason || 'unknown error';
+}
