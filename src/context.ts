@@ -1,6 +1,7 @@
 import { type ConfigFile, openConfig } from './config/file.js';
 import type { Target } from './config/resolve.js';
-import type { AttemptGate, NetworkOptions, PlantApi } from './http/client.js';
+import type { NetworkOptions, PlantApi } from './http/client.js';
+import type { AttemptGate } from './http/gate.js';
 import type { FailedAttempt } from './http/outcome.js';
 import type { Env, IO } from './ui/io.js';
 import { shown } from './ui/shown.js';

@@ -1,13 +1,13 @@
 import type { Dispatcher } from 'undici';
-import { feedbackFor, type Permit } from '../batch/throttle-policy.js';
 import { plantUrl } from '../config/base-url.js';
 import type { Target } from '../config/resolve.js';
 import type { Env } from '../ui/io.js';
 import { createMask, type Mask } from '../ui/secret-mask.js';
-import { classifyStatus, verdictOf } from './classify.js';
+import { classifyStatus, isLoadRefusal, verdictOf } from './classify.js';
 import { type DeadlineSignal, Deadlines, TIMED_OUT } from './deadlines.js';
 import { createDispatcher, ON_SENT, type SentHook } from './dispatcher.js';
 import { htmlTitle, parseErrorBody, serverLine, statusText } from './error-body.js';
+import { type AttemptGate, feedbackFor } from './gate.js';
 import type { FailedAttempt, PlantOutcome, Route } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { failedRequest } from './request-errors.js';
@@ -41,22 +41,8 @@ export interface ApiOptions extends NetworkOptions {
   describe?: (attempt: FailedAttempt) => string;
   dispatcher?: Dispatcher;
   random?: () => number;
-  /** The run's throttle (batch/throttle.ts); without one, attempts go out as soon as they are ready. */
+  /** The run's throttle (batch/throttle/); without one, attempts go out as soon as they are ready. */
   gate?: AttemptGate;
-}
-
-/** The one gate every attempt of a run passes, first or retry: it paces the run when the server pushes back. */
-export interface AttemptGate {
-  acquire(kind: 'first' | 'retry', signal: AbortSignal): Permit | undefined | Promise<Permit | undefined>;
-  /** Why the run stopped trying, once the server has refused everything for too long. */
-  gaveUp(): string | undefined;
-  /**
-   * Whether the server has lately admitted requests of this run. A refusal then is the run's
-   * pacing, not this id failing, and costs a fifth of a retry; otherwise a whole one.
-   */
-  admitting(): boolean;
-  /** A request the HTTP layer sent again on its own (HTTP/2): it counts against --rate like any start. */
-  resent?(): void;
 }
 
 export interface PlantApi {
@@ -199,8 +185,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
     const budget = options.retries * REFUSALS_PER_RETRY;
     let previous: Failed | undefined;
     for (let number = 1; ; number++) {
-      let permit = gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
-      if (permit instanceof Promise) permit = await permit;
+      const permit = await gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
       if (gate && permit === undefined) return notAdmitted(id, previous, interrupt);
       // The attempts still assured however the next ones fail: the trace never numbers one past it.
       const total = number + Math.floor((budget - spent) / REFUSALS_PER_RETRY);
@@ -215,7 +200,7 @@ export function createPlantApi(options: ApiOptions): PlantApi {
       if (outcome.kind === 'deleted') return { kind: 'deleted', id, status: outcome.status };
       const verdict = verdictOf(outcome);
       const failed: Failed = { kind: 'failed', id, last: outcome, attempts: number, earlierAnswerLost: lost };
-      const paced = verdict.load === 'refused' && gate?.admitting() === true;
+      const paced = isLoadRefusal(verdict.load) && gate?.admitting() === true;
       spent += paced ? 1 : REFUSALS_PER_RETRY;
       if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
       if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {

@@ -2,14 +2,14 @@ import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
 import { NO_PROGRESS, startProgress } from '../../batch/progress.js';
 import { describeRate, type Rate } from '../../batch/rate-limit.js';
 import { type DeleteResult, isFailure, notAttempted, Tally } from '../../batch/result.js';
-import { Throttle } from '../../batch/throttle.js';
-import type { ThrottleChange, ThrottleStats } from '../../batch/throttle-policy.js';
+import { Throttle, type ThrottleChange, type ThrottleStats } from '../../batch/throttle/throttle.js';
 import { plantUrl } from '../../config/base-url.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
 import { resolveTarget, type Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode, UsageError } from '../../errors.js';
 import { CACERT, JSON_OUTPUT, MAX_RETRY_WAIT, QUIET, RETRIES, TIMEOUT, VERBOSE } from '../../flags/global.js';
+import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
 import type { NetworkOptions } from '../../http/client.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
@@ -49,7 +49,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
   const linesOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
   const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
-  // One throttle for the whole run: a 429 or 503 is about the server, not about one id.
+  // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
     ceiling: concurrency,
     ...(rate ? { rate } : {}),
@@ -168,7 +168,9 @@ function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats):
 /** Why a run went slower than it could have: once in the summary, never per request. */
 function throttleNote(stats: ThrottleStats): string {
   if (stats.refusals === 0) return '';
-  const parts = [`throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (429/503)`];
+  const parts = [
+    `throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (${LOAD_REFUSAL_STATUSES.join('/')})`,
+  ];
   if (stats.rateCuts > 0)
     parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
   if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
@@ -180,9 +182,9 @@ function throttleNote(stats: ThrottleStats): string {
 function describeChange(change: ThrottleChange): string {
   switch (change.kind) {
     case 'slowed':
-      return `throttled: the server refused a request (${change.reason}); sending at ~${Math.round(change.ratePerSecond)}/s`;
+      return `throttled: the server refused a request (${change.status}); sending at ~${Math.round(change.ratePerSecond)}/s`;
     case 'concurrency':
-      return `throttled: the server is overloaded (503); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
+      return `throttled: the server is overloaded (${change.status}); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
     case 'paused':
       return change.reason === 'retry-after'
         ? `throttled: the server asked to wait ${seconds(change.forMs)}; nothing is sent until then`

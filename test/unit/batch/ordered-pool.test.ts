@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PoolOptions, runOrdered } from '../../src/batch/ordered-pool.js';
+import { type PoolOptions, runOrdered } from '../../../src/batch/ordered-pool.js';
 
 /** A started item whose outcome the test decides. */
 interface Pending {
