@@ -1,4 +1,4 @@
-import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
+import { runOrdered } from '../../batch/ordered-pool.js';
 import { NO_PROGRESS, startProgress } from '../../batch/progress.js';
 import { describeRate, type Rate } from '../../batch/rate-limit.js';
 import { type DeleteResult, isFailure, notAttempted, Tally } from '../../batch/result.js';
@@ -70,10 +70,9 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   try {
     await runOrdered<string, DeleteResult>({
       items: ids,
-      // The throttle bounds the requests in flight (at most --concurrency); the pool only
-      // bounds the results held for ordering, so an id waiting out a Retry-After or one
-      // slow answer holds back nothing but its own line.
-      concurrency: DEFAULT_WINDOW,
+      // No concurrency here: the throttle bounds the requests in flight (at most --concurrency)
+      // through hold; the pool only bounds the results held for ordering (its window), so an
+      // id waiting out a Retry-After or one slow answer holds back nothing but its own line.
       signal: ctx.signal,
       hold(resume) {
         // A reader slower than the deletions (`| less`) holds new starts back instead of growing the queue.
