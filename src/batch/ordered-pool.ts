@@ -1,8 +1,11 @@
 export interface PoolOptions<T, R> {
   /** Consumed lazily: at most `window` items ahead of the last one emitted. */
   items: Iterable<T>;
-  /** Items in progress at once (a whole number, at least 1). */
-  concurrency: number;
+  /**
+   * Items in progress at once (a whole number, at least 1); by default as many as the window
+   * allows. A throttle that bounds the work itself (through `hold`) needs no other bound here.
+   */
+  concurrency?: number;
   /**
    * Items started but not yet emitted, at most (default DEFAULT_WINDOW): how far work may run
    * ahead of a slow item, and so how many finished results may wait here for it.
@@ -47,8 +50,9 @@ export const DEFAULT_WINDOW = 16_384;
  * it is done. Only when `window` items are started but not emitted does the pool wait
  * for the slow one, so memory stays bounded however long the input.
  */
-export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ started: number }> {
-  const { concurrency, window = DEFAULT_WINDOW } = opts;
+export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<void> {
+  const { window = DEFAULT_WINDOW } = opts;
+  const concurrency = opts.concurrency ?? window;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   }
@@ -200,7 +204,6 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<{ start
       throw error;
     }
   }
-  return { started };
 }
 
 function closeQuietly(iterator: Iterator<unknown>): void {

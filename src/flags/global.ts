@@ -1,3 +1,4 @@
+import { RETRIED_STATUSES } from '../http/classify.js';
 import { Flag } from './flag.js';
 import { baseUrl, profileName, seconds, text, wholeNumber } from './kinds.js';
 
@@ -63,7 +64,8 @@ export const RETRIES = Flag.valued(
   {
     key: 'retries',
     flags: '--retries <n>',
-    help: 'retries on refused/reset connections, timeouts, 429/502/503/504',
+    // The statuses from the one table (http/classify.ts): a change of retry rule changes the help with it.
+    help: `retries on refused/reset connections, timeouts, ${RETRIED_STATUSES.join('/')}`,
     env: 'PLANTSTORE_RETRIES',
     envHelp: 'retries of a failed attempt',
     default: '2',

@@ -10,8 +10,18 @@
 import { Exit, type ExitCode } from '../errors.js';
 import type { FailedAttempt, NetworkFailure, TimeoutPhase } from './outcome.js';
 
-/** What an answer tells the throttle: processed, refused for load ("not now"), or nothing about load. */
-export type Load = 'ok' | 'refused' | 'neutral';
+/**
+ * What an answer tells the throttle: processed; refused for load ("not now"), either because
+ * the run sends too fast (rate-limited: the throttle cuts its rate) or because the server has
+ * too much in hand (overloaded: the throttle cuts the requests in flight); or nothing about load.
+ */
+export type Load = LoadRefusal | 'ok' | 'neutral';
+export type LoadRefusal = 'rate-limited' | 'overloaded';
+
+/** A refusal for load: the request was not processed, and the throttle slows down. */
+export function isLoadRefusal(load: Load): load is LoadRefusal {
+  return load === 'rate-limited' || load === 'overloaded';
+}
 
 export interface Verdict {
   exit: ExitCode;
@@ -42,12 +52,12 @@ const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: Statu
   [404, 404, row('not-found', Exit.notFound, false, 'ok')],
   // "Not now" rather than "no": the request was not processed, and under a rate limit
   // refusals are how a run finds the server's pace.
-  [429, 429, row('refusal', Exit.server, true, 'refused')],
+  [429, 429, row('refusal', Exit.server, true, 'rate-limited')],
   [400, 499, row('rejected', Exit.apiRefused, false, 'ok')],
   // 500 usually means a bug, not load, so it is not retried; 502 and 504 are a gateway's
   // trouble, often passing. None of the three says we send too fast.
   [502, 502, row('server', Exit.server, true, 'neutral')],
-  [503, 503, row('refusal', Exit.server, true, 'refused')],
+  [503, 503, row('refusal', Exit.server, true, 'overloaded')],
   [504, 504, row('server', Exit.server, true, 'neutral')],
   [500, 599, row('server', Exit.server, false, 'neutral')],
 ];
@@ -63,8 +73,22 @@ export function classifyStatus(status: number): StatusVerdict {
 }
 
 /** The statuses that refuse for load; the throttle slows down on them. */
-export function isRefusal(status: number): status is 429 | 503 {
-  return classifyStatus(status).load === 'refused';
+export function isRefusal(status: number): boolean {
+  return isLoadRefusal(classifyStatus(status).load);
+}
+
+/**
+ * The statuses the table names on their own rows or as the start of a range, from 400 up, by
+ * whether they are retried: what --retries' help and the README list (a test holds the README to it).
+ */
+export const RETRIED_STATUSES: readonly number[] = namedFailures((verdict) => verdict.retryable);
+export const UNRETRIED_STATUSES: readonly number[] = namedFailures((verdict) => !verdict.retryable);
+/** The statuses that refuse for load, as the summary line names them. */
+export const LOAD_REFUSAL_STATUSES: readonly number[] = namedFailures((verdict) => isLoadRefusal(verdict.load));
+
+function namedFailures(which: (verdict: StatusVerdict) => boolean): number[] {
+  const named = STATUSES.filter(([from, , verdict]) => from >= 400 && which(verdict)).map(([from]) => from);
+  return [...new Set(named)].sort((a, b) => a - b);
 }
 
 /** The codes request-errors.ts gives HTTP/2 failures, which Node and undici report only in words. */
@@ -220,7 +244,7 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
   }
 }
 
-/** A failure after the head of a 429 or 503 still refused for load: the status had said so. */
+/** A failure after the head of a refusal for load still refused: the status had said so. */
 function loadOf(answerBegun: number | undefined): Load {
   return answerBegun === undefined ? 'neutral' : classifyStatus(answerBegun).load;
 }

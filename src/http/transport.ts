@@ -3,13 +3,13 @@
 // success means, and the words for what happened, are the command's.
 
 import type { Dispatcher } from 'undici';
-import { feedbackFor, type Permit } from '../batch/throttle-policy.js';
 import type { Env } from '../platform/env.js';
 import { createMask } from '../ui/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
-import { verdictOf } from './classify.js';
+import { isLoadRefusal, verdictOf } from './classify.js';
 import { Deadlines } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
+import { type AttemptGate, feedbackFor } from './gate.js';
 import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { backoffDelayMs, REFUSALS_PER_RETRY, wait } from './retry.js';
@@ -45,20 +45,6 @@ export interface TransportOptions extends NetworkOptions {
   random?: () => number;
   /** The run's throttle; without one, attempts go out as soon as they are ready. */
   gate?: AttemptGate;
-}
-
-/** The one gate every attempt of a run passes, first or retry: it paces the run when the server pushes back. */
-export interface AttemptGate {
-  acquire(kind: 'first' | 'retry', signal: AbortSignal): Permit | undefined | Promise<Permit | undefined>;
-  /** Why the run stopped trying, once the server has refused everything for too long. */
-  gaveUp(): string | undefined;
-  /**
-   * Whether the server has lately admitted requests of this run. A refusal then is the run's
-   * pacing, not this request failing, and costs a fifth of a retry; otherwise a whole one.
-   */
-  admitting(): boolean;
-  /** A request the HTTP layer sent again on its own (HTTP/2): it counts against --rate like any start. */
-  resent?(): void;
 }
 
 export interface Transport {
@@ -145,7 +131,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (outcome.kind === 'ok') return outcome;
       const verdict = verdictOf(outcome, { idempotent });
       const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
-      const paced = verdict.load === 'refused' && gate?.admitting() === true;
+      const paced = isLoadRefusal(verdict.load) && gate?.admitting() === true;
       spent += paced ? 1 : REFUSALS_PER_RETRY;
       if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
       if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {

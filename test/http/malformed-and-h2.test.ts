@@ -12,7 +12,8 @@ import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeOutcome } from '../../src/commands/delete/outcomes.js';
 import { Exit } from '../../src/errors.js';
-import { type AttemptGate, createPlantApi } from '../../src/http/client.js';
+import { createPlantApi } from '../../src/http/client.js';
+import type { AttemptGate } from '../../src/http/gate.js';
 import { createCa, type Issued, issue, OPENSSL } from '../helpers/certificates.js';
 
 const TOKEN = 'h2-Token-0123456789abcdef';
@@ -107,7 +108,7 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
     const server = await h2Server((stream, n) => (n === 1 ? stream.close(http2.constants.NGHTTP2_REFUSED_STREAM) : ok(stream)));
     let resent = 0;
     const gate: AttemptGate = {
-      acquire: () => ({ startedAt: 0, release: () => {} }),
+      acquire: async () => ({ startedAt: 0, release: () => {} }),
       gaveUp: () => undefined,
       admitting: () => false,
       resent: () => resent++,

@@ -2,8 +2,8 @@
 // dispatcher (no sockets) and check the outcome of each id, what the throttle is told,
 // and that every string in an outcome is already masked.
 import { describe, expect, it } from 'vitest';
-import type { Feedback } from '../../src/batch/throttle-policy.js';
-import { type ApiOptions, type AttemptGate, createPlantApi } from '../../src/http/client.js';
+import { type ApiOptions, createPlantApi } from '../../src/http/client.js';
+import type { AttemptGate, Feedback } from '../../src/http/gate.js';
 import type { PlantOutcome } from '../../src/http/outcome.js';
 import { type Step, scriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 
@@ -19,7 +19,7 @@ function gate(admit: number, gaveUp?: string, admitting = false): AttemptGate & 
   let admitted = 0;
   return {
     feedback,
-    acquire: () => (admitted++ < admit ? { startedAt: 0, release: (given: Feedback) => feedback.push(given) } : undefined),
+    acquire: async () => (admitted++ < admit ? { startedAt: 0, release: (given: Feedback) => feedback.push(given) } : undefined),
     gaveUp: () => gaveUp,
     admitting: () => admitting,
   };
@@ -153,11 +153,11 @@ describe('what each attempt tells the throttle', () => {
   it.each<[string, Step, Feedback]>([
     ['a deletion', { answer: 204, headers: { 'retry-after': '5' } }, { kind: 'ok' }],
     ['a 404', notFound, { kind: 'ok' }],
-    ['a 429', { answer: 429, headers: { 'retry-after': '3' } }, { kind: 'refused', status: 429, retryAfterMs: 3000 }],
+    ['a 429', { answer: 429, headers: { 'retry-after': '3' } }, { kind: 'refused', load: 'rate-limited', status: 429, retryAfterMs: 3000 }],
     [
       'a 503 cut short',
       { answer: 503, headers: { 'retry-after': '2' }, cut: 'UND_ERR_SOCKET' },
-      { kind: 'refused', status: 503, retryAfterMs: 2000 },
+      { kind: 'refused', load: 'overloaded', status: 503, retryAfterMs: 2000 },
     ],
     ['a 500', { answer: 500 }, { kind: 'neutral' }],
     ['no answer', { error: 'ECONNREFUSED' }, { kind: 'neutral' }],

@@ -1,5 +1,5 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { feedbackFor } from '../../src/batch/throttle-policy.js';
 import { Exit } from '../../src/errors.js';
 import {
   classifyFailure,
@@ -7,17 +7,24 @@ import {
   H2_SESSION_CLOSED,
   H2_STREAM_REFUSED,
   H2_STREAM_RESET,
+  isLoadRefusal,
   isRefusal,
+  LOAD_REFUSAL_STATUSES,
+  type Load,
   NOT_LOOPBACK,
+  RETRIED_STATUSES,
   type StatusKind,
   type TransportFailure,
+  UNRETRIED_STATUSES,
   verdictOf,
 } from '../../src/http/classify.js';
+import { feedbackFor } from '../../src/http/gate.js';
 import type { FailedAttempt } from '../../src/http/outcome.js';
 import { failedRequest } from '../../src/http/request-errors.js';
+import { ROOT } from '../helpers/cli.js';
 
 describe('classifyStatus: every status class', () => {
-  it.each<[number, StatusKind, number, boolean, 'ok' | 'refused' | 'neutral']>([
+  it.each<[number, StatusKind, number, boolean, Load]>([
     // A final 1xx cannot be an answer to a DELETE, nor can a number outside HTTP's range.
     [100, 'malformed', Exit.server, false, 'neutral'],
     [101, 'malformed', Exit.server, false, 'neutral'],
@@ -40,12 +47,12 @@ describe('classifyStatus: every status class', () => {
     [404, 'not-found', Exit.notFound, false, 'ok'],
     [409, 'rejected', Exit.apiRefused, false, 'ok'],
     [422, 'rejected', Exit.apiRefused, false, 'ok'],
-    [429, 'refusal', Exit.server, true, 'refused'],
+    [429, 'refusal', Exit.server, true, 'rate-limited'],
     [499, 'rejected', Exit.apiRefused, false, 'ok'],
     [500, 'server', Exit.server, false, 'neutral'],
     [501, 'server', Exit.server, false, 'neutral'],
     [502, 'server', Exit.server, true, 'neutral'],
-    [503, 'refusal', Exit.server, true, 'refused'],
+    [503, 'refusal', Exit.server, true, 'overloaded'],
     [504, 'server', Exit.server, true, 'neutral'],
     [599, 'server', Exit.server, false, 'neutral'],
   ])('%i: %s, exit %i, retryable %s, load %s', (status, kind, exit, retryable, load) => {
@@ -58,19 +65,20 @@ describe('classifyStatus: every status class', () => {
 
   const ALL = Array.from({ length: 1000 }, (_, status) => status);
 
-  it('retries exactly 429, 502, 503 and 504 of all statuses', () => {
-    expect(ALL.filter((status) => classifyStatus(status).retryable)).toEqual([429, 502, 503, 504]);
+  it('retries the statuses RETRIED_STATUSES names, and no other', () => {
+    expect(ALL.filter((status) => classifyStatus(status).retryable)).toEqual(RETRIED_STATUSES);
+    expect(UNRETRIED_STATUSES.filter((status) => classifyStatus(status).retryable)).toEqual([]);
   });
 
-  it('counts exactly 429 and 503 as refusals for load, and isRefusal agrees', () => {
-    expect(ALL.filter((status) => classifyStatus(status).load === 'refused')).toEqual([429, 503]);
-    expect(ALL.filter(isRefusal)).toEqual([429, 503]);
+  it('names the refusals for load LOAD_REFUSAL_STATUSES, and isRefusal agrees', () => {
+    expect(ALL.filter((status) => isLoadRefusal(classifyStatus(status).load))).toEqual(LOAD_REFUSAL_STATUSES);
+    expect(ALL.filter(isRefusal)).toEqual(LOAD_REFUSAL_STATUSES);
   });
 
   it('feeds the throttle what the table says, and nothing about load when no answer came', () => {
     for (const status of ALL) {
       const load = classifyStatus(status).load;
-      expect(feedbackFor(status, 700)).toEqual(load === 'refused' ? { kind: 'refused', status, retryAfterMs: 700 } : { kind: load });
+      expect(feedbackFor(status, 700)).toEqual(isLoadRefusal(load) ? { kind: 'refused', load, status, retryAfterMs: 700 } : { kind: load });
     }
     expect(feedbackFor(null)).toEqual({ kind: 'neutral' });
   });
@@ -288,9 +296,9 @@ describe('transport failures: our own signals, proxies, answers cut short', () =
   });
 
   it('a 429 or 503 cut short still refused for load; other answers cut short say what their status says', () => {
-    expect(judge('ECONNRESET', { begun: 503 }).load).toBe('refused');
-    expect(judge('ECONNRESET', { begun: 429 }).load).toBe('refused');
-    expect(judge('', { begun: 503, aborted: 'timeout' }).load).toBe('refused');
+    expect(judge('ECONNRESET', { begun: 503 }).load).toBe('overloaded');
+    expect(judge('ECONNRESET', { begun: 429 }).load).toBe('rate-limited');
+    expect(judge('', { begun: 503, aborted: 'timeout' }).load).toBe('overloaded');
     expect(judge('ECONNRESET', { begun: 502 }).load).toBe('neutral');
     expect(judge('ECONNRESET', { begun: 404 }).load).toBe('ok');
   });
@@ -305,7 +313,34 @@ describe('verdictOf an answer with a failure status', () => {
       answerLost: false,
       load: 'ok',
     });
-    expect(verdictOf({ kind: 'api-error', status: 503, code: null, message: 'busy' })).toMatchObject({ retryable: true, load: 'refused' });
+    expect(verdictOf({ kind: 'api-error', status: 503, code: null, message: 'busy' })).toMatchObject({
+      retryable: true,
+      load: 'overloaded',
+    });
     expect(verdictOf({ kind: 'redirect', status: 304 })).toMatchObject({ exit: Exit.server, retryable: false });
+  });
+});
+
+describe("the README's lists of retried statuses are the table's", () => {
+  /** A README bullet (`- **Retries.**`...), its line breaks and indents read as single spaces. */
+  const bullet = (title: string): string => {
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const start = readme.indexOf(`- **${title}.**`);
+    expect(start).toBeGreaterThan(-1);
+    const end = readme.indexOf('\n- **', start + 1);
+    return readme.slice(start, end).replace(/\s+/g, ' ');
+  };
+  const inWords = (statuses: readonly number[], last: 'and' | 'or'): string =>
+    statuses.length < 2 ? statuses.join('') : `${statuses.slice(0, -1).join(', ')} ${last} ${statuses.at(-1)}`;
+
+  it('Retries names the retried statuses, and those never retried', () => {
+    const retries = bullet('Retries');
+    expect(retries).toContain(`on a timeout, and on ${inWords(RETRIED_STATUSES, 'and')}, and when`);
+    expect(retries).toContain(`It never retries ${inWords(UNRETRIED_STATUSES, 'or')}.`);
+  });
+
+  it('Throttling names the retried statuses that do not change the pace', () => {
+    const neutral = RETRIED_STATUSES.filter((status) => !isRefusal(status));
+    expect(bullet('Throttling')).toContain(`${neutral.join(', ')}, timeouts and resets are retried per request`);
   });
 });

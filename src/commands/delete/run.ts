@@ -1,11 +1,11 @@
-import { DEFAULT_WINDOW, runOrdered } from '../../batch/ordered-pool.js';
+import { runOrdered } from '../../batch/ordered-pool.js';
 import { describeRate, type Rate } from '../../batch/rate-limit.js';
-import { Throttle } from '../../batch/throttle.js';
-import type { ThrottleChange, ThrottleStats } from '../../batch/throttle-policy.js';
+import { Throttle, type ThrottleChange, type ThrottleStats } from '../../batch/throttle/throttle.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
 import { type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { AuthError, ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
+import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
 import type { NetworkOptions } from '../../http/transport.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
@@ -39,7 +39,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
   const linesOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
   const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
-  // One throttle for the whole run: a 429 or 503 is about the server, not about one id.
+  // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
     ceiling: concurrency,
     ...(rate ? { rate } : {}),
@@ -58,10 +58,9 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   try {
     await runOrdered<string, DeleteResult>({
       items: ids,
-      // The throttle bounds the requests in flight (at most --concurrency); the pool only
-      // bounds the results held for ordering, so an id waiting out a Retry-After or one
-      // slow answer holds back nothing but its own line.
-      concurrency: DEFAULT_WINDOW,
+      // No concurrency here: the throttle bounds the requests in flight (at most --concurrency)
+      // through hold; the pool only bounds the results held for ordering (its window), so an
+      // id waiting out a Retry-After or one slow answer holds back nothing but its own line.
       signal: ctx.signal,
       hold(resume) {
         // A reader slower than the deletions (`| less`) holds new starts back instead of growing the queue.
@@ -162,7 +161,9 @@ function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats):
 /** Why a run went slower than it could have: once in the summary, never per request. */
 function throttleNote(stats: ThrottleStats): string {
   if (stats.refusals === 0) return '';
-  const parts = [`throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (429/503)`];
+  const parts = [
+    `throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (${LOAD_REFUSAL_STATUSES.join('/')})`,
+  ];
   if (stats.rateCuts > 0)
     parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
   if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
@@ -174,9 +175,9 @@ function throttleNote(stats: ThrottleStats): string {
 function describeChange(change: ThrottleChange): string {
   switch (change.kind) {
     case 'slowed':
-      return `throttled: the server refused a request (${change.reason}); sending at ~${Math.round(change.ratePerSecond)}/s`;
+      return `throttled: the server refused a request (${change.status}); sending at ~${Math.round(change.ratePerSecond)}/s`;
     case 'concurrency':
-      return `throttled: the server is overloaded (503); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
+      return `throttled: the server is overloaded (${change.status}); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
     case 'paused':
       return change.reason === 'retry-after'
         ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeRate, MAX_RATE_COUNT, parseRate, RecentCount, SlidingWindowLimiter } from '../../src/batch/rate-limit.js';
+import { describeRate, MAX_RATE_COUNT, parseRate, RecentCount, SlidingWindowLimiter } from '../../../src/batch/rate-limit.js';
 
 describe('parseRate: curl syntax <n>[/s|/m|/h|/d], a bare <n> per second', () => {
   it.each([

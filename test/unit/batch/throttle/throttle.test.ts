@@ -1,26 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { Throttle } from '../../src/batch/throttle.js';
 import {
-  CONCURRENCY_DECREASE,
-  CONCURRENCY_INCREASE_AFTER,
   cubicGrowth,
-  DEFAULT_PAUSE_MS,
-  type Feedback,
-  feedbackFor,
-  type Permit,
   PROBE_DOUBLING_MS,
   PROBE_DOUBLINGS,
   RATE_DECREASE,
   RATE_RECOVERY_S,
-  type ThrottleChange,
-  type ThrottleOptions,
-} from '../../src/batch/throttle-policy.js';
-import { REFUSALS_PER_RETRY } from '../../src/http/retry.js';
+} from '../../../../src/batch/throttle/adaptive-rate.js';
+import { CONCURRENCY_DECREASE, CONCURRENCY_INCREASE_AFTER } from '../../../../src/batch/throttle/concurrency-limit.js';
+import { DEFAULT_PAUSE_MS } from '../../../../src/batch/throttle/pause.js';
+import { Throttle, type ThrottleChange, type ThrottleOptions } from '../../../../src/batch/throttle/throttle.js';
+import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';
+import { REFUSALS_PER_RETRY } from '../../../../src/http/retry.js';
 
 // How often http/client.ts lets one id be refused with the default --retries 2.
 const MAX_REFUSALS_PER_ID = 2 * REFUSALS_PER_RETRY;
 
-import { runOrdered } from '../../src/batch/ordered-pool.js';
+import { runOrdered } from '../../../../src/batch/ordered-pool.js';
 
 interface TimerEvent {
   at: number;
@@ -120,16 +115,19 @@ function setup(options: Partial<ThrottleOptions> = {}) {
     ...options,
   });
   const signal = new AbortController().signal;
-  /** A permit that the test expects at once. */
-  const now = (kind: 'first' | 'retry' = 'first'): Permit => {
-    const permit = throttle.acquire(kind, signal);
-    if (permit === undefined || permit instanceof Promise) throw new Error('expected a permit at once');
+  /** A permit that the test expects at once: granted when asked for, before anything else can run. */
+  const now = async (kind: 'first' | 'retry' = 'first'): Promise<Permit> => {
+    let permit: Permit | undefined;
+    void throttle.acquire(kind, signal).then((granted) => {
+      permit = granted;
+    });
+    await Promise.resolve();
+    if (permit === undefined) throw new Error('expected a permit at once');
     return permit;
   };
   /** Tracks an acquisition that has to wait. */
   const later = (kind: 'first' | 'retry' = 'first', on: AbortSignal = signal) => {
     const acquired = throttle.acquire(kind, on);
-    if (!(acquired instanceof Promise)) throw new Error('expected to wait');
     const state: { permit: Permit | undefined; settled: boolean } = { permit: undefined, settled: false };
     acquired.then((permit) => {
       state.permit = permit;
@@ -142,7 +140,7 @@ function setup(options: Partial<ThrottleOptions> = {}) {
     const acquired = throttle.acquire(kind, signal);
     let permit: Permit | undefined;
     let settled = false;
-    Promise.resolve(acquired).then((p) => {
+    acquired.then((p) => {
       permit = p;
       settled = true;
     });
@@ -155,45 +153,20 @@ function setup(options: Partial<ThrottleOptions> = {}) {
 
 const ok: Feedback = { kind: 'ok' };
 const neutral: Feedback = { kind: 'neutral' };
-const refused = (status: 429 | 503, retryAfterMs?: number): Feedback => ({ kind: 'refused', status, retryAfterMs });
-
-describe('feedbackFor: what an answer says about load', () => {
-  it.each([
-    [204, 'ok'],
-    [200, 'ok'],
-    [301, 'ok'],
-    [400, 'ok'],
-    [401, 'ok'],
-    [404, 'ok'],
-    [429, 'refused'],
-    [503, 'refused'],
-    [500, 'neutral'],
-    [502, 'neutral'],
-    [504, 'neutral'],
-    [null, 'neutral'],
-  ] as const)('%s: %s', (status, kind) => {
-    expect(feedbackFor(status, 1000).kind).toBe(kind);
-  });
-
-  it('keeps the status and Retry-After of a refusal', () => {
-    expect(feedbackFor(503, 1500)).toEqual({ kind: 'refused', status: 503, retryAfterMs: 1500 });
-    expect(feedbackFor(429)).toEqual({ kind: 'refused', status: 429, retryAfterMs: undefined });
-  });
-});
+const refused = (status: 429 | 503, retryAfterMs?: number): Feedback => feedbackFor(status, retryAfterMs);
 
 describe('Throttle: gates', () => {
-  it('hands out a permit at once, with no timer, while every gate is open', () => {
-    const { clock, throttle, signal } = setup();
+  it('hands out a permit at once, with no timer, while every gate is open', async () => {
+    const { clock, now } = setup();
     clock.now = 42;
-    const permit = throttle.acquire('first', signal);
-    expect(permit).not.toBeInstanceOf(Promise);
-    expect((permit as Permit).startedAt).toBe(42);
+    const permit = await now();
+    expect(permit.startedAt).toBe(42);
     expect(clock.pendingTimers).toBe(0);
   });
 
   it('a resend by the HTTP layer counts against --rate: the next start waits its spacing', async () => {
     const { clock, throttle, now, next } = setup({ rate: { count: 10, periodMs: 1000 } });
-    now().release(ok); // at 0
+    (await now()).release(ok); // at 0
     clock.now = 100;
     throttle.resent(); // undici sent a request again on its own, at 100
     const permit = await next();
@@ -202,7 +175,7 @@ describe('Throttle: gates', () => {
 
   it('never has more than the ceiling in flight; a release lets the next one go', async () => {
     const { throttle, now, later } = setup({ ceiling: 3 });
-    const permits = [now(), now(), now()];
+    const permits = await Promise.all([now(), now(), now()]);
     const waiting = later();
     await settle();
     expect(waiting.settled).toBe(false);
@@ -214,7 +187,7 @@ describe('Throttle: gates', () => {
 
   it('serves retries before first attempts, each kind in arrival order', async () => {
     const { now, later } = setup({ ceiling: 1 });
-    const busy = now();
+    const busy = await now();
     const order: string[] = [];
     const queued = { a: later('first'), b: later('first'), c: later('retry'), d: later('retry') };
     let current = busy;
@@ -232,9 +205,9 @@ describe('Throttle: gates', () => {
     const { clock, throttle, now, later } = setup({ ceiling: 1 });
     const aborted = new AbortController();
     aborted.abort();
-    expect(throttle.acquire('first', aborted.signal)).toBeUndefined();
+    expect(await throttle.acquire('first', aborted.signal)).toBeUndefined();
     // A pause makes the waiter wait on a timer, not on a release.
-    now().release(refused(429, 5000));
+    (await now()).release(refused(429, 5000));
     const interrupt = new AbortController();
     const waiting = later('retry', interrupt.signal);
     expect(clock.pendingTimers).toBe(1);
@@ -246,40 +219,40 @@ describe('Throttle: gates', () => {
 
   it('close() turns waiters away and clears the timer', async () => {
     const { clock, throttle, now, later, signal } = setup({ ceiling: 1 });
-    now().release(refused(429, 5000));
+    (await now()).release(refused(429, 5000));
     const waiting = later();
     throttle.close();
     await settle();
     expect(waiting).toEqual({ permit: undefined, settled: true });
     expect(clock.pendingTimers).toBe(0);
-    expect(throttle.acquire('first', signal)).toBeUndefined();
+    expect(await throttle.acquire('first', signal)).toBeUndefined();
     expect(throttle.gaveUp()).toBeUndefined();
   });
 
-  it('a neutral answer changes nothing but the count in flight: no growth back, no end to a run of refusals', () => {
+  it('a neutral answer changes nothing but the count in flight: no growth back, no end to a run of refusals', async () => {
     const { clock, throttle, changes, now } = setup({ ceiling: 4, stallMs: 10_000 });
-    const [a, b] = [now(), now()];
+    const [a, b] = await Promise.all([now(), now()]);
     b.release(refused(503, undefined));
     a.release(neutral);
     const after503 = throttle.stats();
     expect(after503.concurrencyLimit).toBe(1);
-    for (let i = 0; i < 100; i += 1) now().release(neutral);
+    for (let i = 0; i < 100; i += 1) (await now()).release(neutral);
     expect(throttle.stats()).toEqual(after503);
     expect(changes).toHaveLength(1);
     clock.now = 10_000;
-    now().release(refused(503, undefined));
+    (await now()).release(refused(503, undefined));
     expect(throttle.gaveUp()).toBeDefined();
   });
 });
 
 describe('Throttle: admitting, which prices a refusal for http/client.ts', () => {
-  it('is true only while the server has admitted a request of the run in about the last second', () => {
+  it('is true only while the server has admitted a request of the run in about the last second', async () => {
     const { clock, throttle, now } = setup({ ceiling: 4 });
     expect(throttle.admitting()).toBe(false);
-    now().release(refused(429, 0));
+    (await now()).release(refused(429, 0));
     expect(throttle.admitting()).toBe(false);
     clock.now = 5000;
-    now().release(ok);
+    (await now()).release(ok);
     expect(throttle.admitting()).toBe(true);
     clock.now = 5000 + 2000;
     expect(throttle.admitting()).toBe(false);
@@ -288,9 +261,9 @@ describe('Throttle: admitting, which prices a refusal for http/client.ts', () =>
 
 describe('Throttle: 429 cuts the rate', () => {
   /** 60 in flight from time 0; at 500 ms, 50 answer ok and the 51st is refused: 100/s admitted. */
-  function cutAtHalfSecond() {
+  async function cutAtHalfSecond() {
     const t = setup({ ceiling: 64 });
-    const permits = Array.from({ length: 60 }, () => t.now());
+    const permits = await Promise.all(Array.from({ length: 60 }, () => t.now()));
     // The server admits 100/s: fifty answers over the first half second, one every 10 ms.
     for (const [i, permit] of permits.slice(0, 50).entries()) {
       t.clock.now = 10 * (i + 1);
@@ -301,10 +274,10 @@ describe('Throttle: 429 cuts the rate', () => {
   }
 
   it('to RATE_DECREASE times the admitted rate, and paces starts at that rate', async () => {
-    const { clock, throttle, changes, now, later } = cutAtHalfSecond();
+    const { clock, throttle, changes, now, later } = await cutAtHalfSecond();
     expect(throttle.stats().ratePerSecond).toBeCloseTo(RATE_DECREASE * 100);
-    expect(changes).toEqual([{ kind: 'slowed', reason: 429, ratePerSecond: throttle.stats().ratePerSecond }]);
-    now();
+    expect(changes).toEqual([{ kind: 'slowed', status: 429, ratePerSecond: throttle.stats().ratePerSecond }]);
+    await now();
     const waiting = later();
     const spacing = 1000 / (RATE_DECREASE * 100);
     await clock.advance(spacing - 0.5);
@@ -313,13 +286,13 @@ describe('Throttle: 429 cuts the rate', () => {
     expect(waiting.permit?.startedAt).toBeCloseTo(500 + spacing);
   });
 
-  it('once per round trip: refusals of requests already in flight at the cut do not cut again', () => {
-    const { clock, throttle, inFlight, now } = cutAtHalfSecond();
+  it('once per round trip: refusals of requests already in flight at the cut do not cut again', async () => {
+    const { clock, throttle, inFlight, now } = await cutAtHalfSecond();
     const rate = throttle.stats().ratePerSecond;
     for (const permit of inFlight) permit.release(refused(429, 1000));
     expect(throttle.stats()).toMatchObject({ rateCuts: 1, refusals: 10, ratePerSecond: rate });
     // A request sent after the cut and refused is news: it cuts again, from the lower rate.
-    const after = now();
+    const after = await now();
     clock.now += 10;
     after.release(refused(429, 1000));
     expect(throttle.stats().rateCuts).toBe(2);
@@ -327,7 +300,7 @@ describe('Throttle: 429 cuts the rate', () => {
   });
 
   it('after the first cut, the rate doubles every PROBE_DOUBLING_MS of good answers until the server pushes back (slow start)', async () => {
-    const { clock, throttle, inFlight, next } = cutAtHalfSecond();
+    const { clock, throttle, inFlight, next } = await cutAtHalfSecond();
     for (const permit of inFlight) permit.release(ok);
     const from = throttle.stats().ratePerSecond as number;
     while (clock.now < 500 + 2 * PROBE_DOUBLING_MS) (await next()).release(ok);
@@ -342,7 +315,7 @@ describe('Throttle: 429 cuts the rate', () => {
   });
 
   it('a slow start that doubles PROBE_DOUBLINGS times without a refusal ends: the first refusal was a fluke', async () => {
-    const { clock, throttle, changes, inFlight, next } = cutAtHalfSecond();
+    const { clock, throttle, changes, inFlight, next } = await cutAtHalfSecond();
     for (const permit of inFlight) permit.release(ok);
     const cutAt = clock.now;
     while (clock.now < cutAt + PROBE_DOUBLINGS * PROBE_DOUBLING_MS) (await next()).release(ok);
@@ -352,7 +325,7 @@ describe('Throttle: 429 cuts the rate', () => {
   });
 
   it('after a later cut, good answers bring the rate back to where the server pushed back, then past it, and recovery is reported', async () => {
-    const { clock, throttle, changes, inFlight, next } = cutAtHalfSecond();
+    const { clock, throttle, changes, inFlight, next } = await cutAtHalfSecond();
     for (const permit of inFlight) permit.release(ok);
     // A refusal to a request sent after the first cut ends the slow start.
     (await next()).release(refused(429, 1000));
@@ -392,7 +365,7 @@ describe('Throttle: a 429 with nothing admitted lately', () => {
     for (const permit of permits.slice(0, 20)) permit.release(ok);
     const after = await next();
     expect(after.startedAt).toBe(1005);
-    expect(changes.at(-1)).toMatchObject({ kind: 'slowed', reason: 429 });
+    expect(changes.at(-1)).toMatchObject({ kind: 'slowed', status: 429 });
     // Twenty admitted in the second it waited: the slow start begins from 0.7 × 20/s.
     expect(throttle.stats().ratePerSecond).toBeCloseTo(RATE_DECREASE * 20);
   });
@@ -401,11 +374,11 @@ describe('Throttle: a 429 with nothing admitted lately', () => {
 describe('Throttle: 503 cuts the requests in flight', () => {
   it('to CONCURRENCY_DECREASE times the count in flight when the refused one was sent, once per round trip', async () => {
     const { throttle, changes, now, later } = setup({ ceiling: 10 });
-    const permits = Array.from({ length: 10 }, () => now());
+    const permits = await Promise.all(Array.from({ length: 10 }, () => now()));
     // The server took five; the sixth was one too many.
     permits[5]?.release(refused(503, 1000));
     const limit = Math.floor(CONCURRENCY_DECREASE * 6);
-    expect(changes).toEqual([{ kind: 'concurrency', limit }]);
+    expect(changes).toEqual([{ kind: 'concurrency', status: 503, limit }]);
     for (const permit of permits.slice(6)) permit.release(refused(503, 1000));
     expect(throttle.stats()).toMatchObject({ concurrencyLimit: limit, concurrencyCuts: 1, rateCuts: 0, ratePerSecond: undefined });
     // Five still in flight: nothing more starts until fewer than the limit are.
@@ -418,15 +391,15 @@ describe('Throttle: 503 cuts the requests in flight', () => {
     expect(waiting.permit).toBeDefined();
   });
 
-  it('grows back by one after CONCURRENCY_INCREASE_AFTER × the limit good answers in a row, up to the ceiling', () => {
+  it('grows back by one after CONCURRENCY_INCREASE_AFTER × the limit good answers in a row, up to the ceiling', async () => {
     const { throttle, now } = setup({ ceiling: 4 });
-    const first = [now(), now(), now(), now()];
+    const first = await Promise.all([now(), now(), now(), now()]);
     first[1]?.release(refused(503, undefined));
     for (const permit of [first[0], first[2], first[3]]) permit?.release(ok);
     expect(throttle.stats().concurrencyLimit).toBe(1);
     const limits: number[] = [];
     for (let i = 0; i < 200; i += 1) {
-      now().release(ok);
+      (await now()).release(ok);
       limits.push(throttle.stats().concurrencyLimit);
     }
     // 10 answers at 1 (three went before), 20 at 2, 30 at 3, then the ceiling.
@@ -437,9 +410,9 @@ describe('Throttle: 503 cuts the requests in flight', () => {
     expect(Math.max(...limits)).toBe(4);
   });
 
-  it('a refusal restarts the count of good answers, even one that does not cut', () => {
+  it('a refusal restarts the count of good answers, even one that does not cut', async () => {
     const { throttle, now } = setup({ ceiling: 4 });
-    const [a, b, c, d] = [now(), now(), now(), now()];
+    const [a, b, c, d] = await Promise.all([now(), now(), now(), now()]);
     c.release(refused(503, undefined));
     const limit = Math.floor(CONCURRENCY_DECREASE * 3);
     a.release(ok);
@@ -447,16 +420,16 @@ describe('Throttle: 503 cuts the requests in flight', () => {
     // Sent before the cut: no second cut, but the streak of good answers is broken.
     d.release(refused(503, undefined));
     expect(throttle.stats()).toMatchObject({ concurrencyLimit: limit, concurrencyCuts: 1 });
-    for (let i = 0; i < CONCURRENCY_INCREASE_AFTER * limit - 1; i += 1) now().release(ok);
+    for (let i = 0; i < CONCURRENCY_INCREASE_AFTER * limit - 1; i += 1) (await now()).release(ok);
     expect(throttle.stats().concurrencyLimit).toBe(limit);
-    now().release(ok);
+    (await now()).release(ok);
     expect(throttle.stats().concurrencyLimit).toBe(limit + 1);
   });
 
-  it('at a limit of one, a 503 cuts the rate too', () => {
+  it('at a limit of one, a 503 cuts the rate too', async () => {
     const { throttle, now } = setup({ ceiling: 1 });
-    now().release(ok);
-    now().release(refused(503, undefined));
+    (await now()).release(ok);
+    (await now()).release(refused(503, undefined));
     expect(throttle.stats()).toMatchObject({ concurrencyLimit: 1, concurrencyCuts: 0, rateCuts: 1 });
     expect(throttle.stats().ratePerSecond).toBeDefined();
   });
@@ -468,8 +441,8 @@ describe('Throttle: pauses of the whole run', () => {
     ['retry', 503],
   ] as const)('a Retry-After over LONG_RETRY_AFTER_MS holds back every %s attempt (%i)', async (kind, status) => {
     const { clock, throttle, changes, now, later } = setup();
-    now().release(ok);
-    now().release(refused(status, 5000));
+    (await now()).release(ok);
+    (await now()).release(refused(status, 5000));
     expect(changes.at(-1)).toEqual({ kind: 'paused', forMs: 5000, reason: 'retry-after' });
     const waiting = later(kind);
     expect(throttle.hold(() => {})).toBe(true);
@@ -482,7 +455,7 @@ describe('Throttle: pauses of the whole run', () => {
 
   it('never longer than maxPauseMs', async () => {
     const { clock, now, later } = setup({ maxPauseMs: 3000 });
-    now().release(refused(429, 3_600_000));
+    (await now()).release(refused(429, 3_600_000));
     const waiting = later();
     await clock.advance(3000);
     expect(waiting.permit?.startedAt).toBe(3000);
@@ -509,10 +482,10 @@ describe('Throttle: pauses of the whole run', () => {
     expect(throttle.stats()).toMatchObject({ rateCuts: 2, pauses: 1, pausedMs: pauseMs });
   });
 
-  it('a pause nothing waited for is not reported: the run stopped at once', () => {
+  it('a pause nothing waited for is not reported: the run stopped at once', async () => {
     const { clock, throttle, changes, now } = setup({ ceiling: 4, maxPauseMs: 3000 });
     // Retry-After far past --max-retry-wait: the client fails these ids at once; no other id waits.
-    for (const permit of [now(), now()]) permit.release(refused(429, 1e23));
+    for (const permit of await Promise.all([now(), now()])) permit.release(refused(429, 1e23));
     expect(changes).toContainEqual({ kind: 'paused', forMs: 3000, reason: 'retry-after' });
     clock.now += 2;
     throttle.close();
@@ -521,7 +494,7 @@ describe('Throttle: pauses of the whole run', () => {
 
   it('a pause cut short by the end of the run is reported for as long as it lasted', async () => {
     const { clock, throttle, now, later } = setup({ ceiling: 4, maxPauseMs: 3000 });
-    now().release(refused(429, 60_000));
+    (await now()).release(refused(429, 60_000));
     later();
     await clock.advance(1200);
     throttle.close();
@@ -543,7 +516,7 @@ describe('Throttle: pauses of the whole run', () => {
 describe('Throttle: gives up on a server that refuses everything', () => {
   it('after stallMs of refusals with no good answer; waiters, the pool and later calls get nothing', async () => {
     const { clock, throttle, changes, now, later } = setup({ ceiling: 3, stallMs: 10_000 });
-    const [a, b, c] = [now(), now(), now()];
+    const [a, b, c] = await Promise.all([now(), now(), now()]);
     a.release(refused(429, 1000));
     clock.now = 9999;
     // The count runs from the first refusal; this one also pauses the run, so a retry waits.
@@ -560,13 +533,13 @@ describe('Throttle: gives up on a server that refuses everything', () => {
     expect(waiting).toEqual({ permit: undefined, settled: true });
     expect(resumed).toBe(1);
     expect(throttle.hold(() => resumed++)).toBe(false);
-    expect(throttle.acquire('first', new AbortController().signal)).toBeUndefined();
+    expect(await throttle.acquire('first', new AbortController().signal)).toBeUndefined();
     expect(clock.pendingTimers).toBe(0);
   });
 
-  it('a good answer starts the count again', () => {
+  it('a good answer starts the count again', async () => {
     const { clock, throttle, now } = setup({ stallMs: 10_000 });
-    const [a, b, c, d] = [now(), now(), now(), now()];
+    const [a, b, c, d] = await Promise.all([now(), now(), now(), now()]);
     a.release(refused(429, 1000));
     clock.now = 5000;
     b.release(ok);
@@ -580,12 +553,12 @@ describe('Throttle: gives up on a server that refuses everything', () => {
 });
 
 describe('Throttle: hold, for the ordered pool', () => {
-  it('is false while a first attempt would go at once; true when full, and resumes once a permit frees', () => {
+  it('is false while a first attempt would go at once; true when full, and resumes once a permit frees', async () => {
     const { throttle, now } = setup({ ceiling: 2 });
     let resumed = 0;
     expect(throttle.hold(() => resumed++)).toBe(false);
-    const permit = now();
-    now();
+    const permit = await now();
+    await now();
     expect(throttle.hold(() => resumed++)).toBe(true);
     // Never from inside hold() itself.
     expect(resumed).toBe(0);
@@ -595,7 +568,7 @@ describe('Throttle: hold, for the ordered pool', () => {
 
   it('holds new items while retries wait, and resumes after they are served', async () => {
     const { throttle, now, later } = setup({ ceiling: 1 });
-    const busy = now();
+    const busy = await now();
     const retry = later('retry');
     let resumed = 0;
     expect(throttle.hold(() => resumed++)).toBe(true);

@@ -1,0 +1,188 @@
+// What the server's answers decide: when the next start may go, by the three parts (the
+// adaptive rate, the concurrency limit, the pause rule), and which one reacts to a refusal.
+// Requests already under way at a cut answer with refusals too, so a round trip of refusals
+// gets one reaction: a cut of the rate or of the limit, or a pause. The queue that waits on
+// these decisions is throttle.ts.
+
+import type { LoadRefusal } from '../../http/classify.js';
+import type { Feedback } from '../../http/gate.js';
+import { AdaptiveRate } from './adaptive-rate.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
+import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
+
+/** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
+export type ThrottleChange =
+  | { kind: 'slowed'; status: number; ratePerSecond: number }
+  | { kind: 'concurrency'; status: number; limit: number }
+  | { kind: 'paused'; forMs: number; reason: PauseReason }
+  | { kind: 'recovered' }
+  | { kind: 'gave-up'; reason: string };
+
+export interface ThrottleStats {
+  /** Answers that refused for load. */
+  refusals: number;
+  rateCuts: number;
+  concurrencyCuts: number;
+  /**
+   * Pauses of the whole run that held something back, and their total length up to the end of
+   * the run (overlaps counted once). A pause nothing waited for is not counted.
+   */
+  pauses: number;
+  pausedMs: number;
+  /** The adaptive sending rate now; undefined until the first rate cut. */
+  ratePerSecond: number | undefined;
+  /** Requests allowed in flight now. */
+  concurrencyLimit: number;
+}
+
+/** A start, as the controller numbered it (onStart). */
+export interface Started {
+  readonly startedAt: number;
+  /** The how-many-th start: tells whether it began before or after a cut, even within one millisecond. */
+  readonly sequence: number;
+  /** Requests in flight when it started, itself included. */
+  readonly inFlightAtStart: number;
+}
+
+export interface ControllerOptions {
+  ceiling: number;
+  stallMs?: number | undefined;
+  maxPauseMs?: number | undefined;
+  onChange?: ((change: ThrottleChange) => void) | undefined;
+}
+
+export class LoadController {
+  readonly #rate = new AdaptiveRate();
+  readonly #limit: ConcurrencyLimit;
+  readonly #pauses: PauseRule;
+  readonly #onChange: ((change: ThrottleChange) => void) | undefined;
+  #started = 0;
+  /** Starts up to this sequence number were already under way at the last cut or pause. */
+  #reactedAtSequence = 0;
+  /** The status of the refusal whose rate cut waits for a pause to end (AdaptiveRate.deferCut). */
+  #deferredCutStatus = 0;
+  /** Slowed down, and recovery not reported yet. */
+  #slowed = false;
+  #refusals = 0;
+
+  constructor(options: ControllerOptions) {
+    this.#limit = new ConcurrencyLimit(options.ceiling);
+    this.#pauses = new PauseRule({ stallMs: options.stallMs, maxPauseMs: options.maxPauseMs });
+    this.#onChange = options.onChange;
+  }
+
+  /**
+   * The earliest time the next start may go, `inFlight` being in flight and the last start at
+   * `lastStartAt`; Infinity while the in-flight limit is reached.
+   */
+  openAt(now: number, inFlight: number, lastStartAt: number): number {
+    if (inFlight >= this.#limit.limit) return Number.POSITIVE_INFINITY;
+    const at = Math.max(now, this.#pauses.until);
+    if (at <= now && this.#rate.startDeferredCut(now)) this.#slowedDown(this.#deferredCutStatus);
+    if (this.#rate.advance(now)) this.#noteIfRecovered();
+    // Spaced from the last start at the current rate, so a cut applies to the very next start.
+    // No catching up after a late timer: a server that paces strictly refuses starts too close together.
+    return Math.max(at, lastStartAt + 1000 / this.#rate.perSecond);
+  }
+
+  /** A start; its number. */
+  onStart(now: number): number {
+    this.#rate.onStart(now);
+    this.#started += 1;
+    return this.#started;
+  }
+
+  /** Whether the server admitted a request in about the last second. */
+  admitting(now: number): boolean {
+    return this.#rate.admitting(now);
+  }
+
+  /** Something is held back now: if by a pause, that pause is real and goes in the stats. */
+  noteHeldBack(now: number): void {
+    this.#pauses.noteHeldBack(now);
+  }
+
+  /** What the answer to `start` said; why to give up on the server, or undefined. */
+  onAnswer(start: Started, feedback: Feedback, now: number): string | undefined {
+    if (feedback.kind === 'ok') this.#onAdmitted(start, now);
+    else if (feedback.kind === 'refused') return this.#onRefused(start, feedback, now);
+    return undefined;
+  }
+
+  /** `end`: when the run stopped, or now. */
+  stats(end: number): ThrottleStats {
+    const rate = this.#rate.perSecond;
+    return {
+      refusals: this.#refusals,
+      rateCuts: this.#rate.cuts,
+      concurrencyCuts: this.#limit.cuts,
+      ...this.#pauses.totals(end),
+      ratePerSecond: rate === Number.POSITIVE_INFINITY ? undefined : rate,
+      concurrencyLimit: this.#limit.limit,
+    };
+  }
+
+  #onAdmitted(start: Started, now: number): void {
+    this.#rate.onAdmitted(now);
+    this.#pauses.onAdmitted();
+    this.#limit.onAdmitted({ rttMs: now - start.startedAt, inFlightAtStart: start.inFlightAtStart });
+    this.#noteIfRecovered();
+  }
+
+  #onRefused(start: Started, { load, status, retryAfterMs }: Extract<Feedback, { kind: 'refused' }>, now: number): string | undefined {
+    this.#refusals += 1;
+    this.#limit.onRefused();
+    const gaveUp = this.#pauses.onRefused(now);
+    if (gaveUp !== undefined) return gaveUp;
+    if (start.sequence > this.#reactedAtSequence) this.#react(start, load, status, retryAfterMs, now);
+    if (retryAfterMs !== undefined && retryAfterMs > LONG_RETRY_AFTER_MS) this.#pause(retryAfterMs, 'retry-after', now);
+    return undefined;
+  }
+
+  /** The one cut or pause a round trip of refusals gets. */
+  #react(start: Started, load: LoadRefusal, status: number, retryAfterMs: number | undefined, now: number): void {
+    // At one in flight there is nothing left to cut but the rate.
+    const cutsInFlight = load === 'overloaded' && this.#limit.limit > 1;
+    if (!cutsInFlight && !this.#rate.admitting(now)) {
+      // Nothing admitted lately, so no rate to cut from: do what the server said, wait, and
+      // then start slowly from what it had admitted by then (see openAt).
+      const waitMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
+      if (waitMs > 0) this.#pause(waitMs, 'retry-after', now);
+      this.#reactedAtSequence = this.#started;
+      this.#rate.deferCut(now);
+      this.#deferredCutStatus = status;
+    } else if (this.#pauses.cutsNotHelping) {
+      this.#pause(retryAfterMs ?? DEFAULT_PAUSE_MS, 'refusing', now);
+    } else {
+      this.#reactedAtSequence = this.#started;
+      this.#pauses.onCut();
+      if (cutsInFlight) {
+        this.#limit.onOverloaded(start.inFlightAtStart);
+        this.#slowed = true;
+        this.#onChange?.({ kind: 'concurrency', status, limit: this.#limit.limit });
+      } else {
+        this.#rate.cut(now);
+        this.#slowedDown(status);
+      }
+    }
+  }
+
+  #slowedDown(status: number): void {
+    this.#slowed = true;
+    this.#onChange?.({ kind: 'slowed', status, ratePerSecond: this.#rate.perSecond });
+  }
+
+  #noteIfRecovered(): void {
+    if (this.#slowed && this.#rate.recovered && this.#limit.atCeiling) {
+      this.#slowed = false;
+      this.#onChange?.({ kind: 'recovered' });
+    }
+  }
+
+  #pause(forMs: number, reason: PauseReason, now: number): void {
+    const paused = this.#pauses.pause(forMs, now);
+    if (paused === undefined) return;
+    this.#reactedAtSequence = this.#started;
+    if (paused.began) this.#onChange?.({ kind: 'paused', forMs: paused.forMs, reason });
+  }
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { feedbackFor } from '../../../src/http/gate.js';
+
+describe('feedbackFor: what an answer says about load', () => {
+  it.each([
+    [204, 'ok'],
+    [200, 'ok'],
+    [301, 'ok'],
+    [400, 'ok'],
+    [401, 'ok'],
+    [404, 'ok'],
+    [429, 'refused'],
+    [503, 'refused'],
+    [500, 'neutral'],
+    [502, 'neutral'],
+    [504, 'neutral'],
+    [null, 'neutral'],
+  ] as const)('%s: %s', (status, kind) => {
+    expect(feedbackFor(status, 1000).kind).toBe(kind);
+  });
+
+  it('keeps the kind of load, the status and Retry-After of a refusal', () => {
+    expect(feedbackFor(503, 1500)).toEqual({ kind: 'refused', load: 'overloaded', status: 503, retryAfterMs: 1500 });
+    expect(feedbackFor(429)).toEqual({ kind: 'refused', load: 'rate-limited', status: 429, retryAfterMs: undefined });
+  });
+});
