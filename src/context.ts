@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { type ConfigFile, openConfig } from './config/file.js';
-import type { TransportEvent } from './http/outcome.js';
 import type { AttemptGate } from './http/gate.js';
+import type { TransportEvent } from './http/outcome.js';
 import type { Endpoint, NetworkOptions, Transport } from './http/transport.js';
 import type { Env } from './platform/env.js';
 import type { Stdin } from './platform/stdin.js';

@@ -4,6 +4,7 @@ import type { ProfileKey } from '../config/file.js';
 import type { Sourced } from '../config/resolve.js';
 
 export type { Sourced };
+
 import { ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../platform/env.js';
 
@@ -16,7 +17,6 @@ export interface Origin {
   /** Typed on this command line: a bad value is a usage error (exit 2), anywhere else a configuration error (exit 3). */
   onCommandLine: boolean;
 }
-
 
 /** Turns the text of a flag, variable or profile setting into a value, or throws a CliError that says how to fix it. */
 export type Parse<T> = (raw: string, origin: Origin) => T;

@@ -24,6 +24,8 @@ export function traceLines(event: TransportEvent, describe: (failure: FailedAtte
     case 'failed':
       return [`${tag} * failed after ${formatMilliseconds(event.elapsedMs)}: ${describe(event.failure)}`];
     case 'retrying':
-      return [`${tag} * retrying in ${formatSeconds(event.delayMs)}${event.retryAfter ? ' (Retry-After)' : ''}: ${describe(event.failure)}`];
+      return [
+        `${tag} * retrying in ${formatSeconds(event.delayMs)}${event.retryAfter ? ' (Retry-After)' : ''}: ${describe(event.failure)}`,
+      ];
   }
 }

@@ -94,7 +94,9 @@ function describeRedirect(status: number, location: string | undefined): string 
     return `the server redirected to ${location}; redirects are not followed so the token stays with the base URL you chose, so fix the base URL`;
   }
   const known = statusText(status);
-  return known === `HTTP status ${status}` ? `the server answered HTTP ${status} without a Location` : `the server answered ${status} ${known} without a Location`;
+  return known === `HTTP status ${status}`
+    ? `the server answered HTTP ${status} without a Location`
+    : `the server answered ${status} ${known} without a Location`;
 }
 
 function where(route: Route): string {

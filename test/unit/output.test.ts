@@ -1,11 +1,11 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import type { DeleteResult, Failed, NotDeleted } from '../../src/batch/result.js';
+import { createReporter, failureLine, type OutputMode, resultJson } from '../../src/commands/delete/report.js';
+import type { DeleteResult, Failed, NotDeleted } from '../../src/commands/delete/result.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
 import type { Env } from '../../src/platform/env.js';
-import { argvWantsJson, type FatalOptions, reportFatal } from '../../src/ui/fatal.js';
+import { argvWantsJson, type FatalOptions, fatalJson, reportFatal } from '../../src/ui/fatal.js';
 import { createIO, createTestIO } from '../../src/ui/io.js';
-import { createReporter, failureLine, fatalJson, type OutputMode, resultJson } from '../../src/ui/report.js';
 
 const MAX_ID = '9223372036854775807';
 const MIN_ID = '-9223372036854775808';
@@ -96,7 +96,11 @@ describe('fatalJson', () => {
   ])('exit %i is one parseable line', (exit, message) => {
     const text = fatalJson(exit, message);
     expect(text).not.toContain('\n');
-    expect(JSON.parse(text) as unknown).toEqual({ deleted: false, exit, message });
+    expect(JSON.parse(text) as unknown).toEqual({ exit, message });
+  });
+
+  it("carries the fields the failing command adds (delete's deleted:false), before exit and message", () => {
+    expect(fatalJson(Exit.usage, 'no plant id given', { deleted: false })).toBe('{"deleted":false,"exit":2,"message":"no plant id given"}');
   });
 });
 
@@ -254,8 +258,8 @@ describe('reportFatal', () => {
 
   it('json mode prints the fatal object on stdout and the line on stderr', () => {
     const io = createTestIO();
-    expect(reportFatal(new UsageError('no plant id given'), io, options({ json: true }))).toBe(2);
-    expect(io.stdout()).toBe(`${fatalJson(2, 'no plant id given')}\n`);
+    expect(reportFatal(new UsageError('no plant id given'), io, options({ json: true, jsonFields: { deleted: false } }))).toBe(2);
+    expect(io.stdout()).toBe(`${fatalJson(2, 'no plant id given', { deleted: false })}\n`);
     expect(JSON.parse(io.stdout()) as unknown).toEqual({ deleted: false, exit: 2, message: 'no plant id given' });
     expect(io.stderr()).toBe('plantstore: no plant id given\n');
   });
@@ -263,7 +267,7 @@ describe('reportFatal', () => {
   it('json mode for an internal error carries exit 70', () => {
     const io = createTestIO();
     reportFatal(new Error('boom'), io, options({ json: true }));
-    expect(JSON.parse(io.stdout()) as unknown).toMatchObject({ deleted: false, exit: 70, message: expect.stringContaining('boom') });
+    expect(JSON.parse(io.stdout()) as unknown).toEqual({ exit: 70, message: expect.stringContaining('boom') });
   });
 });
 

@@ -89,13 +89,13 @@ describe('completion offers only profile names --profile accepts', () => {
 });
 
 describe('config with --json', () => {
-  it('get of an unset key: the one failure object, exit 3', async () => {
+  it('get of an unset key: the one failure object, exit 3, with no delete fields', async () => {
     const result = await run(['--json', 'config', 'get', 'base-url']);
     expect(result.exit).toBe(3);
     expect(result.stdout).toBe('');
     const io = createTestIO();
     reportFatal(result.thrown, io, { json: true, debug: false });
-    expect(io.stdout()).toBe(`${JSON.stringify({ deleted: false, exit: 3, message: "base-url is not set for profile 'default'" })}\n`);
+    expect(io.stdout()).toBe(`${JSON.stringify({ exit: 3, message: "base-url is not set for profile 'default'" })}\n`);
   });
 
   it('path: an object', async () => {

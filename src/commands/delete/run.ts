@@ -167,7 +167,8 @@ function throttleNote(stats: ThrottleStats): string {
   if (stats.rateCuts > 0)
     parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
   if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
-  if (stats.pauses > 0) parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
+  if (stats.pauses > 0)
+    parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
   return `; ${parts.join(', ')}`;
 }
 
@@ -188,4 +189,3 @@ function describeChange(change: ThrottleChange): string {
       return `giving up: ${change.reason}`;
   }
 }
-

@@ -73,7 +73,11 @@ describe('argv reaches the delete command', () => {
     ],
     ['--verbose', ['--verbose', 'delete', '1'], { verbose: true }],
     ['--json -q', ['--json', 'delete', '-q', '1'], { output: { json: true, quiet: true } }],
-    ['--stdin, --dry-run, --fail-fast', ['delete', '--stdin', '--dry-run', '--fail-fast'], { ids: [], stdin: true, dryRun: true, failFast: true }],
+    [
+      '--stdin, --dry-run, --fail-fast',
+      ['delete', '--stdin', '--dry-run', '--fail-fast'],
+      { ids: [], stdin: true, dryRun: true, failFast: true },
+    ],
     ['--concurrency', ['delete', '--concurrency', '3', '1'], { concurrency: 3 }],
     [
       '--ignore-missing --missing-error',
@@ -86,7 +90,11 @@ describe('argv reaches the delete command', () => {
       { target: { profile: 'default', baseUrl: { value: 'https://other.example.com/v2', source: '--base-url' }, tokenFile: undefined } },
     ],
     ['--profile', ['delete', '--profile', 'work', '1'], { target: expect.objectContaining({ profile: 'work' }) }],
-    ['--cacert', ['delete', '--cacert', 'ca.pem', '1'], { network: expect.objectContaining({ caFile: { value: 'ca.pem', source: '--cacert' } }) }],
+    [
+      '--cacert',
+      ['delete', '--cacert', 'ca.pem', '1'],
+      { network: expect.objectContaining({ caFile: { value: 'ca.pem', source: '--cacert' } }) },
+    ],
   ])('%s', async (_name, argv, expected) => {
     expect(await optionsOf(argv)).toMatchObject(expected);
   });

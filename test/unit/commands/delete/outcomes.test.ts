@@ -6,8 +6,9 @@ import {
   type MissingRule,
   whyNotSent,
 } from '../../../../src/commands/delete/outcomes.js';
+import type { PlantOutcome } from '../../../../src/commands/delete/request.js';
 import { Exit } from '../../../../src/errors.js';
-import type { FailedAttempt, PlantOutcome } from '../../../../src/http/outcome.js';
+import type { FailedAttempt } from '../../../../src/http/outcome.js';
 
 const HOST = 'api.example.com';
 const PROXY = 'http://***@proxy.corp:3128';
@@ -57,7 +58,7 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'an unreachable proxy',
       { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'lookup-failed' },
-      `host lookup failed (DNS), try again by proxy ${PROXY} (while reaching api.example.com)`,
+      `lookup of proxy ${PROXY} failed (DNS), try again (while reaching api.example.com)`,
     ],
     [
       'a proxy refusing the tunnel',

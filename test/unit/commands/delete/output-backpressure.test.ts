@@ -1,6 +1,7 @@
 // Many ids into a reader slower than plantstore (`| less`, a slow pipe): a dry run
 // and a real run wait for the reader (IO.backlog) instead of queueing every line in memory.
 import { describe, expect, it } from 'vitest';
+import { deleteOptions } from '../../../../src/commands/delete/flags.js';
 import { runDelete } from '../../../../src/commands/delete/run.js';
 import { type Context, createContext } from '../../../../src/context.js';
 import { flagReader } from '../../../../src/flags/read.js';
@@ -35,7 +36,7 @@ describe('delete --dry-run', () => {
     };
     const ctx = createContext({ io, env, stdin: [] as unknown as Stdin, version: '0.0.0', signal: new AbortController().signal });
     const ids = Array.from({ length: 5000 }, (_, i) => String(i + 1));
-    const run = runDelete({ ids, flags: flagReader({ dryRun: true }, ctx) }, ctx);
+    const run = runDelete(deleteOptions(flagReader({ dryRun: true }, ctx), ids), ctx);
     // Let every microtask run: the run is parked on the backlog, not finished.
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toBeLessThan(1024);
@@ -72,21 +73,21 @@ describe('delete --dry-run', () => {
     const sent: string[] = [];
     const ctx: Context = {
       ...createContext({ io, env, stdin: [] as unknown as Stdin, version: '0.0.0', signal: new AbortController().signal }),
-      // Like the real client, every attempt passes the run's gate (the throttle) first.
-      async api({ gate }) {
+      // Like the real transport, every attempt passes the run's gate (the throttle) first.
+      async transport({ gate }) {
         return {
-          async deletePlant(id: string, signal: AbortSignal) {
+          async send({ label }, signal) {
             const permit = await gate?.acquire('first', signal);
-            sent.push(id);
+            sent.push(label ?? '');
             permit?.release({ kind: 'ok' });
-            return { kind: 'deleted' as const, id, status: 204 };
+            return { kind: 'ok' as const, status: 204, body: '' };
           },
           async close() {},
         };
       },
     };
     const ids = Array.from({ length: 2000 }, (_, i) => String(i + 1));
-    const run = runDelete({ ids, flags: flagReader({}, ctx) }, ctx);
+    const run = runDelete(deleteOptions(flagReader({}, ctx), ids), ctx);
     // Let every queued callback run: the run is parked on the backlog, not finished.
     for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
     // What was in flight when the reader fell behind, nowhere near all 2000.

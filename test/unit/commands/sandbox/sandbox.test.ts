@@ -71,7 +71,7 @@ async function sandbox(args: string[], env: Env = {}): Promise<Running> {
     config: () => {
       throw new Error('the sandbox must not open the config file');
     },
-    api: () => {
+    transport: () => {
       throw new Error('the sandbox sends no requests');
     },
   };
