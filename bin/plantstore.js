@@ -19,13 +19,16 @@ if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
 
 /**
  * The line on stderr and, with --json, the one JSON object on stdout that every run stopped
- * before any request prints (src/ui/report.ts fatalJson). After `--`, words are operands.
+ * before any request prints (src/ui/fatal.ts fatalJson; `delete` adds deleted:false, as
+ * src/cli.ts fatalFieldsOf does). After `--`, words are operands.
  */
 function refuse(message, exit) {
   var args = process.argv.slice(2);
   var end = args.indexOf('--');
-  if ((end === -1 ? args : args.slice(0, end)).indexOf('--json') !== -1) {
-    process.stdout.write(`${JSON.stringify({ deleted: false, exit: exit, message: message })}\n`);
+  var words = end === -1 ? args : args.slice(0, end);
+  if (words.indexOf('--json') !== -1) {
+    var fields = words.indexOf('delete') !== -1 ? { deleted: false } : {};
+    process.stdout.write(`${JSON.stringify(Object.assign(fields, { exit: exit, message: message }))}\n`);
   }
   process.stderr.write(`${message}\n`);
   // exitCode, not exit(): a piped stdout may still be writing.

@@ -12,18 +12,20 @@ const oldNode = findOldNode();
 const MESSAGE = /^plantstore needs Node\.js >= 22\.19; this is v\d+\.\d+\.\d+$/;
 
 describe.skipIf(!oldNode)(`an unsupported Node (${oldNode ?? 'none below 22.19 on PATH: skipped'})`, () => {
-  it.each([
-    ['--json before the command', ['--json', 'delete', '42']],
-    ['--json after the ids', ['delete', '42', '--json']],
-    ['--json alone', ['--json']],
-  ])('%s: exit 3, the one JSON object on stdout, the line on stderr', async (_name, argv) => {
+  it.each<[string, string[], string[]]>([
+    ['--json before the command', ['--json', 'delete', '42'], ['deleted', 'exit', 'message']],
+    ['--json after the ids', ['delete', '42', '--json'], ['deleted', 'exit', 'message']],
+    // Only delete promises deleted:false; any other command gets the neutral object.
+    ['--json alone', ['--json'], ['exit', 'message']],
+    ['--json config path', ['--json', 'config', 'path'], ['exit', 'message']],
+  ])('%s: exit 3, the one JSON object on stdout, the line on stderr', async (_name, argv, keys) => {
     const result = await runPlantstore(argv, { node: oldNode! });
     expect(result.code).toBe(3);
     expect(result.stdout.endsWith('\n')).toBe(true);
     expect(result.stdout.trimEnd()).not.toContain('\n');
-    const parsed = JSON.parse(result.stdout) as { deleted: unknown; exit: unknown; message: string };
-    expect(Object.keys(parsed)).toEqual(['deleted', 'exit', 'message']);
-    expect(parsed).toMatchObject({ deleted: false, exit: 3 });
+    const parsed = JSON.parse(result.stdout) as { deleted?: unknown; exit: unknown; message: string };
+    expect(Object.keys(parsed)).toEqual(keys);
+    expect(parsed).toMatchObject({ exit: 3, ...(keys.includes('deleted') ? { deleted: false } : {}) });
     expect(parsed.message).toMatch(MESSAGE);
     expect(result.stderr).toBe(`${parsed.message}\n`);
   });
