@@ -1,14 +1,18 @@
 // Builds dist/: src/ and every runtime dependency in one ESM bundle (plus lazily
 // loaded chunks for undici and the sandbox), so `npx plantstore` downloads
-// one small package and nothing else. Run with `npm run build`.
+// one small package and nothing else, and the man page. Run with `npm run build`
+// (npm install, npm test and npm pack run it).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { manPageFor } from './man-page.js';
 
 const HELP_FILE = 'help.txt';
+/** package.json's `man` names it, so `npm install -g` puts it where `man plantstore` finds it. */
+const MAN_PAGE = 'plantstore.1';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist');
 
@@ -39,6 +43,9 @@ const help = execFileSync(process.execPath, [path.join(root, 'bin/plantstore.js'
   env: { PATH: process.env['PATH'] ?? '' },
 });
 writeFileSync(path.join(outdir, HELP_FILE), help);
+
+// The man page, written from the same program (scripts/man-page.ts); test/unit/release checks it is current.
+writeFileSync(path.join(outdir, MAN_PAGE), manPageFor(root));
 
 /** The licence text of every package that ended up in the bundle, as their licences require. */
 function licenceNotices(inputs: string[]): string {

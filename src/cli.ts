@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { authCommand } from './commands/auth/command.js';
 import { completionCommand } from './commands/completion/command.js';
@@ -11,6 +12,7 @@ import type { Context } from './context.js';
 import { Exit, type ExitCode, UsageError } from './errors.js';
 import { COLOR, GLOBAL_FLAGS } from './flags/global.js';
 import { readFlags } from './flags/read.js';
+import { argvWantsJson } from './ui/fatal.js';
 
 /** What a run got as far as: the command commander dispatched to, once it did. */
 export interface Reached {
@@ -35,6 +37,14 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
   program.hook('preSubcommand', (_program, command) => {
     reached.command = command.name();
   });
+  if (argvWantsJson(argv)) {
+    // Ahead of commander's own --version listener, which prints the bare version. A Command is
+    // an EventEmitter (commander documents on() as such), though its types declare only on().
+    (program as unknown as EventEmitter).prependListener('option:version', () => {
+      ctx.io.out(JSON.stringify({ version: ctx.version, node: process.version }));
+      throw new CommanderError(0, 'commander.version', ctx.version);
+    });
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

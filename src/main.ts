@@ -10,8 +10,9 @@ import { orderedStreams } from './ui/streams.js';
  * any command is loaded; everything else is loaded once we know it is needed.
  */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${pkg.version}\n`);
+  const version = versionAsked(argv);
+  if (version !== undefined) {
+    process.stdout.write(version === 'json' ? `${JSON.stringify({ version: pkg.version, node: process.version })}\n` : `${pkg.version}\n`);
     return;
   }
   if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
@@ -80,6 +81,18 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   if (exit === Exit.ok && outputLost) exit = Exit.internal;
   process.exitCode = exit === Exit.interrupted ? exitForSignal(interrupt.signal.reason) : exit;
   if (interrupt.signal.aborted) leaveWithoutWaitingForReaders(process.exitCode);
+}
+
+/**
+ * `--version` (or `-V`) alone: the bare version; with `--json`, in either order, the
+ * object a bug report wants. Anything more goes through commander (cli.ts), which
+ * answers the same.
+ */
+function versionAsked(argv: readonly string[]): 'plain' | 'json' | undefined {
+  const isVersion = (word: string | undefined): boolean => word === '--version' || word === '-V';
+  if (argv.length === 1 && isVersion(argv[0])) return 'plain';
+  if (argv.length === 2 && argv.includes('--json') && argv.some(isVersion)) return 'json';
+  return undefined;
 }
 
 /** 128 + the signal's number, as shells report a process the signal ended. */

@@ -1,7 +1,7 @@
 // The package as `npm install plantstore` / `npx plantstore` gets it: `npm pack`
 // of the built project, installed offline into an empty folder, then run.
 // dist/ must already be built (npm test's pretest does it).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const MAX_TARBALL_BYTES = 400 * 1000; // npm's kB
 const NPM_TIMEOUT_MS = 180_000;
+const TOP_LEVEL_FILES = ['package.json', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'LICENSE'];
+
+const hasMan = spawnSync('man', ['--version'], { stdio: 'ignore' }).status === 0;
 
 interface Ran {
   code: number | null;
@@ -91,7 +94,7 @@ function readTarball(file: string): Map<string, Buffer> {
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'plantstore-pack-'));
   if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/ is not built: run npm run build (npm test does)');
-  // --ignore-scripts: `prepare` would rebuild dist/ while other test files use it.
+  // --ignore-scripts: `prepack` would rebuild dist/ while other test files use it.
   const pack = await run('npm', ['pack', '--json', '--ignore-scripts', `--pack-destination=${tmp}`, ...npmIsolation()], ROOT);
   if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}): ${pack.stderr}`);
   const [report] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
@@ -106,29 +109,38 @@ afterAll(() => {
 });
 
 describe('the packed tarball', () => {
-  it('holds bin/, dist/, README.md, LICENSE and package.json, and nothing else', () => {
+  it('holds bin/, dist/ (with the man page), the README, changelog, security policy, LICENSE and package.json, and nothing else', () => {
     expect([...entries.keys()].sort()).toEqual(packedFiles);
-    const stray = packedFiles.filter((file) => !/^(bin|dist)\//.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+    const stray = packedFiles.filter((file) => !/^(bin|dist)\//.test(file) && !TOP_LEVEL_FILES.includes(file));
     expect(stray).toEqual([]);
-    expect(packedFiles.filter((file) => /^(src|test)\//.test(file))).toEqual([]);
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'bin/plantstore.js', 'dist/main.js', 'dist/THIRD_PARTY_LICENSES.md']) {
+    expect(packedFiles.filter((file) => /^(src|test|scripts)\//.test(file))).toEqual([]);
+    for (const needed of [...TOP_LEVEL_FILES, 'bin/plantstore.js', 'dist/main.js', 'dist/THIRD_PARTY_LICENSES.md', 'dist/plantstore.1']) {
       expect(packedFiles).toContain(needed);
     }
   });
 
-  it('declares no dependencies and no install scripts', () => {
+  it('ships the man page package.json names, as built', () => {
+    const manifest = JSON.parse(entries.get('package.json')?.toString('utf8') ?? '{}') as { man?: string[] };
+    expect(manifest.man).toEqual(['./dist/plantstore.1']);
+    expect(entries.get('dist/plantstore.1')?.toString('utf8')).toBe(readFileSync(path.join(ROOT, 'dist', 'plantstore.1'), 'utf8'));
+  });
+
+  it('declares no dependencies, no install scripts and no prepare, and keeps engines', () => {
     const manifest = JSON.parse(entries.get('package.json')?.toString('utf8') ?? '{}') as {
       name?: string;
       version?: string;
+      engines?: Record<string, string>;
       dependencies?: unknown;
       optionalDependencies?: unknown;
       scripts?: Record<string, string>;
     };
     expect(manifest.name).toBe('plantstore');
     expect(manifest.version).toBe(VERSION);
+    expect(manifest.engines?.['node']).toMatch(/^>=\d+\.\d+/);
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.optionalDependencies).toBeUndefined();
-    for (const hook of ['preinstall', 'install', 'postinstall']) expect(manifest.scripts?.[hook]).toBeUndefined();
+    // prepare cannot run where a tarball is installed, and npm warns about it there: the build is prepack.
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[hook]).toBeUndefined();
     // npm would invent `install: node-gyp rebuild` for this file.
     expect(entries.has('binding.gyp')).toBe(false);
   });
@@ -152,5 +164,23 @@ describe('installed offline from the tarball into an empty folder', () => {
 
     const version = await run(path.join(modules, '.bin', 'plantstore'), ['--version'], consumer);
     expect(version).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+});
+
+describe('installed globally from the tarball into a fresh prefix', () => {
+  it('puts the man page where man looks, and man shows it', { timeout: NPM_TIMEOUT_MS }, async () => {
+    const prefix = path.join(tmp, 'prefix');
+    const install = await run('npm', ['install', '--global', `--prefix=${prefix}`, ...npmIsolation(), tarball], tmp);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stderr).not.toMatch(/prepare/i);
+    const page = path.join(prefix, 'share', 'man', 'man1', 'plantstore.1');
+    expect(readFileSync(page, 'utf8')).toBe(entries.get('dist/plantstore.1')?.toString('utf8'));
+
+    const version = await run(path.join(prefix, 'bin', 'plantstore'), ['--version'], tmp);
+    expect(version).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    if (!hasMan) return; // man is not installed here: the page's place is checked above, its rendering not.
+    const shown = await run('man', ['--warnings', '-M', path.join(prefix, 'share', 'man'), 'plantstore'], tmp);
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout).toMatch(/^PLANTSTORE\(1\) +User Commands +PLANTSTORE\(1\)$/m);
   });
 });
