@@ -21,7 +21,7 @@ export function lockJournal(file: string): JournalLock {
   const path = `${file}.lock`;
   // Twice at most: a stale lock broken once is either ours on the next attempt or taken by a live run.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const taken = tryLock(path, file, (code) => cannotLock(file, path, code));
+    const taken = tryLock(path, file, (code, stage) => cannotLock(file, path, code, stage));
     if (taken !== undefined) return holding(path, taken);
     const stale = staleLock(path);
     if (stale === undefined) break;
@@ -48,9 +48,7 @@ function holding(path: string, taken: Held): JournalLock {
   };
 }
 
-function cannotLock(file: string, lock: string, code: string | undefined): JournalRefusedError {
-  return new JournalRefusedError(
-    'unopenable',
-    `cannot create journal lock ${shownPath(lock)} (${code ?? 'unknown error'}): check that the folder of ${shownPath(file)} exists and is writable`,
-  );
+function cannotLock(file: string, lock: string, code: string | undefined, stage: 'create' | 'write'): JournalRefusedError {
+  const advice = stage === 'create' ? `check that the folder of ${shownPath(file)} exists and is writable` : 'free some space';
+  return new JournalRefusedError('unopenable', `cannot create journal lock ${shownPath(lock)} (${code ?? 'unknown error'}): ${advice}`);
 }
