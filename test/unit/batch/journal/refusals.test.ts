@@ -78,7 +78,7 @@ describe('a damaged journal', () => {
 
 describe('a journal of another run', () => {
   it('another base URL: both URLs named', async () => {
-    plant(`${header({ baseUrl: 'https://staging.example.com/v2' })}\n${deleted('1')}\n`);
+    plant(`${header({ baseUrl: 'https://staging.example.com/v2' })}\n${deleted('1')}\n{"id":2`);
     expect(await refusedBoth('other-run')).toBe(
       `journal ${at.file} was written for https://staging.example.com/v2 (profile default), and this run uses https://plants.example.com (profile default): resuming would skip plants never deleted there; give --journal another file`,
     );
