@@ -5,6 +5,7 @@ import fs, { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type JournalIo, JournalWriteError, openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
+import { LOCK_STALE_MS, staleLock } from '../../../../src/config/lock.js';
 import { Exit } from '../../../../src/errors.js';
 import { deleted, HEADER, journalFolder, RUN, STARTED } from './fixtures.js';
 
@@ -26,6 +27,17 @@ describe('the one-second flush', () => {
     expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), '']);
     journal.close();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('renews the lock each second: a run going for longer than LOCK_STALE_MS is never judged stale', async () => {
+    vi.useFakeTimers();
+    const journal = await openJournal(at.file, RUN);
+    vi.setSystemTime(Date.now() + 2 * LOCK_STALE_MS);
+    expect(staleLock(`${at.file}.lock`)).toBeDefined();
+    vi.advanceTimersByTime(1000);
+    expect(staleLock(`${at.file}.lock`)).toBeUndefined();
+    expect(journal.failure).toBeUndefined();
+    journal.close();
   });
 });
 
