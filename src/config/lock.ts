@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
+import { type CliError, ConfigError } from '../errors.js';
 
 const LOCK_WAIT_MS = 10_000;
 // A lock older than this was left by a process that died mid-write.
@@ -15,7 +15,7 @@ const NO_BLOCK = fs.constants.O_NONBLOCK ?? 0;
  * inode number to the next file created, so a fresh lock often has the stale one's.
  * The modification time tells them apart (a rename does not change it).
  */
-interface Held {
+export interface Held {
   dev: number;
   ino: number;
   mtimeMs: number;
@@ -54,16 +54,32 @@ function holding<T>(lock: string, held: Held, work: () => T): T {
   }
 }
 
-/** Takes the lock, or returns undefined when another process holds it. */
-export function tryLock(lock: string, file: string): Held | undefined {
+/** Why a lock could not be written: the error the user sees, with the errno code. */
+export type LockFailure = (code: string | undefined, stage: 'create' | 'write') => CliError;
+
+const configLockFailure =
+  (file: string): LockFailure =>
+  (code, stage) =>
+    new ConfigError(
+      stage === 'create'
+        ? `cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`
+        : `cannot write in config folder ${path.dirname(file)} (${code}): free some space, or use PLANTSTORE_TOKEN`,
+    );
+
+/**
+ * Takes the lock, or returns undefined when another process holds it. `failure` words
+ * a lock that cannot be written (the config file's words unless another file is locked).
+ */
+export function tryLock(lock: string, file: string, failure: LockFailure = configLockFailure(file)): Held | undefined {
   let fd: number;
   try {
     fd = fs.openSync(lock, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return undefined;
-    throw new ConfigError(`cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`);
+    throw failure(code, 'create');
   }
+  let wrote = false;
   try {
     // Who holds it, for a person wondering and for staleLock; a lock we could not finish writing
     // (a full disk) is removed at once, or every write would wait 30 s for it to go stale.
@@ -72,16 +88,37 @@ export function tryLock(lock: string, file: string): Held | undefined {
     } catch (error) {
       fs.closeSync(fd);
       fs.rmSync(lock, { force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new ConfigError(`cannot write in config folder ${path.dirname(file)} (${code}): free some space, or use PLANTSTORE_TOKEN`);
+      throw failure((error as NodeJS.ErrnoException).code, 'write');
     }
+    wrote = true;
     const held = identity(fs.fstatSync(fd));
     fs.closeSync(fd);
     return held;
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    fs.closeSync(fd);
+    if (wrote) fs.closeSync(fd);
     throw error;
+  }
+}
+
+/**
+ * Renews our lock's modification time, for a lock held through a whole run rather than one
+ * write: a holder that renews it every second is never judged stale, and one that stopped
+ * renewing (killed on another machine, whose pid cannot be checked here) is, LOCK_STALE_MS
+ * later. The time is set through a descriptor checked to be our lock file, so a lock that
+ * another process broke and replaced is never touched. Returns the lock's new identity, or
+ * undefined when the lock is no longer ours.
+ */
+export function renewLock(lock: string, held: Held, now = new Date()): Held | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(lock, fs.constants.O_RDONLY | NO_FOLLOW | NO_BLOCK);
+    if (!same(identity(fs.fstatSync(fd)), held)) return undefined;
+    fs.futimesSync(fd, now, now);
+    return identity(fs.fstatSync(fd));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

@@ -56,16 +56,28 @@ export function readOwnFile(file: string): string | undefined {
   }
 }
 
+/** Why a file plantstore keeps (the config, a journal) cannot be used as it stands; each caller words it. */
+export type FileProblem = { kind: 'symlink' } | { kind: 'not-regular'; what: string } | { kind: 'foreign'; owner: number; you: number };
+
+/** What is wrong with `stat` as a file of ours: undefined for a regular file that the running user owns. */
+export function fileProblem(stat: fs.Stats): FileProblem | undefined {
+  if (stat.isSymbolicLink()) return { kind: 'symlink' };
+  if (!stat.isFile()) return { kind: 'not-regular', what: kindOf(stat) };
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) return { kind: 'foreign', owner: stat.uid, you: uid };
+  return undefined;
+}
+
 /** Stops the run unless `stat` is a regular file that the running user owns. */
 export function checkOwnRegularFile(file: string, stat: fs.Stats): void {
-  if (stat.isSymbolicLink()) throw symlinkRefused(file);
-  if (!stat.isFile()) {
-    throw new ConfigError(`config file ${file} is not a regular file (${kindOf(stat)}): move it away, or set PLANTSTORE_CONFIG_DIR`);
+  const problem = fileProblem(stat);
+  if (problem?.kind === 'symlink') throw symlinkRefused(file);
+  if (problem?.kind === 'not-regular') {
+    throw new ConfigError(`config file ${file} is not a regular file (${problem.what}): move it away, or set PLANTSTORE_CONFIG_DIR`);
   }
-  const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid) {
+  if (problem?.kind === 'foreign') {
     throw new ConfigError(
-      `config file ${file} belongs to another user (uid ${stat.uid}, you are ${uid}): plantstore does not use a file someone else may have planted; remove it, or set PLANTSTORE_CONFIG_DIR to a folder only you can write`,
+      `config file ${file} belongs to another user (uid ${problem.owner}, you are ${problem.you}): plantstore does not use a file someone else may have planted; remove it, or set PLANTSTORE_CONFIG_DIR to a folder only you can write`,
     );
   }
 }
@@ -96,7 +108,8 @@ export function writeFileAtomically(file: string, text: string): void {
   syncFolder(path.dirname(file));
 }
 
-function syncFolder(dir: string): void {
+/** Makes a new or renamed entry in `dir` survive a power cut. */
+export function syncFolder(dir: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(dir, fs.constants.O_RDONLY);

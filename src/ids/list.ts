@@ -33,7 +33,7 @@ export class IdList implements Iterable<string> {
   /** The slot holding `value`, or the empty slot where it would go. */
   #find(value: bigint): number {
     const mask = this.#slots.length - 1;
-    let slot = hash(value) & mask;
+    let slot = hashId(value) & mask;
     for (;;) {
       const entry = this.#slots[slot] as number;
       if (entry === 0 || this.#values[entry - 1] === value) return slot;
@@ -60,7 +60,7 @@ function grow(values: BigInt64Array): BigInt64Array {
 }
 
 // Mixes both 32-bit halves (murmur3 finaliser): sequential ids must not cluster.
-function hash(value: bigint): number {
+export function hashId(value: bigint): number {
   let h = Number(BigInt.asUintN(32, value)) ^ Number(BigInt.asUintN(32, value >> 32n));
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

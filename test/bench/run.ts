@@ -4,7 +4,7 @@
 // all) makes it exit 1.
 //
 // Each benchmark is a sibling module taking the shared Options and returning
-// rows for the shared table (startup.ts, batch.ts, network.ts, package-size.ts). All of them
+// rows for the shared table (startup.ts, batch.ts, journal.ts, network.ts, package-size.ts). All of them
 // measure one snapshot of the built package.
 // BENCH_RUNS / BENCH_WARMUPS override the run counts (default 15 after 2; the
 // batch figures take at most 3 after 1, see batch.ts for BENCH_BATCH_RUNS and
@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchBatch } from './batch.js';
+import { benchJournal } from './journal.js';
 import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     options = { runs: Math.max(1, count('BENCH_RUNS', 15)), warmups: count('BENCH_WARMUPS', 2), tmp, pkg: packageUnderTest(tmp) };
     rows.push(...(await benchStartup(options)));
     rows.push(...(await benchBatch(options)));
+    rows.push(...(await benchJournal(options)));
     rows.push(...(await benchNetwork(options)));
     rows.push(...benchPackageSize(options));
   } finally {

@@ -1,0 +1,69 @@
+import { hashId } from '../../ids/list.js';
+import { RECORDED_KINDS, type RecordedCode, type RecordedKind } from './format.js';
+
+/**
+ * What a journal last said of each id: an open-addressing table over a BigInt64Array
+ * and a Uint8Array, 9 bytes a slot, kept at most half full. A million ids take ~36 MB
+ * at the largest (while growing), where a Map of strings costs several times that.
+ */
+export class RecordedIds {
+  #keys = new BigInt64Array(1024);
+  // 0: empty slot; otherwise a RecordedCode.
+  #kinds = new Uint8Array(1024);
+  #size = 0;
+  readonly #counts = new Uint32Array(RECORDED_KINDS.length + 1);
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Later lines win: a success recorded after a failure counts. */
+  set(id: bigint, kind: RecordedCode): void {
+    const slot = this.#find(id);
+    const previous = this.#kinds[slot] as number;
+    if (previous === 0) {
+      this.#keys[slot] = id;
+      this.#size++;
+    } else {
+      (this.#counts[previous] as number)--;
+    }
+    this.#kinds[slot] = kind;
+    (this.#counts[kind] as number)++;
+    if (this.#size * 2 > this.#keys.length) this.#grow();
+  }
+
+  /** The kind last recorded for `id`, or 0 when the journal does not mention it. */
+  get(id: bigint): RecordedCode | 0 {
+    return this.#kinds[this.#find(id)] as RecordedCode | 0;
+  }
+
+  /** How many ids each kind holds, by their last line. */
+  counts(): Record<RecordedKind, number> {
+    const counts = {} as Record<RecordedKind, number>;
+    RECORDED_KINDS.forEach((kind, index) => {
+      counts[kind] = this.#counts[index + 1] as number;
+    });
+    return counts;
+  }
+
+  #find(id: bigint): number {
+    const mask = this.#keys.length - 1;
+    let slot = hashId(id) & mask;
+    while (this.#kinds[slot] !== 0 && this.#keys[slot] !== id) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const kinds = this.#kinds;
+    this.#keys = new BigInt64Array(keys.length * 2);
+    this.#kinds = new Uint8Array(kinds.length * 2);
+    for (let i = 0; i < keys.length; i++) {
+      const kind = kinds[i] as number;
+      if (kind === 0) continue;
+      const slot = this.#find(keys[i] as bigint);
+      this.#keys[slot] = keys[i] as bigint;
+      this.#kinds[slot] = kind;
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import { JournalWriteError, shownPath } from './errors.js';
+import { isResultLineFor } from './format.js';
+import type { JournalLock } from './journal-lock.js';
+
+/** The system calls the writer makes: the real ones, or a test's that fail on cue (EIO from fsync). */
+export interface JournalIo {
+  write(fd: number, data: Buffer, offset: number, length: number): number;
+  fsync(fd: number): void;
+  ftruncate(fd: number, length: number): void;
+}
+
+export const realIo: JournalIo = {
+  write: (fd, data, offset, length) => fs.writeSync(fd, data, offset, length),
+  fsync: (fd) => fs.fsyncSync(fd),
+  ftruncate: (fd, length) => fs.ftruncateSync(fd, length),
+};
+
+export interface WriterOptions {
+  /** Flush, fsync and renew the lock this often (default 1000 ms). */
+  flushEveryMs?: number;
+  /** Called once, when a write, an fsync or the lock fails: the command stops the run. */
+  onFailure?: (error: JournalWriteError) => void;
+  io?: JournalIo;
+}
+
+/** Results held in memory past this many bytes are written at once (fsynced on the next tick). */
+const MAX_PENDING_BYTES = 1024 * 1024;
+
+/**
+ * Appends result lines to an open journal (O_APPEND), in the order they are recorded.
+ * They are buffered, written and fsynced on a one-second timer (unref'd: it never keeps
+ * the process alive), by flush() and by close(). All of it is synchronous, so a signal
+ * handler's flush() has finished when it returns.
+ *
+ * A failed write is never silent: the bytes of the failed write are cut off again (the
+ * file stays parseable), `failure` is set, onFailure is called, and every later record,
+ * flush and close throws it.
+ */
+export class JournalWriter {
+  readonly #fd: number;
+  readonly #file: string;
+  readonly #lock: JournalLock;
+  readonly #io: JournalIo;
+  readonly #onFailure: ((error: JournalWriteError) => void) | undefined;
+  readonly #timer: NodeJS.Timeout;
+  #size: number;
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #unsynced = false;
+  #failure: JournalWriteError | undefined;
+  #closed = false;
+
+  constructor(fd: number, file: string, size: number, lock: JournalLock, options: WriterOptions = {}) {
+    this.#fd = fd;
+    this.#file = file;
+    this.#size = size;
+    this.#lock = lock;
+    this.#io = options.io ?? realIo;
+    this.#onFailure = options.onFailure;
+    this.#timer = setInterval(() => this.#tick(), options.flushEveryMs ?? 1000);
+    this.#timer.unref();
+  }
+
+  get failure(): JournalWriteError | undefined {
+    return this.#failure;
+  }
+
+  /** Queues `line` (resultJson's line for `id`, without a newline). Throws `failure` once a write has failed. */
+  record(id: string, line: string): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#closed) throw new Error(`journal ${this.#file} recorded after close`);
+    if (!isResultLineFor(id, line)) throw new Error(`journal line for id ${id} is not its result line: ${line.slice(0, 80)}`);
+    this.#pending.push(line, '\n');
+    this.#pendingBytes += line.length + 1;
+    if (this.#pendingBytes > MAX_PENDING_BYTES) this.#guard(() => this.#write());
+  }
+
+  /** Writes and fsyncs everything recorded so far; synchronous. Throws `failure`. */
+  flush(): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#closed) return;
+    this.#guard(() => this.#sync());
+  }
+
+  /** Flushes, closes the file and releases the lock; idempotent. Throws `failure` (after closing). */
+  close(): void {
+    if (this.#closed) {
+      if (this.#failure) throw this.#failure;
+      return;
+    }
+    clearInterval(this.#timer);
+    try {
+      if (!this.#failure) this.#guard(() => this.#sync());
+    } catch {
+      // Thrown below, once the file is closed and the lock released.
+    }
+    this.#closed = true;
+    fs.closeSync(this.#fd);
+    this.#lock.release();
+    if (this.#failure) throw this.#failure;
+  }
+
+  #tick(): void {
+    if (this.#failure || this.#closed) return;
+    if (!this.#lock.renew()) {
+      this.#fail(
+        new JournalWriteError(
+          `another plantstore took over journal ${shownPath(this.#file)} (its lock was not renewed for 30 s: was this run stopped?); results from here on are not recorded in it`,
+          'lock-lost',
+        ),
+      );
+      return;
+    }
+    try {
+      this.#guard(() => this.#sync());
+    } catch {
+      // Kept in `failure` and passed to onFailure; the next record throws it.
+    }
+  }
+
+  #sync(): void {
+    this.#write();
+    if (!this.#unsynced) return;
+    this.#io.fsync(this.#fd);
+    this.#unsynced = false;
+  }
+
+  #write(): void {
+    if (this.#pending.length === 0) return;
+    const data = Buffer.from(this.#pending.join(''), 'utf8');
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    const before = this.#size;
+    let written = 0;
+    try {
+      while (written < data.length) written += this.#io.write(this.#fd, data, written, data.length - written);
+    } catch (error) {
+      // A part of a line would make every later line "after a bad line": cut back to whole lines.
+      if (written > 0) {
+        try {
+          this.#io.ftruncate(this.#fd, before);
+        } catch {
+          // The reader ignores a torn last line; nothing more is written after it.
+        }
+      }
+      throw error;
+    }
+    this.#size += data.length;
+    this.#unsynced = true;
+  }
+
+  #guard(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      const advice = code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space' : 'check the disk';
+      this.#fail(
+        new JournalWriteError(
+          `cannot write journal ${shownPath(this.#file)} (${code}): the results from here on are not recorded; ${advice}, then run the same command again to resume`,
+          code,
+        ),
+      );
+      throw this.#failure;
+    }
+  }
+
+  #fail(error: JournalWriteError): void {
+    this.#failure = error;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#onFailure?.(error);
+  }
+}

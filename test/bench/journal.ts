@@ -1,0 +1,149 @@
+// Resuming a journal at scale (issue 17): a journal of 1,000,000 result lines, 999,000 of
+// them "deleted", read for a run that holds the same 1,000,000 ids (as `delete --stdin`
+// holds them, in an IdList) and asks of each whether it is done. Module level: a bundled
+// script calls src/batch/journal directly; the row through the CLI comes once delete is
+// wired to --journal.
+//
+// Figures: the read's wall-clock (open, lock, stream, parse) beside the least a Node
+// program does to go through the same file line by line (readline, counting); and the
+// whole process's peak RSS beside the same process holding the ids without a journal.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { openJournal } from '../../src/batch/journal/index.js';
+import { resultJson } from '../../src/ui/report.js';
+import { benchEnv, checkOk, median, NODE, type Options, peakRssKiB, ROOT, rssMethod, runOnce } from './proc.js';
+import { failedRow, formatMiB, formatMs, type Row } from './table.js';
+
+const IDS = 1_000_000;
+const FAILED_EVERY = 1000; // 1,000 failures: 999,000 done
+const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
+const RUN = { baseUrl: 'https://plants.example.com', profile: 'default' };
+const READ_TARGET_MS = 3000;
+const RSS_TARGET_KIB = 200 * 1024;
+
+const source = (): string => `
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { openJournal } from ${JSON.stringify(path.join(ROOT, 'src/batch/journal/index.ts'))};
+import { IdList } from ${JSON.stringify(path.join(ROOT, 'src/ids/list.ts'))};
+const [file, mode] = process.argv.slice(2);
+if (mode === 'readline') {
+  const started = performance.now();
+  let lines = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) lines++;
+  console.log(JSON.stringify({ readMs: performance.now() - started, lines }));
+} else {
+  const ids = new IdList();
+  for (let i = 0; i < ${IDS}; i++) ids.add(String(${FIRST_ID} + i));
+  if (mode === 'journal') {
+    const started = performance.now();
+    const journal = await openJournal(file, ${JSON.stringify(RUN)});
+    const readMs = performance.now() - started;
+    let skipped = 0;
+    for (const id of ids) if (journal.isDone(id, { ignoreMissing: false })) skipped++;
+    const askMs = performance.now() - started - readMs;
+    journal.close();
+    console.log(JSON.stringify({ readMs, askMs, skipped }));
+  } else {
+    console.log(JSON.stringify({ ids: ids.size }));
+  }
+}
+`;
+
+async function bundle(dir: string): Promise<string> {
+  const entry = path.join(dir, 'resume-journal.src.mts');
+  const outfile = path.join(dir, 'resume-journal.mjs');
+  writeFileSync(entry, source());
+  await build({ entryPoints: [entry], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
+  return outfile;
+}
+
+async function writeJournal(file: string): Promise<void> {
+  const journal = await openJournal(file, RUN);
+  for (let i = 0; i < IDS; i++) {
+    const id = String(FIRST_ID + i);
+    journal.record(
+      id,
+      i % FAILED_EVERY === FAILED_EVERY - 1
+        ? resultJson({ id, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6, attempted: true })
+        : resultJson({ id, deleted: true, status: 204 }),
+    );
+  }
+  journal.close();
+}
+
+export async function benchJournal(options: Options): Promise<Row[]> {
+  const readFigure = 'resume: read a 1,000,000-line journal (999,000 done)';
+  const rssFigure = 'resume: peak RSS, 1,000,000 ids + their journal';
+  const dir = path.join(options.tmp, 'journal');
+  mkdirSync(dir, { recursive: true });
+  const runs = Math.max(1, Math.min(3, options.runs));
+  const warmups = Math.min(1, options.warmups);
+  let script: string;
+  const file = path.join(dir, 'delete.journal');
+  try {
+    script = await bundle(dir);
+    await writeJournal(file);
+  } catch (error) {
+    return [failedRow(readFigure, `< ${READ_TARGET_MS / 1000} s`, error), failedRow(rssFigure, '< 200 MB', error)];
+  }
+  const env = benchEnv(options.tmp);
+  const command = (mode: string) => ({ file: NODE, args: [script, file, mode], env });
+  const rows: Row[] = [];
+
+  try {
+    const reads: number[] = [];
+    const floors: number[] = [];
+    const asks: number[] = [];
+    for (let i = 0; i < warmups + runs; i++) {
+      const ran = JSON.parse(checkOk(await runOnce(command('journal')), readFigure).stdout) as Record<string, number>;
+      if (ran['skipped'] !== IDS - IDS / FAILED_EVERY) throw new Error(`skipped ${ran['skipped']} ids, expected 999000`);
+      const floor = JSON.parse(checkOk(await runOnce(command('readline')), 'readline floor').stdout) as Record<string, number>;
+      if (i < warmups) continue;
+      reads.push(ran['readMs'] ?? NaN);
+      asks.push(ran['askMs'] ?? NaN);
+      floors.push(floor['readMs'] ?? NaN);
+    }
+    const read = median(reads);
+    const floor = median(floors);
+    rows.push({
+      figure: readFigure,
+      value: formatMs(read),
+      floor: formatMs(floor),
+      ratio: read / floor,
+      target: `< ${READ_TARGET_MS / 1000} s`,
+      met: read < READ_TARGET_MS,
+      notes: [
+        `openJournal: lock, stream, parse every line; then isDone for each of the 1,000,000 ids took ${formatMs(median(asks))} more. Floor: node:readline counting the same file's lines. Median of ${runs} after ${warmups} warm-up`,
+      ],
+    });
+  } catch (error) {
+    rows.push(failedRow(readFigure, `< ${READ_TARGET_MS / 1000} s`, error));
+  }
+
+  try {
+    const figures: number[] = [];
+    const floors: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      figures.push(await peakRssKiB(command('journal'), options.tmp, rssFigure));
+      floors.push(await peakRssKiB(command('ids-only'), options.tmp, 'ids without a journal'));
+    }
+    const rss = median(figures);
+    const floor = median(floors);
+    rows.push({
+      figure: rssFigure,
+      value: formatMiB(rss),
+      floor: formatMiB(floor),
+      ratio: rss / floor,
+      target: '< 200 MB',
+      met: rss < RSS_TARGET_KIB,
+      notes: [
+        `the whole process; floor: the same process holding the 1,000,000 ids (IdList) without a journal. ${rssMethod()}; median of ${runs}`,
+      ],
+    });
+  } catch (error) {
+    rows.push(failedRow(rssFigure, '< 200 MB', error));
+  }
+  return rows;
+}

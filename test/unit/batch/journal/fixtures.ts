@@ -1,0 +1,46 @@
+// Shared by the journal tests: a fresh folder, the run a journal belongs to, result lines as --json prints them.
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { notAttempted } from '../../../../src/batch/result.js';
+import { resultJson } from '../../../../src/ui/report.js';
+
+export const RUN = { baseUrl: 'https://plants.example.com', profile: 'default' } as const;
+export const STARTED = new Date('2026-03-01T12:00:00.000Z');
+export const HEADER =
+  '{"plantstore":"delete-journal","version":1,"baseUrl":"https://plants.example.com","profile":"default","started":"2026-03-01T12:00:00.000Z"}';
+
+/** A temporary folder per test, with `file` the journal's path in it. */
+export function journalFolder(): { readonly dir: string; readonly file: string } {
+  const paths = { dir: '', file: '' };
+  beforeEach(() => {
+    paths.dir = mkdtempSync(path.join(tmpdir(), 'plantstore-journal-'));
+    paths.file = path.join(paths.dir, 'delete.journal');
+  });
+  afterEach(() => rmSync(paths.dir, { recursive: true, force: true }));
+  return paths;
+}
+
+export const deleted = (id: string): string => resultJson({ id, deleted: true, status: 204 });
+export const absent = (id: string): string => resultJson({ id, deleted: false, absent: true, status: 404 });
+export const failed = (id: string): string =>
+  resultJson({ id, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6, attempted: true });
+export const unsent = (id: string): string => resultJson(notAttempted(id, 'not sent: interrupted', 130));
+
+/** What stands at `file`, to compare before and after a refusal: its kind, mode, owner and the hash of its bytes. */
+export function fingerprint(file: string): string {
+  if (!existsSync(file) && !isLink(file)) return 'absent';
+  const stat = lstatSync(file);
+  const bytes = stat.isFile() ? createHash('sha256').update(readFileSync(file)).digest('hex') : '-';
+  return `${stat.mode.toString(8)} ${stat.uid} ${stat.size} ${stat.mtimeMs} ${bytes}`;
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

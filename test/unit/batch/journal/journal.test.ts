@@ -1,0 +1,181 @@
+// The journal as the delete command uses it: a new one starts with its header, results read
+// back, a resumed run skips what earlier runs finished, a torn last line is left out with a
+// note and cut off before the next line. Refusals are in refusals.test.ts, write failures in
+// writer.test.ts, kill -9 in crash.test.ts.
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
+import { absent, deleted, failed, HEADER, journalFolder, RUN, STARTED, unsent } from './fixtures.js';
+
+const at = journalFolder();
+const open = () => openJournal(at.file, { ...RUN, started: STARTED });
+const lines = (): string[] => readFileSync(at.file, 'utf8').split('\n');
+
+describe('a new journal', () => {
+  it('is created with mode 0600 and starts with its header, durable before any result', async () => {
+    const journal = await open();
+    expect(journal.resumed).toBe(false);
+    expect(readFileSync(at.file, 'utf8')).toBe(`${HEADER}\n`);
+    expect(statSync(at.file).mode & 0o777).toBe(0o600);
+    journal.close();
+  });
+
+  it('holds the result lines in the order they were recorded, after the header', async () => {
+    const journal = await open();
+    journal.record('42', deleted('42'));
+    journal.record('7', absent('7'));
+    journal.record('9', failed('9'));
+    journal.close();
+    expect(lines()).toEqual([HEADER, deleted('42'), absent('7'), failed('9'), '']);
+  });
+
+  it('flush() has written and synced every line when it returns', async () => {
+    const journal = await open();
+    journal.record('1', deleted('1'));
+    expect(lines()).toEqual([HEADER, '']);
+    journal.flush();
+    expect(lines()).toEqual([HEADER, deleted('1'), '']);
+    journal.close();
+  });
+
+  it('an empty file (a run killed before its header) becomes a new journal', async () => {
+    writeFileSync(at.file, '', { mode: 0o600 });
+    const journal = await open();
+    expect(journal.resumed).toBe(false);
+    journal.close();
+    expect(readFileSync(at.file, 'utf8')).toBe(`${HEADER}\n`);
+  });
+
+  it('refuses a line that is not the result line of its id: a bug, not a result to keep', async () => {
+    const journal = await open();
+    expect(() => journal.record('42', deleted('43'))).toThrow(/not its result line/);
+    expect(() => journal.record('42', `${deleted('42')}\n${deleted('43')}`)).toThrow(/not its result line/);
+    journal.close();
+  });
+});
+
+describe('resuming', () => {
+  it('what each id last said: deleted and absent are kept apart, isDone counts absent only under --ignore-missing', async () => {
+    const first = await open();
+    for (const line of [deleted('1'), absent('2'), failed('3'), unsent('4')]) first.record(JSON.parse(line).id.toString(), line);
+    first.close();
+    const journal = await open();
+    expect(journal.resumed).toBe(true);
+    expect(['1', '2', '3', '4', '5'].map((id) => journal.recorded(id))).toEqual(['deleted', 'absent', 'failed', 'unsent', undefined]);
+    expect(['1', '2', '3', '4', '5'].map((id) => journal.isDone(id, { ignoreMissing: false }))).toEqual([true, false, false, false, false]);
+    expect(['1', '2', '3', '4', '5'].map((id) => journal.isDone(id, { ignoreMissing: true }))).toEqual([true, true, false, false, false]);
+    expect(journal.counts()).toEqual({ deleted: 1, absent: 1, failed: 1, unsent: 1 });
+    journal.close();
+  });
+
+  it('a later line for the same id wins: a success after a failure counts, a failure after it is sent again', async () => {
+    writeFileSync(at.file, [HEADER, failed('5'), deleted('5'), deleted('6'), failed('6'), ''].join('\n'), { mode: 0o600 });
+    const journal = await open();
+    expect(journal.isDone('5', { ignoreMissing: false })).toBe(true);
+    expect(journal.isDone('6', { ignoreMissing: false })).toBe(false);
+    expect(journal.counts()).toEqual({ deleted: 1, absent: 0, failed: 1, unsent: 0 });
+    journal.close();
+  });
+
+  it('a third run skips what the first two finished, and appends to the same file', async () => {
+    const first = await open();
+    first.record('1', deleted('1'));
+    first.record('2', failed('2'));
+    first.close();
+    const second = await open();
+    expect(second.isDone('2', { ignoreMissing: false })).toBe(false);
+    second.record('2', deleted('2'));
+    second.record('3', unsent('3'));
+    second.close();
+    const third = await open();
+    expect(['1', '2', '3'].filter((id) => !third.isDone(id, { ignoreMissing: false }))).toEqual(['3']);
+    third.close();
+    expect(lines()).toEqual([HEADER, deleted('1'), failed('2'), deleted('2'), unsent('3'), '']);
+  });
+
+  it('keeps every digit of int64 ids, past what a JSON number holds', async () => {
+    const ids = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '0'];
+    const first = await open();
+    for (const id of ids) first.record(id, deleted(id));
+    first.close();
+    const journal = await readJournalForPlan(at.file, RUN);
+    expect(ids.map((id) => journal.isDone(id, { ignoreMissing: false }))).toEqual([true, true, true, true]);
+    expect(journal.isDone('9007199254740992', { ignoreMissing: false })).toBe(false);
+    expect(journal.counts().deleted).toBe(4);
+  });
+
+  it('a hundred thousand ids read back, each found and nothing else', async () => {
+    const first = await open();
+    for (let i = 0; i < 100_000; i++) first.record(String(i * 7919), i % 10 === 0 ? failed(String(i * 7919)) : deleted(String(i * 7919)));
+    first.close();
+    const journal = await readJournalForPlan(at.file, RUN);
+    let done = 0;
+    let strays = 0;
+    for (let i = 0; i < 100_000; i++) {
+      if (journal.isDone(String(i * 7919), { ignoreMissing: false })) done++;
+      if (journal.recorded(String(i * 7919 + 1)) !== undefined) strays++;
+    }
+    expect({ done, strays }).toEqual({ done: 90_000, strays: 0 });
+  });
+});
+
+describe('a torn last line (a run killed mid-write)', () => {
+  it.each([
+    ['without its newline', `{"id":3,"delet`],
+    ['a whole line without its newline', deleted('3')],
+    ['not a result line, newline and all', `{"id":3,"del\u0000\u0000\n`],
+  ])('%s: left out with a note, then cut off so the next line starts clean', async (_, torn) => {
+    writeFileSync(at.file, `${HEADER}\n${deleted('1')}\n${deleted('2')}\n${torn}`, { mode: 0o600 });
+    const journal = await open();
+    expect(journal.note).toBe(
+      `journal ${at.file}: its last line was torn (${Buffer.byteLength(torn)} bytes, a run stopped while writing it) and is left out; that plant is sent again`,
+    );
+    expect(journal.isDone('3', { ignoreMissing: false })).toBe(false);
+    expect(journal.counts().deleted).toBe(2);
+    journal.record('3', deleted('3'));
+    journal.close();
+    expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), deleted('3'), '']);
+    const again = await readJournalForPlan(at.file, RUN);
+    expect(again.note).toBeUndefined();
+    expect(again.isDone('3', { ignoreMissing: false })).toBe(true);
+  });
+});
+
+describe('--dry-run reads without locking or writing', () => {
+  it('a missing journal: nothing done, and no file or lock created', async () => {
+    const plan = await readJournalForPlan(at.file, RUN);
+    expect(plan.resumed).toBe(false);
+    expect(plan.isDone('1', { ignoreMissing: true })).toBe(false);
+    expect(existsSync(at.file)).toBe(false);
+    expect(existsSync(`${at.file}.lock`)).toBe(false);
+  });
+
+  it('a torn journal: the note, and the torn bytes left where they are', async () => {
+    const text = `${HEADER}\n${deleted('1')}\n{"id":2,"de`;
+    writeFileSync(at.file, text, { mode: 0o600 });
+    const plan = await readJournalForPlan(at.file, RUN);
+    expect(plan.note).toMatch(/its last line was torn \(11 bytes/);
+    expect(plan.isDone('1', { ignoreMissing: false })).toBe(true);
+    expect(readFileSync(at.file, 'utf8')).toBe(text);
+    expect(existsSync(`${at.file}.lock`)).toBe(false);
+  });
+
+  it('a journal in use by a running plantstore is still read', async () => {
+    const running = await open();
+    running.record('1', deleted('1'));
+    running.flush();
+    const plan = await readJournalForPlan(at.file, RUN);
+    expect(plan.isDone('1', { ignoreMissing: false })).toBe(true);
+    running.close();
+  });
+});
+
+describe('the lock', () => {
+  it('is held while the journal is open, and gone after close', async () => {
+    const journal = await open();
+    expect(existsSync(`${at.file}.lock`)).toBe(true);
+    journal.close();
+    expect(existsSync(`${at.file}.lock`)).toBe(false);
+    journal.close();
+  });
+});

@@ -1,0 +1,170 @@
+// Writing: the one-second flush, and every way a write fails (an injected ENOSPC or EIO,
+// the lock taken over, a real full disk): never silent, and the file stays parseable.
+import { spawnSync } from 'node:child_process';
+import fs, { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type JournalIo, JournalWriteError, openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
+import { LOCK_STALE_MS, staleLock } from '../../../../src/config/lock.js';
+import { Exit } from '../../../../src/errors.js';
+import { deleted, HEADER, journalFolder, RUN, STARTED } from './fixtures.js';
+
+const at = journalFolder();
+afterEach(() => vi.useRealTimers());
+const lines = (file = at.file): string[] => readFileSync(file, 'utf8').split('\n');
+
+describe('the one-second flush', () => {
+  it('writes what was recorded each second, by a timer that never keeps the process alive', async () => {
+    vi.useFakeTimers();
+    const journal = await openJournal(at.file, { ...RUN, started: STARTED });
+    journal.record('1', deleted('1'));
+    vi.advanceTimersByTime(999);
+    expect(lines()).toEqual([HEADER, '']);
+    vi.advanceTimersByTime(1);
+    expect(lines()).toEqual([HEADER, deleted('1'), '']);
+    journal.record('2', deleted('2'));
+    vi.advanceTimersByTime(1000);
+    expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), '']);
+    journal.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('renews the lock each second: a run going for longer than LOCK_STALE_MS is never judged stale', async () => {
+    vi.useFakeTimers();
+    const journal = await openJournal(at.file, RUN);
+    vi.setSystemTime(Date.now() + 2 * LOCK_STALE_MS);
+    expect(staleLock(`${at.file}.lock`)).toBeDefined();
+    vi.advanceTimersByTime(1000);
+    expect(staleLock(`${at.file}.lock`)).toBeUndefined();
+    expect(journal.failure).toBeUndefined();
+    journal.close();
+  });
+});
+
+/** The real system calls, except the `nth` call of `which`, which fails with `code` (after writing `partial` bytes, for a write). */
+function failingIo(which: 'write' | 'fsync', code: string, partial = 0): JournalIo & { calls: number } {
+  const io = {
+    calls: 0,
+    write(fd: number, data: Buffer, offset: number, length: number): number {
+      if (which === 'write' && ++io.calls === 1) {
+        if (partial > 0) return fs.writeSync(fd, data, offset, partial);
+        throw Object.assign(new Error(code), { code });
+      }
+      if (which === 'write' && io.calls === 2 && partial > 0) throw Object.assign(new Error(code), { code });
+      return fs.writeSync(fd, data, offset, length);
+    },
+    fsync(fd: number): void {
+      if (which === 'fsync' && ++io.calls === 1) throw Object.assign(new Error(code), { code });
+      fs.fsyncSync(fd);
+    },
+    ftruncate: (fd: number, length: number) => fs.ftruncateSync(fd, length),
+  };
+  return io;
+}
+
+describe('a failed write is never silent', () => {
+  it.each([
+    ['ENOSPC on the write', failingIo('write', 'ENOSPC'), /\(ENOSPC\): the results from here on are not recorded; free some space/],
+    ['ENOSPC after half a line was written', failingIo('write', 'ENOSPC', 30), /\(ENOSPC\)/],
+    ['EIO from fsync', failingIo('fsync', 'EIO'), /\(EIO\): the results from here on are not recorded; check the disk/],
+  ])('%s: flush throws, onFailure is told once, every later call throws, and the file reads back whole', async (_, io, said) => {
+    const failures: JournalWriteError[] = [];
+    const journal = await openJournal(at.file, { ...RUN, started: STARTED, io, onFailure: (error) => failures.push(error) });
+    journal.record('1', deleted('1'));
+    journal.record('2', deleted('2'));
+    const error = (() => {
+      try {
+        journal.flush();
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(JournalWriteError);
+    expect((error as JournalWriteError).exit).toBe(Exit.internal);
+    expect((error as JournalWriteError).message).toMatch(said);
+    expect(failures).toEqual([error]);
+    expect(journal.failure).toBe(error);
+    expect(() => journal.record('3', deleted('3'))).toThrow(error as Error);
+    expect(() => journal.flush()).toThrow(error as Error);
+    expect(() => journal.close()).toThrow(error as Error);
+    // Closed all the same: the lock is gone, and the next run reads every line that is there.
+    const plan = await readJournalForPlan(at.file, RUN);
+    expect(plan.note).toBeUndefined();
+    expect(lines()[0]).toBe(HEADER);
+    expect(lines().at(-1)).toBe('');
+    const next = await openJournal(at.file, RUN);
+    next.close();
+  });
+
+  it('a failure on the timer: onFailure is told, and the next record throws', async () => {
+    vi.useFakeTimers();
+    const failures: JournalWriteError[] = [];
+    const io = failingIo('write', 'EIO');
+    const journal = await openJournal(at.file, { ...RUN, io, onFailure: (error) => failures.push(error) });
+    journal.record('1', deleted('1'));
+    vi.advanceTimersByTime(1000);
+    expect(failures.map((error) => error.code)).toEqual(['EIO']);
+    expect(() => journal.record('2', deleted('2'))).toThrow(JournalWriteError);
+    expect(() => journal.close()).toThrow(JournalWriteError);
+  });
+
+  it('the lock taken over by another plantstore (this run stopped for 30 s): the run is told, and stops writing', async () => {
+    vi.useFakeTimers();
+    const failures: JournalWriteError[] = [];
+    const journal = await openJournal(at.file, { ...RUN, started: STARTED, onFailure: (error) => failures.push(error) });
+    journal.record('1', deleted('1'));
+    vi.advanceTimersByTime(1000);
+    // Another run judged the lock stale, broke it and took its own.
+    renameSync(`${at.file}.lock`, `${at.file}.broken`);
+    writeFileSync(`${at.file}.lock`, '4242 elsewhere');
+    journal.record('2', deleted('2'));
+    vi.advanceTimersByTime(1000);
+    expect(failures.map((error) => error.code)).toEqual(['lock-lost']);
+    expect(failures[0]?.message).toMatch(/^another plantstore took over journal .* results from here on are not recorded in it$/);
+    expect(() => journal.close()).toThrow(JournalWriteError);
+    expect(lines()).toEqual([HEADER, deleted('1'), '']);
+    // Its lock is left to its new holder.
+    expect(readFileSync(`${at.file}.lock`, 'utf8')).toBe('4242 elsewhere');
+  });
+});
+
+/** A tmpfs of `size` mounted on a new folder, or undefined where mounting is not allowed (not root, a container without the right). */
+function smallDisk(size: string): { dir: string; unmount(): void } | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
+  const dir = path.join(at.dir, 'disk');
+  mkdirSync(dir);
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) return undefined;
+  return { dir, unmount: () => spawnSync('umount', ['-l', dir]) };
+}
+
+describe('a full disk', () => {
+  it('the write that does not fit fails with ENOSPC, what was flushed before stays, and the file reads back whole', async (context) => {
+    const disk = smallDisk('64k');
+    if (disk === undefined) {
+      context.skip('cannot mount a tmpfs here (needs root on Linux)');
+      return;
+    }
+    try {
+      const file = path.join(disk.dir, 'delete.journal');
+      const journal = await openJournal(file, { ...RUN, started: STARTED });
+      journal.record('1', deleted('1'));
+      journal.flush();
+      // Fill the disk to its last byte: the journal's page still has room for a part of the next write.
+      spawnSync('sh', ['-c', `cat /dev/zero > ${JSON.stringify(path.join(disk.dir, 'filler'))}`]);
+      for (let id = 2; id < 2000; id++) journal.record(String(id), deleted(String(id)));
+      expect(() => journal.flush()).toThrow(/^cannot write journal .*\(ENOSPC\)/);
+      expect(() => journal.close()).toThrow(JournalWriteError);
+      expect(lines(file)).toEqual([HEADER, deleted('1'), '']);
+      const plan = await readJournalForPlan(file, RUN);
+      expect(plan.counts().deleted).toBe(1);
+      // A new journal on the full disk (filled again: the closed journal's lock freed a page): refused, no file left behind.
+      spawnSync('sh', ['-c', `cat /dev/zero >> ${JSON.stringify(path.join(disk.dir, 'filler'))}`]);
+      await expect(openJournal(path.join(disk.dir, 'other.journal'), RUN)).rejects.toThrow(
+        /^cannot create journal lock .*\(ENOSPC\): free some space$/,
+      );
+      expect(fs.readdirSync(disk.dir).sort()).toEqual(['delete.journal', 'filler']);
+    } finally {
+      disk.unmount();
+    }
+  });
+});
