@@ -185,7 +185,9 @@ describe('runTokenCommand fails with exit 4, naming the command, never quoting i
     expect(error).toBeInstanceOf(AuthError);
     expect((error as Error).message).toMatch(/printed more than 64 KiB on stdout, more than any token, and was stopped/);
     expect((error as Error).message).not.toContain(SECRET);
-    expect(alive(Number(/pid (\d+)/.exec(seen.stderr)?.[1]))).toBe(false);
+    const pid = Number(/pid (\d+)/.exec(seen.stderr)?.[1]);
+    pids.push(pid);
+    expect(alive(pid)).toBe(false);
     expect(MAX_TOKEN_COMMAND_OUTPUT).toBe(65_536);
   });
 
