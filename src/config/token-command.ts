@@ -11,7 +11,7 @@ export type { ObtainedToken } from './token-output.js';
 export const MAX_TOKEN_COMMAND_OUTPUT = 64 * 1024;
 // Only the last line of stderr is kept, for the error message; a command chattering for
 // minutes costs this much memory at most.
-const STDERR_TAIL_BYTES = 4096;
+const STDERR_TAIL_CHARS = 4096;
 const STDERR_LINE_CHARS = 200;
 /** How long a command has to go after SIGTERM before SIGKILL. */
 export const KILL_GRACE_MS = 2000;
@@ -21,8 +21,11 @@ export interface TokenCommandOptions {
   timeoutMs: number;
   /** Ctrl-C, SIGTERM, SIGHUP: the command is stopped and the run ends as interrupted. */
   signal?: AbortSignal;
-  /** Each chunk the command writes on stderr, as it comes: a prompt or a warning for the user. */
-  onStderr?: (chunk: Buffer) => void;
+  /**
+   * Each piece of text the command writes on stderr, as it comes: a prompt or a warning for
+   * the user. Decoded as UTF-8 across chunk boundaries, so a piece never ends mid-character.
+   */
+  onStderr?: (text: string) => void;
   /** The command's environment; the CLI's own when not given. */
   env?: Env;
   /** The current time in epoch ms, to refuse a token that has expired already. */
@@ -111,9 +114,10 @@ function collectStdout(words: string[], named: string, options: TokenCommandOpti
       if (stdoutBytes > MAX_TOKEN_COMMAND_OUTPUT) return stop('too much output');
       chunks.push(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      options.onStderr?.(chunk);
-      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      options.onStderr?.(text);
+      stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS);
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
       // spawn failed (no such program, not executable): 'close' follows with no status.

@@ -53,8 +53,8 @@ function run(commandLine: string, options: Partial<TokenCommandOptions> = {}): R
   const seen: Run = { stderr: '', result: Promise.resolve({ token: '' }) };
   seen.result = runTokenCommand(commandLine, {
     timeoutMs: TIMEOUT_MS,
-    onStderr: (chunk) => {
-      seen.stderr += chunk.toString();
+    onStderr: (text) => {
+      seen.stderr += text;
     },
     ...options,
   });
@@ -72,13 +72,13 @@ async function authFailure(commandLine: string, options: Partial<TokenCommandOpt
 }
 
 /** The lines a command writes on stderr, awaited one by one. */
-function lines(): { add: (chunk: Buffer) => void; next: () => Promise<string> } {
+function lines(): { add: (text: string) => void; next: () => Promise<string> } {
   const queue: string[] = [];
   let waiting: ((line: string) => void) | undefined;
   let partial = '';
   return {
-    add: (chunk) => {
-      const parts = (partial + chunk.toString()).split('\n');
+    add: (text) => {
+      const parts = (partial + text).split('\n');
       partial = parts.pop() ?? '';
       for (const line of parts) {
         if (waiting) {
@@ -127,6 +127,18 @@ describe('runTokenCommand answers', () => {
     const seen = run(script(`process.stderr.write('Passphrase for key: '); process.stderr.write('ok\\n'); console.log('${SECRET}');`));
     await seen.result;
     expect(seen.stderr).toBe('Passphrase for key: ok\n');
+  });
+
+  it('never cuts a character of its stderr in two', async () => {
+    // The bytes of each é are written in two halves, with a pause for the pipe to deliver the first.
+    const source = `const bytes = Buffer.from('é'.repeat(3));
+      let i = 0;
+      const next = () => { if (i === bytes.length) return console.log('${SECRET}'); process.stderr.write(bytes.subarray(i, i + 1), () => setImmediate(next)); i += 1; };
+      next();`;
+    const pieces: string[] = [];
+    await runTokenCommand(script(source), { timeoutMs: TIMEOUT_MS, onStderr: (text) => pieces.push(text) });
+    expect(pieces.join('')).toBe('ééé');
+    expect(pieces.every((piece) => !piece.includes('\ufffd'))).toBe(true);
   });
 
   it('runs it with the environment given', async () => {
@@ -253,8 +265,8 @@ describe('runTokenCommand on an abort (Ctrl-C)', () => {
     const result = runTokenCommand(script(`console.log('${SECRET}'); ${HANG}`), {
       timeoutMs: TIMEOUT_MS,
       signal: controller.signal,
-      onStderr: (chunk) => {
-        pid = Number(/pid (\d+)/.exec(chunk.toString())?.[1]);
+      onStderr: (text) => {
+        pid = Number(/pid (\d+)/.exec(text)?.[1]);
         pids.push(pid);
         controller.abort();
       },
