@@ -1,0 +1,269 @@
+// Renewing a token from a command in the middle of a run: before it expires, and after a 401,
+// once for any number of requests refused at the same moment. The command is a scripted
+// function whose answers the test releases one by one; the clock is a number the test moves.
+import { describe, expect, it } from 'vitest';
+import type { ObtainedToken } from '../../../src/config/token-command.js';
+import {
+  commandTokens,
+  isFinalRefusal,
+  type Lease,
+  RENEW_BEFORE_EXPIRY_MS,
+  renewsAt,
+  sendWithLease,
+  staticTokens,
+  type TokenEvent,
+} from '../../../src/config/token-lease.js';
+import { AuthError } from '../../../src/errors.js';
+import { rejection } from '../../helpers/thrown.js';
+
+/** A token command whose every run waits until the test answers it. */
+function scriptedCommand() {
+  const runs: Array<{ resolve: (obtained: ObtainedToken) => void; reject: (error: unknown) => void }> = [];
+  return {
+    runs,
+    obtain: () => new Promise<ObtainedToken>((resolve, reject) => runs.push({ resolve, reject })),
+    answer(obtained: ObtainedToken): void {
+      const run = runs.at(-1);
+      if (!run) throw new Error('the command is not running');
+      run.resolve(obtained);
+    },
+  };
+}
+
+function setUp() {
+  const clock = { now: 1_000_000 };
+  const command = scriptedCommand();
+  const masked: string[] = [];
+  const events: TokenEvent[] = [];
+  const leases = commandTokens(command.obtain, {
+    now: () => clock.now,
+    onToken: (token) => masked.push(token),
+    onEvent: (event) => events.push(event),
+  });
+  return { clock, command, masked, events, leases };
+}
+
+/** Lets every settled promise run its callbacks. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('commandTokens', () => {
+  it('runs the command on first use only, once for many first requests', async () => {
+    const { command, leases } = setUp();
+    expect(command.runs).toHaveLength(0);
+    expect(leases.generation()).toBe(0);
+    const first = Array.from({ length: 10 }, () => leases.current());
+    command.answer({ token: 'token-one-1' });
+    const got = await Promise.all(first);
+    expect(got.map((lease) => lease.token)).toEqual(Array(10).fill('token-one-1'));
+    expect(await leases.current()).toEqual({ token: 'token-one-1', generation: 1, obtainedAt: 1_000_000 });
+    expect(command.runs).toHaveLength(1);
+  });
+
+  it('renews before handing out a token that expires within 30 s; the request waits for it', async () => {
+    const { clock, command, leases, events } = setUp();
+    const first = leases.current();
+    command.answer({ token: 'token-one-1', expiresAt: clock.now + 3_600_000 });
+    await first;
+    clock.now += 3_600_000 - RENEW_BEFORE_EXPIRY_MS - 1;
+    expect((await leases.current()).token).toBe('token-one-1');
+    clock.now += 1;
+    let handedOut: Lease | undefined;
+    const waiting = leases.current().then((lease) => (handedOut = lease));
+    await settle();
+    expect(handedOut).toBeUndefined();
+    expect(command.runs).toHaveLength(2);
+    command.answer({ token: 'token-two-2', expiresAt: clock.now + 3_600_000 });
+    await waiting;
+    expect(handedOut).toMatchObject({ token: 'token-two-2', generation: 2 });
+    expect(events).toContainEqual({ kind: 'renewing', reason: 'expiring', generation: 1, expiresAt: 1_000_000 + 3_600_000 });
+  });
+
+  it('renews a short-lived token at half its life, not 30 s before an expiry it never reaches', () => {
+    expect(renewsAt({ token: 't', generation: 1, obtainedAt: 0, expiresAt: 20_000 })).toBe(10_000);
+    expect(renewsAt({ token: 't', generation: 1, obtainedAt: 0, expiresAt: 3_600_000 })).toBe(3_570_000);
+    expect(renewsAt({ token: 't', generation: 1, obtainedAt: 0 })).toBeUndefined();
+  });
+
+  it('runs the command once for 64 requests refused at once; requests arriving meanwhile wait for the new token', async () => {
+    const { command, leases, events } = setUp();
+    const first = leases.current();
+    command.answer({ token: 'token-one-1' });
+    const old = await first;
+    const refused = Array.from({ length: 64 }, () => leases.renewAfter(old));
+    const arriving = Array.from({ length: 8 }, () => leases.current());
+    await settle();
+    expect(command.runs).toHaveLength(2);
+    command.answer({ token: 'token-two-2' });
+    const got = await Promise.all([...refused, ...arriving]);
+    expect(new Set(got.map((lease) => `${lease.generation}:${lease.token}`))).toEqual(new Set(['2:token-two-2']));
+    expect(command.runs).toHaveLength(2);
+    expect(events.filter((event) => event.kind === 'renewing')).toEqual([{ kind: 'renewing', reason: 'refused', generation: 1 }]);
+  });
+
+  it('hands a 401 with an old token the newer one without running the command', async () => {
+    const { command, leases } = setUp();
+    const first = leases.current();
+    command.answer({ token: 'token-one-1' });
+    const old = await first;
+    const renewal = leases.renewAfter(old);
+    command.answer({ token: 'token-two-2' });
+    await renewal;
+    // A request sent with token 1 before the renewal comes back 401 after it.
+    expect(await leases.renewAfter(old)).toMatchObject({ token: 'token-two-2', generation: 2 });
+    expect(command.runs).toHaveLength(2);
+  });
+
+  it('a failing renewal rejects every waiter, and every later caller, with its error; the command never runs again', async () => {
+    const { command, leases } = setUp();
+    const first = leases.current();
+    command.answer({ token: 'token-one-1' });
+    const old = await first;
+    const waiters = [...Array.from({ length: 5 }, () => leases.renewAfter(old)), leases.current()];
+    const failure = new AuthError("token command 'pass show plantstore' failed with exit status 1");
+    command.runs.at(-1)?.reject(failure);
+    for (const waiter of waiters) expect(await rejection(waiter)).toBe(failure);
+    expect(await rejection(leases.current())).toBe(failure);
+    expect(await rejection(leases.renewAfter(old))).toBe(failure);
+    expect(command.runs).toHaveLength(2);
+  });
+
+  it('tells the mask every token before any request can carry it', async () => {
+    const { command, leases, masked } = setUp();
+    const first = leases.current().then((lease) => {
+      expect(masked).toContain(lease.token);
+      return lease;
+    });
+    command.answer({ token: 'token-one-1' });
+    const renewed = leases.renewAfter(await first).then((lease) => {
+      expect(masked).toContain(lease.token);
+      return lease;
+    });
+    command.answer({ token: 'token-two-2' });
+    await renewed;
+    expect(masked).toEqual(['token-one-1', 'token-two-2']);
+  });
+
+  it('each request renews at most once: the resend carries a token obtained after it started', async () => {
+    const { command, leases } = setUp();
+    const first = leases.current();
+    command.answer({ token: 'token-one-1' });
+    await first;
+    const startedAt = leases.generation();
+    const sent = await leases.current();
+    expect(leases.refusalIsFinal(sent, startedAt)).toBe(false);
+    const renewal = leases.renewAfter(sent);
+    command.answer({ token: 'token-two-2' });
+    const resent = await renewal;
+    expect(leases.refusalIsFinal(resent, startedAt)).toBe(true);
+  });
+});
+
+describe('staticTokens', () => {
+  it('hands out the one token, never renews, and a 401 is final at once', async () => {
+    const masked: string[] = [];
+    const leases = staticTokens('static-token-1', { now: () => 5, onToken: (token) => masked.push(token) });
+    const startedAt = leases.generation();
+    const lease = await leases.current();
+    expect(lease).toEqual({ token: 'static-token-1', generation: 1, obtainedAt: 5 });
+    expect(leases.renewable).toBe(false);
+    expect(leases.refusalIsFinal(lease, startedAt)).toBe(true);
+    expect(await leases.renewAfter(lease)).toBe(lease);
+    expect(masked).toEqual(['static-token-1']);
+  });
+});
+
+describe('isFinalRefusal: a 401 is final only with a token obtained after the request started', () => {
+  const lease = (generation: number): Lease => ({ token: 'token-x-123', generation, obtainedAt: 0 });
+  it.each<[string, number, number, boolean, boolean]>([
+    // name, generation sent with, newest generation when the request started, renewable, final
+    ['sent with the token current at its start: renew and resend', 3, 3, true, false],
+    ['sent with a token obtained after it started (the resend): final', 4, 3, true, true],
+    ['its first token, obtained after it started (none before): final', 1, 0, true, true],
+    ['a static token: final at once', 1, 1, false, true],
+  ])('%s', (_name, sentWith, startedAt, renewable, final) => {
+    expect(isFinalRefusal(lease(sentWith), startedAt, renewable)).toBe(final);
+  });
+});
+
+describe('sendWithLease over a server whose tokens wear out', () => {
+  // The issue's end-to-end scene in miniature: token N is accepted for its first K requests,
+  // then refused with a 401, and token N+1 is accepted. 5,000 requests, 32 at a time.
+  it('sends every request, running the command about 5000/K times, not once per 401', async () => {
+    const K = 500;
+    const IDS = 5000;
+    const accepted = new Map<string, number>();
+    let runs = 0;
+    let refusals = 0;
+    const leases = commandTokens(
+      async () => {
+        runs += 1;
+        await settle();
+        return { token: `token-${String(runs).padStart(4, '0')}` };
+      },
+      { now: () => 0 },
+    );
+    const server = async (lease: Lease): Promise<number> => {
+      await settle();
+      const used = accepted.get(lease.token) ?? 0;
+      if (used >= K) {
+        refusals += 1;
+        return 401;
+      }
+      accepted.set(lease.token, used + 1);
+      return 204;
+    };
+    const answers: number[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < IDS) {
+        next += 1;
+        answers.push(await sendWithLease(leases, server, (status) => status === 401));
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    expect(answers).toHaveLength(IDS);
+    expect(answers.every((status) => status === 204)).toBe(true);
+    expect(refusals).toBeGreaterThanOrEqual(9);
+    expect(runs).toBe(IDS / K);
+  });
+
+  it('a second 401 with a fresh token is final, after one renewal', async () => {
+    const command = scriptedCommand();
+    const leases = commandTokens(command.obtain, { now: () => 0 });
+    const warm = leases.current();
+    command.answer({ token: 'token-one-1' });
+    await warm;
+    const sentWith: string[] = [];
+    const answer = sendWithLease(
+      leases,
+      async (lease) => {
+        sentWith.push(lease.token);
+        return 401;
+      },
+      (status) => status === 401,
+    );
+    await settle();
+    command.answer({ token: 'token-two-2' });
+    expect(await answer).toBe(401);
+    expect(sentWith).toEqual(['token-one-1', 'token-two-2']);
+    expect(command.runs).toHaveLength(2);
+  });
+
+  it('a 401 with the first token, obtained for this very request, is final at once', async () => {
+    const command = scriptedCommand();
+    const leases = commandTokens(command.obtain, { now: () => 0 });
+    let sends = 0;
+    const answer = sendWithLease(
+      leases,
+      async () => {
+        sends += 1;
+        return 401;
+      },
+      (status) => status === 401,
+    );
+    command.answer({ token: 'token-one-1' });
+    expect(await answer).toBe(401);
+    expect(sends).toBe(1);
+    expect(command.runs).toHaveLength(1);
+  });
+});
