@@ -4,6 +4,9 @@
 //     request (a deterministic tail, so that runs compare), plus a replayable jitter;
 //   - rate-limit with a token bucket: 429, Retry-After: 1 and an Error body;
 //   - limit the requests being served at once: 503, Retry-After: 1, at once;
+//   - have a capacity: serve at most `slots` requests at once and queue the rest in
+//     arrival order, so that latency grows with load as a real service's does, and
+//     optionally shed with 503 past a queue length (capacity.ts uses this);
 //   - speak HTTP/2 over TLS (with HTTP/1.1 allowed too), and there retire each
 //     connection with GOAWAY after so many requests, or allow few streams at once
 //     (h2-stress.ts uses these; the bench rows do not).
@@ -29,6 +32,13 @@ export interface Behaviour {
   burst?: number;
   /** More than this many admitted requests being answered at once: 503 at once. */
   maxInFlight?: number;
+  /**
+   * The server's capacity: at most this many admitted requests are served at once, each for
+   * its latency; the rest wait in arrival order, so an answer takes its latency plus its wait.
+   */
+  slots?: number;
+  /** With `slots`: a request that finds this many already waiting gets 503 + Retry-After: 1 at once. */
+  shedPastQueue?: number;
   /** HTTP/2: close each connection gracefully (GOAWAY, in-flight streams finish) once it has carried this many requests, as nginx does. */
   goAwayAfter?: number;
   /** HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS sent to each new connection (after the server's default, as a server that lowers it does). */
@@ -46,8 +56,12 @@ export interface NetStats {
   distinctDeleted: number;
   /** Arrival of each request, ms since configure(), in arrival order. */
   arrivals: number[];
-  /** The most admitted requests being answered at once. */
+  /** The most admitted requests being answered at once (served or waiting for a slot). */
   peakInFlight: number;
+  /** The same, counted only from 1 s after configure(): the opening burst aside. */
+  peakInFlightAfterFirstSecond: number;
+  /** With `slots`: the mean time admitted requests waited for a slot, in ms (0 without). */
+  meanQueueingMs: number;
   /** Requests by HTTP version, e.g. { "1.1": 1200 } or { "2.0": 1200 }. */
   byHttpVersion: Record<string, number>;
   /** Connections accepted (TCP, before any TLS). */
@@ -113,7 +127,13 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
   const timers = new Set<NodeJS.Timeout>();
   const perSession = new WeakMap<http2.Http2Session, number>();
 
-  function newRecord(): NetStats & { deleted: Set<string> } {
+  // The capacity model: requests being served, and those waiting for a slot, first come first served.
+  let serving = 0;
+  /** configure() starts a new generation: answers still due from an earlier one leave the new count alone. */
+  let generation = 0;
+  const waiting: { arrivedAt: number; serve: () => void }[] = [];
+
+  function newRecord(): NetStats & { deleted: Set<string>; queueingMsTotal: number } {
     return {
       total: 0,
       authorized: 0,
@@ -121,6 +141,9 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       distinctDeleted: 0,
       arrivals: [],
       peakInFlight: 0,
+      peakInFlightAfterFirstSecond: 0,
+      meanQueueingMs: 0,
+      queueingMsTotal: 0,
       byHttpVersion: {},
       connections: 0,
       goAways: 0,
@@ -155,6 +178,13 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
     if (bucket && !bucket.take(now)) return { status: 429, headers: { 'retry-after': '1' }, body: RATE_LIMITED };
     if (behaviour.maxInFlight !== undefined && inFlight >= behaviour.maxInFlight)
       return { status: 503, headers: { 'retry-after': '1' }, body: OVERLOADED };
+    if (
+      behaviour.slots !== undefined &&
+      behaviour.shedPastQueue !== undefined &&
+      serving >= behaviour.slots &&
+      waiting.length >= behaviour.shedPastQueue
+    )
+      return { status: 503, headers: { 'retry-after': '1' }, body: OVERLOADED };
     if (!authorized) return { status: 401, body: UNAUTHORIZED };
     return undefined;
   };
@@ -187,6 +217,7 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
     admitted++;
     inFlight++;
     record.peakInFlight = Math.max(record.peakInFlight, inFlight);
+    if (now - epoch >= 1000) record.peakInFlightAfterFirstSecond = Math.max(record.peakInFlightAfterFirstSecond, inFlight);
     const tail = behaviour.tailEvery !== undefined && admitted % behaviour.tailEvery === 0;
     const jitter = behaviour.jitterMs ? Math.floor(nextRandom() * behaviour.jitterMs) : 0;
     const delay = (tail ? (behaviour.tailMs ?? 0) : behaviour.latencyMs) + jitter;
@@ -195,15 +226,36 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       record.deleted.add(id);
       send(res, { status: 204 });
     };
-    if (delay <= 0) {
-      answer();
-      return;
-    }
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      answer();
-    }, delay);
-    timers.add(timer);
+    const servedIn = generation;
+    const serve = (): void => {
+      if (servedIn === generation) serving++;
+      const done = (): void => {
+        answer();
+        if (servedIn !== generation) return;
+        serving--;
+        serveNext();
+      };
+      if (delay <= 0) {
+        done();
+        return;
+      }
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        done();
+      }, delay);
+      timers.add(timer);
+    };
+    if (behaviour.slots !== undefined && serving >= behaviour.slots) waiting.push({ arrivedAt: now, serve });
+    else serve();
+  };
+
+  /** A slot came free: the longest-waiting request is served next. */
+  const serveNext = (): void => {
+    if (behaviour.slots === undefined || serving >= behaviour.slots) return;
+    const next = waiting.shift();
+    if (next === undefined) return;
+    record.queueingMsTotal += performance.now() - next.arrivedAt;
+    next.serve();
   };
 
   const sockets = new Set<Socket>();
@@ -232,13 +284,20 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       epoch = performance.now();
       bucket = next.ratePerSecond === undefined ? undefined : new TokenBucket(next.ratePerSecond, next.burst ?? DEFAULT_BURST, epoch);
       admitted = 0;
+      // Requests of an earlier run still waiting are served, outside the new count.
+      generation++;
+      serving = 0;
+      for (const stale of waiting.splice(0)) stale.serve();
       seed = 1;
       record = newRecord();
     },
     stats() {
-      const { deleted, ...rest } = record;
+      const { deleted, queueingMsTotal, ...rest } = record;
+      const served = rest.byStatus[204] ?? 0;
       return {
         ...rest,
+        // Requests served at once waited 0: the mean is over every answered request.
+        meanQueueingMs: served === 0 ? 0 : queueingMsTotal / served,
         byStatus: { ...rest.byStatus },
         byHttpVersion: { ...rest.byHttpVersion },
         arrivals: [...rest.arrivals],

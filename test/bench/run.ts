@@ -10,7 +10,11 @@
 // batch figures take at most 3 after 1, see batch.ts for BENCH_BATCH_RUNS and
 // BENCH_CURL_IDS); the network batches (network.ts) run once each, a few
 // minutes in all: BENCH_NETWORK=0 skips them, BENCH_NETWORK=tail,429 picks some,
-// BENCH_NETWORK_RUNS repeats them;
+// BENCH_NETWORK_RUNS repeats them; the capacity batches (capacity.ts: servers
+// that serve K at once and queue the rest, at each --concurrency), about two
+// minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
+// BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
+// capacity, size);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';
@@ -18,6 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchBatch } from './batch.js';
+import { benchCapacity } from './capacity.js';
 import { benchJournal } from './journal.js';
 import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
@@ -35,6 +40,17 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
+const GROUPS = ['startup', 'batch', 'network', 'capacity', 'size'] as const;
+
+/** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
+function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
+  if (value === undefined || value.trim() === '') return () => true;
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(GROUPS as readonly string[]).includes(name));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (known: ${GROUPS.join(', ')})`);
+  return (group) => names.includes(group);
+}
+
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
   const tmp = mkdtempSync(path.join(tmpdir(), 'plantstore-bench-'));
@@ -42,11 +58,13 @@ async function main(): Promise<void> {
   let options: Options;
   try {
     options = { runs: Math.max(1, count('BENCH_RUNS', 15)), warmups: count('BENCH_WARMUPS', 2), tmp, pkg: packageUnderTest(tmp) };
-    rows.push(...(await benchStartup(options)));
-    rows.push(...(await benchBatch(options)));
-    rows.push(...(await benchJournal(options)));
-    rows.push(...(await benchNetwork(options)));
-    rows.push(...benchPackageSize(options));
+    const only = groupsWanted(process.env['BENCH_ONLY']);
+    if (only('startup')) rows.push(...(await benchStartup(options)));
+    if (only('batch')) rows.push(...(await benchBatch(options)));
+    if (only('journal')) rows.push(...(await benchJournal(options)));
+    if (only('network')) rows.push(...(await benchNetwork(options)));
+    if (only('capacity')) rows.push(...(await benchCapacity(options)));
+    if (only('size')) rows.push(...benchPackageSize(options));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

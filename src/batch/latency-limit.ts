@@ -1,0 +1,261 @@
+// `--concurrency auto`: how many requests may be in flight, found from how long the server
+// takes to answer, for users who cannot know their server's capacity.
+//
+// A server with spare capacity answers in the same time however many requests it holds; one
+// past its capacity queues the rest, and every answer takes longer by the time spent waiting.
+// So the limit grows while the answers take about as long as the base latency (the time the
+// server takes when it is not queueing), and falls when they take well longer. This is TCP
+// Vegas's reading of a rising round trip, as in Netflix's concurrency-limits (Vegas,
+// Gradient2). The base latency is measured as Envoy's adaptive concurrency filter and BBR's
+// PROBE_RTT do it, at low concurrency: at the start and again every REMEASURE_MS. A lowest
+// latency kept for ever would strand the limit at the floor once the server gets slower for
+// good; one that expires on its own creeps up with our own queueing, round after round.
+//
+// Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
+
+import { CONCURRENCY_DECREASE } from './throttle-policy.js';
+
+/**
+ * The shape the throttle's fixed in-flight limit has too, so this one can stand in for it behind
+ * `--concurrency auto`. The throttle calls onAdmitted for every answer the server processed
+ * (2xx, or one that is not a refusal: 400, 404...) and onOverloaded for a 503; not for 429 (the
+ * rate's business) nor for answers that say nothing about load (timeouts, 500, 502, 504).
+ */
+export interface ConcurrencyLimit {
+  /** Requests allowed in flight now: a whole number, at least 1. */
+  readonly limit: number;
+  /** `inFlightAtStart`: requests in flight when this one started, itself included. */
+  onAdmitted(rttMs: number, inFlightAtStart: number): void;
+  onOverloaded(inFlightAtStart: number): void;
+}
+
+export type LimitChangeReason = 'latency flat' | 'queueing' | 'overloaded (503)' | 'measuring base latency' | 'base latency measured';
+
+/** One per change of the limit, never per request: `* concurrency 24 → 32: latency flat`. */
+export interface LimitChange {
+  from: number;
+  to: number;
+  reason: LimitChangeReason;
+  /** The base latency the decision was made against, in ms; undefined until first measured. */
+  baseRttMs: number | undefined;
+}
+
+export interface LatencySample {
+  rttMs: number;
+  inFlightAtStart: number;
+  /** When the answer arrived, on the limiter's clock. */
+  now: number;
+}
+
+export interface LatencyLimitOptions {
+  /** Milliseconds; default performance.now. Only onAdmitted and onOverloaded read it. */
+  now?: () => number;
+  onChange?: (change: LimitChange) => void;
+  /** Default MAX_AUTO_CONCURRENCY. */
+  ceiling?: number;
+}
+
+/** The issue's ceiling: far above what a single client should ask of one service. */
+export const MAX_AUTO_CONCURRENCY = 256;
+/**
+ * Where the limit starts, and the concurrency the base latency is measured at. Low, so the first
+ * answers show the server's own latency rather than a queue we made (8, today's default, already
+ * queues on a server that serves 6 at once); doubling then reaches 8 after one round.
+ */
+export const BASE_PROBE_LIMIT = 4;
+/** Answers in a round (at least; a round is also at least one answer per request allowed in flight). */
+export const ROUND_MIN_SAMPLES = 8;
+/**
+ * A round's median latency up to this many times the base is flat, and the limit grows:
+ * Envoy's default minRTT buffer (25%), room for the jitter of a real network.
+ */
+export const FLAT_BELOW = 1.25;
+/**
+ * From this many times the base the server is queueing, and the limit falls (Gradient2's
+ * tolerance). Between the two the limit holds: against a server that serves K at once and
+ * queues the rest, that is between 1.25 K and 1.5 K in flight, a queue at most half the
+ * base latency long, which keeps the server busy across the network's own delays.
+ */
+export const QUEUEING_ABOVE = 1.5;
+/** A cut for queueing never goes below this share of the limit in one round (Gradient2's bound)... */
+export const DEEPEST_CUT = 0.5;
+/** ...and always takes at least this much off, so a cut is felt. */
+export const SHALLOWEST_CUT = 0.9;
+/** The base latency is measured again this often (BBR: 10 s; a batch runs for minutes or hours). */
+export const REMEASURE_MS = 30_000;
+/** Rounds at the floor that are still queueing before the base latency is measured again (Envoy: 5). */
+export const FLOOR_ROUNDS_BEFORE_REMEASURE = 5;
+/**
+ * A cut for queueing that took at least this share off the requests in flight, followed by a
+ * round whose latency fell by less than NOT_OURS_RTT_DROP, shows latency that does not move
+ * with our load: not our queue but a slower server. The base latency is measured again at once
+ * rather than cutting round after round to the floor.
+ */
+export const NOT_OURS_IN_FLIGHT_DROP = 0.25;
+export const NOT_OURS_RTT_DROP = 0.1;
+
+export class LatencyLimit implements ConcurrencyLimit {
+  readonly #ceiling: number;
+  readonly #now: () => number;
+  readonly #onChange: ((change: LimitChange) => void) | undefined;
+
+  #limit = BASE_PROBE_LIMIT;
+  #baseRtt: number | undefined;
+  #baseMeasuredAt = Number.NEGATIVE_INFINITY;
+  /** Doubling until the first round that is not flat, or the first 503 (TCP's slow start). */
+  #slowStart = true;
+  /** While the base latency is being measured: the limit to go back to after it. */
+  #measuring: { restoreTo: number | undefined } | undefined = { restoreTo: undefined };
+  /** In-flight count of the last 503: growth slows to one at a time near it. */
+  #overloadedAt: number | undefined;
+  #floorRounds = 0;
+  /** The round that led to the last cut for queueing, until a round that is not queueing. */
+  #lastCut: { meanInFlight: number; rtt: number } | undefined;
+
+  /** Answers to requests started before this time saw an older limit, and do not count. */
+  #roundStart = Number.NEGATIVE_INFINITY;
+  #rtts: number[] = [];
+  #maxInFlight = 0;
+  #sumInFlight = 0;
+
+  constructor(options: LatencyLimitOptions = {}) {
+    const ceiling = options.ceiling ?? MAX_AUTO_CONCURRENCY;
+    if (!Number.isInteger(ceiling) || ceiling < 1) {
+      throw new RangeError(`ceiling must be a whole number of at least 1, got ${ceiling}`);
+    }
+    this.#ceiling = ceiling;
+    this.#limit = Math.min(BASE_PROBE_LIMIT, ceiling);
+    this.#now = options.now ?? (() => performance.now());
+    this.#onChange = options.onChange;
+  }
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /** The base latency in ms; undefined until the first round is over. */
+  get baseRttMs(): number | undefined {
+    return this.#baseRtt;
+  }
+
+  onAdmitted(rttMs: number, inFlightAtStart: number): void {
+    this.onSample({ rttMs, inFlightAtStart, now: this.#now() });
+  }
+
+  onSample({ rttMs, inFlightAtStart, now }: LatencySample): void {
+    if (now - rttMs < this.#roundStart) return;
+    // Only answers to requests sent at low concurrency show the base latency.
+    if (this.#measuring !== undefined && inFlightAtStart > BASE_PROBE_LIMIT) return;
+    this.#rtts.push(rttMs);
+    this.#maxInFlight = Math.max(this.#maxInFlight, inFlightAtStart);
+    this.#sumInFlight += inFlightAtStart;
+    const roundSize = this.#measuring === undefined ? Math.max(ROUND_MIN_SAMPLES, this.#limit) : ROUND_MIN_SAMPLES;
+    if (this.#rtts.length >= roundSize) this.#endRound(now);
+  }
+
+  onOverloaded(inFlightAtStart: number): void {
+    const now = this.#now();
+    const limit = this.#measuring?.restoreTo ?? this.#limit;
+    // Sent with more in flight than the limit allows now: the cut already answered its load.
+    if (inFlightAtStart > limit || limit <= 1) return;
+    const next = Math.max(1, Math.floor(CONCURRENCY_DECREASE * inFlightAtStart));
+    this.#overloadedAt = inFlightAtStart;
+    this.#slowStart = false;
+    if (this.#measuring?.restoreTo !== undefined) {
+      this.#measuring.restoreTo = Math.min(this.#measuring.restoreTo, next);
+      if (next < this.#limit) this.#set(next, 'overloaded (503)', now);
+      return;
+    }
+    this.#set(next, 'overloaded (503)', now);
+  }
+
+  #endRound(now: number): void {
+    const rtt = median(this.#rtts);
+    const meanInFlight = this.#sumInFlight / this.#rtts.length;
+    const filled = this.#maxInFlight >= this.#limit;
+    this.#rtts = [];
+    this.#maxInFlight = 0;
+    this.#sumInFlight = 0;
+
+    if (this.#measuring !== undefined) {
+      const { restoreTo } = this.#measuring;
+      this.#measuring = undefined;
+      this.#baseRtt = rtt;
+      this.#baseMeasuredAt = now;
+      if (restoreTo === undefined) this.#grow(now);
+      else this.#set(restoreTo, 'base latency measured', now);
+      return;
+    }
+
+    const base = this.#baseRtt as number;
+    if (rtt < base) {
+      // A round this fast shows the base latency at least as well as a measurement would.
+      this.#baseRtt = rtt;
+      this.#baseMeasuredAt = now;
+    }
+    const ratio = rtt / (this.#baseRtt as number);
+    let stale = false;
+    if (ratio >= QUEUEING_ABOVE) {
+      this.#slowStart = false;
+      this.#floorRounds = this.#limit === 1 ? this.#floorRounds + 1 : 0;
+      const cut = this.#lastCut;
+      stale =
+        cut !== undefined && meanInFlight <= (1 - NOT_OURS_IN_FLIGHT_DROP) * cut.meanInFlight && rtt >= (1 - NOT_OURS_RTT_DROP) * cut.rtt;
+      if (!stale) {
+        this.#lastCut = { meanInFlight, rtt };
+        // Little's law: the server gets through meanInFlight / rtt per ms; at its base latency,
+        // that throughput needs meanInFlight * base / rtt in flight, no queue.
+        const fit = Math.floor((meanInFlight * (this.#baseRtt as number)) / rtt);
+        const next = Math.max(1, Math.ceil(DEEPEST_CUT * this.#limit), Math.min(fit, Math.floor(SHALLOWEST_CUT * this.#limit)));
+        this.#set(next, 'queueing', now);
+      }
+    } else {
+      this.#floorRounds = 0;
+      this.#lastCut = undefined;
+      // Flat latency with the limit filled: more in flight, same time each, so more per second.
+      if (ratio <= FLAT_BELOW && filled) this.#grow(now);
+      else if (ratio > FLAT_BELOW) this.#slowStart = false;
+    }
+
+    const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;
+    if (this.#measuring === undefined && (stale || due)) {
+      this.#floorRounds = 0;
+      this.#lastCut = undefined;
+      this.#measuring = { restoreTo: this.#limit };
+      this.#set(Math.min(this.#limit, BASE_PROBE_LIMIT), 'measuring base latency', now);
+      this.#roundStart = now;
+    }
+  }
+
+  #grow(now: number): void {
+    const limit = this.#limit;
+    if (this.#overloadedAt !== undefined && limit >= this.#overloadedAt) {
+      // A round at the count the server last refused, without a refusal: it takes that now.
+      this.#overloadedAt = undefined;
+    }
+    // Envoy's headroom (the square root), but never a step that could carry the limit across the
+    // band where it holds, from its flat edge past its queueing one (1.5 / 1.25 = 1.2).
+    const step = Math.max(1, Math.min(Math.floor(Math.sqrt(limit)), Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
+    let next = this.#slowStart ? limit * 2 : limit + step;
+    // Quickly back to just below where the server refused, then one at a time.
+    if (this.#overloadedAt !== undefined) next = Math.min(next, Math.max(limit + 1, this.#overloadedAt - 1));
+    this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
+  }
+
+  #set(to: number, reason: LimitChangeReason, now: number): void {
+    if (to === this.#limit) return;
+    const from = this.#limit;
+    this.#limit = to;
+    this.#roundStart = now;
+    this.#rtts = [];
+    this.#maxInFlight = 0;
+    this.#sumInFlight = 0;
+    this.#onChange?.({ from, to, reason, baseRttMs: this.#baseRtt });
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BASE_PROBE_LIMIT,
+  LatencyLimit,
+  type LimitChange,
+  MAX_AUTO_CONCURRENCY,
+  ROUND_MIN_SAMPLES,
+} from '../../src/batch/latency-limit.js';
+import { CONCURRENCY_DECREASE } from '../../src/batch/throttle-policy.js';
+import { recorded, type ServerModel, type SimResult, simulate } from '../helpers/capacity-sim.js';
+
+// The steady-state band this limiter promises against a server that serves K at once and queues
+// the rest: once it has found the server, every limit it settles on (base latency measurements
+// aside) is within [STEADY_LOW × K, STEADY_HIGH × K], rounded outward to whole requests. It holds between 1.25 K and 1.5 K; a cut
+// for queueing lands near K, and a base latency measured low by jitter takes a cut below it
+// (by one or two requests at K = 6).
+const STEADY_LOW = 0.65;
+const STEADY_HIGH = 1.65;
+
+const MEASURING = new Set<LimitChange['reason']>(['measuring base latency', 'base latency measured']);
+
+function run(server: ServerModel, durationMs: number, seed = 1): SimResult & { limiter: LatencyLimit } {
+  const { limiter, clock, changes } = recorded((options) => new LatencyLimit(options));
+  const result = simulate(limiter, clock, changes, { server, durationMs, seed, maxInFlightAfterMs: 1000 });
+  expectOnePerChange(result.changes, limiter.limit);
+  return { ...result, limiter };
+}
+
+/** Each event is a real change, and they chain: the next starts where the last ended. */
+function expectOnePerChange(changes: LimitChange[], finalLimit: number): void {
+  let limit = BASE_PROBE_LIMIT;
+  for (const change of changes) {
+    expect(change.from).toBe(limit);
+    expect(change.to).not.toBe(change.from);
+    limit = change.to;
+  }
+  expect(finalLimit).toBe(limit);
+}
+
+/** Limits settled on after `fromMs`, base latency measurements aside. */
+function settledLimits(result: SimResult, fromMs: number): number[] {
+  return result.changes.filter((change) => change.at >= fromMs && !MEASURING.has(change.reason)).map((change) => change.to);
+}
+
+function perSecondBetween(result: SimResult, fromS: number, toS: number): number {
+  const seconds = result.perSecond.slice(fromS, toS);
+  return seconds.reduce((sum, count) => sum + count, 0) / seconds.length;
+}
+
+/** A limiter past its first base latency measurement (`rttMs`), at `limit` by slow start. */
+function scripted(rttMs: number, limit: number): { limiter: LatencyLimit; changes: LimitChange[]; at: { now: number } } {
+  const changes: LimitChange[] = [];
+  const at = { now: 0 };
+  const limiter = new LatencyLimit({ now: () => at.now, onChange: (change) => changes.push(change) });
+  while (limiter.limit < limit) feed(limiter, at, rttMs, limiter.limit);
+  expect(limiter.limit).toBe(limit);
+  return { limiter, changes, at };
+}
+
+/** One round of answers, all `rttMs` long, started after the last change. */
+function feed(
+  limiter: LatencyLimit,
+  at: { now: number },
+  rttMs: number,
+  inFlight: number,
+  count = Math.max(ROUND_MIN_SAMPLES, limiter.limit),
+): void {
+  at.now += rttMs;
+  for (let i = 0; i < count; i += 1) limiter.onSample({ rttMs, inFlightAtStart: inFlight, now: at.now });
+}
+
+describe('LatencyLimit, scripted answers', () => {
+  it('measures the base latency at the start, then doubles while latency is flat', () => {
+    const { limiter, changes } = scripted(50, 32);
+    expect(limiter.baseRttMs).toBe(50);
+    expect(changes.map(({ from, to, reason }) => `${from} → ${to}: ${reason}`)).toEqual([
+      '4 → 8: latency flat',
+      '8 → 16: latency flat',
+      '16 → 32: latency flat',
+    ]);
+  });
+
+  it('cuts to what the server gets through without a queue when latency doubles', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    // 32 in flight, each answer twice the base: the server serves 16 at once (Little's law).
+    feed(limiter, at, 100, 32);
+    expect(changes.at(-1)).toEqual({ from: 32, to: 16, reason: 'queueing', baseRttMs: 50 });
+  });
+
+  it('never cuts below half the limit in one round, however slow the round', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    feed(limiter, at, 1000, 32);
+    expect(changes.at(-1)).toMatchObject({ from: 32, to: 16, reason: 'queueing' });
+  });
+
+  it('holds between flat and queueing', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    const before = changes.length;
+    for (let round = 0; round < 10; round += 1) feed(limiter, at, 70, 32);
+    expect(changes.length).toBe(before);
+    expect(limiter.limit).toBe(32);
+  });
+
+  it('does not grow while the requests in flight stay well under the limit', () => {
+    const { limiter, at } = scripted(50, 16);
+    for (let round = 0; round < 10; round += 1) feed(limiter, at, 50, 5, 16);
+    expect(limiter.limit).toBe(16);
+  });
+
+  it('ignores answers to requests sent before the last change', () => {
+    const { limiter, at } = scripted(50, 16);
+    // Sent 60 ms ago, before the limit became 16 (50 ms ago): they saw the old limit.
+    at.now += 10;
+    for (let i = 0; i < 16; i += 1) limiter.onSample({ rttMs: 60, inFlightAtStart: 16, now: at.now });
+    expect(limiter.limit).toBe(16);
+    feed(limiter, at, 50, 16);
+    expect(limiter.limit).toBe(32);
+  });
+
+  it('a 503 cuts the one limit from the count in flight, and the refusals of the same load do not cut again', () => {
+    const { limiter, changes } = scripted(50, 64);
+    limiter.onOverloaded(40);
+    expect(limiter.limit).toBe(Math.floor(CONCURRENCY_DECREASE * 40));
+    expect(changes.at(-1)).toMatchObject({ from: 64, to: 32, reason: 'overloaded (503)' });
+    // Sent with 38 in flight, before the cut to 32: the cut answered it already.
+    limiter.onOverloaded(38);
+    expect(limiter.limit).toBe(32);
+    limiter.onOverloaded(30);
+    expect(limiter.limit).toBe(24);
+  });
+
+  it('after a 503, grows by steps (no more doubling) back to just below where the server refused, one at a time to it, and on once it took that', () => {
+    const { limiter, changes, at } = scripted(50, 64);
+    limiter.onOverloaded(40);
+    for (let round = 0; round < 6; round += 1) feed(limiter, at, 50, limiter.limit);
+    expect(changes.slice(-6).map((change) => change.to)).toEqual([37, 39, 40, 46, 52, 59]);
+  });
+
+  it('measures the base latency again every 30 s, at low concurrency, and goes back to its limit', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    // Measured by the first round, whose answers arrived at 50 ms. The server got slower since,
+    // within the hold band: nothing to cut, but the base is old news 30 s after it was measured.
+    at.now = 29_000;
+    feed(limiter, at, 70, 32);
+    expect(limiter.limit).toBe(32);
+    at.now = 30_050 - 70;
+    feed(limiter, at, 70, 32);
+    expect(changes.at(-1)).toMatchObject({ from: 32, to: BASE_PROBE_LIMIT, reason: 'measuring base latency' });
+    // Answers to requests sent with more in flight do not measure the base.
+    feed(limiter, at, 70, 32, 32);
+    expect(limiter.limit).toBe(BASE_PROBE_LIMIT);
+    feed(limiter, at, 70, BASE_PROBE_LIMIT, ROUND_MIN_SAMPLES);
+    expect(limiter.baseRttMs).toBe(70);
+    expect(changes.at(-1)).toMatchObject({ from: BASE_PROBE_LIMIT, to: 32, reason: 'base latency measured', baseRttMs: 70 });
+  });
+
+  it('takes a ceiling below 256', () => {
+    const changes: LimitChange[] = [];
+    const at = { now: 0 };
+    const limiter = new LatencyLimit({ now: () => at.now, onChange: (change) => changes.push(change), ceiling: 20 });
+    for (let round = 0; round < 10; round += 1) feed(limiter, at, 50, limiter.limit);
+    expect(limiter.limit).toBe(20);
+    expect(() => new LatencyLimit({ ceiling: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('LatencyLimit against a server with K slots and a FIFO queue (virtual time)', () => {
+  it('grows from 4 to the server capacity within a second (K = 48, 50 ms)', () => {
+    const result = run({ slots: 48, latencyMs: 50, jitter: 0.1 }, 10_000);
+    expect(result.limitAt[1]).toBeGreaterThanOrEqual(48);
+    // The server's whole capacity is 960 answers a second.
+    expect(perSecondBetween(result, 1, 10)).toBeGreaterThanOrEqual(0.95 * 960);
+  });
+
+  it('backs off when another client takes most of the server, and regrows once it leaves', () => {
+    // From 10 s to 25 s, another client holds 36 of the 48 slots: 12 are left for us.
+    const result = run({ slots: 48, latencyMs: 50, jitter: 0.1, otherClient: { at: 10_000, requests: 36, holdMs: 15_000 } }, 30_000);
+    const during = result.limitAt.slice(12, 25);
+    expect(result.changes.some((change) => change.reason === 'queueing' && change.at >= 10_000)).toBe(true);
+    expect(Math.max(...during)).toBeLessThanOrEqual(STEADY_HIGH * 12);
+    expect(Math.min(...during)).toBeGreaterThanOrEqual(STEADY_LOW * 12);
+    expect(result.limitAt[29]).toBeGreaterThanOrEqual(48);
+  });
+
+  it.each([
+    { slots: 48, latencyMs: 50, seed: 1, seconds: 120 },
+    { slots: 48, latencyMs: 50, seed: 2, seconds: 120 },
+    { slots: 6, latencyMs: 50, seed: 3, seconds: 120 },
+    { slots: 200, latencyMs: 20, seed: 4, seconds: 40, ceiling: true },
+  ])(
+    'stays within [$slots × 0.65, $slots × 1.65] at steady state, for $seconds s (K = $slots, $latencyMs ms)',
+    ({ slots, latencyMs, seed, seconds, ceiling }) => {
+      const result = run({ slots, latencyMs, jitter: 0.1 }, seconds * 1000, seed);
+      const settled = settledLimits(result, 2000);
+      const high = ceiling === true ? MAX_AUTO_CONCURRENCY : Math.ceil(STEADY_HIGH * slots);
+      expect(Math.min(...settled, result.limiter.limit)).toBeGreaterThanOrEqual(Math.floor(STEADY_LOW * slots));
+      expect(Math.max(...settled, result.limiter.limit)).toBeLessThanOrEqual(high);
+      // The queue this leaves on the server: at most half the base latency, on average.
+      expect(result.meanQueueingMs).toBeLessThanOrEqual(0.5 * latencyMs);
+      if (slots === 6) expect(result.maxInFlight).toBeLessThanOrEqual(2 * slots);
+    },
+  );
+
+  it('a server that sheds with 503 instead of queueing: one limit, cut then regrown, few refusals', () => {
+    // 40 slots and no queue: latency is flat at any load, so only the 503s hold the limit down.
+    const result = run({ slots: 40, latencyMs: 50, jitter: 0.1, shedPastQueue: 0 }, 20_000);
+    const reasons = result.changes.map((change) => change.reason);
+    const firstCut = reasons.indexOf('overloaded (503)');
+    expect(firstCut).toBeGreaterThan(-1);
+    expect(reasons.slice(firstCut)).toContain('latency flat');
+    expect(result.maxInFlight).toBeLessThanOrEqual(41);
+    expect(result.refused).toBeLessThanOrEqual(0.01 * result.served);
+    expect(perSecondBetween(result, 1, 20)).toBeGreaterThanOrEqual(0.85 * 800);
+  });
+
+  it('a server that answers as fast at any load: grows to the ceiling, 256, and stays there', () => {
+    const result = run({ slots: 100_000, latencyMs: 20, jitter: 0.1 }, 40_000);
+    expect(settledLimits(result, 0)).toEqual([8, 16, 32, 64, 128, 256]);
+    expect(result.limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
+  });
+
+  it('a server that gets slower for good (50 → 150 ms): the base latency is learned again within seconds, not cut to the floor', () => {
+    const result = run({ slots: 48, latencyMs: (at) => (at < 20_000 ? 50 : 150), jitter: 0.1 }, 60_000);
+    expect(result.changes.some((change) => change.reason === 'base latency measured' && change.at < 22_000)).toBe(true);
+    // Two cuts (the latency looks like our queue at first), then it is measured again.
+    expect(Math.min(...settledLimits(result, 20_000))).toBeGreaterThanOrEqual(48 / 4);
+    expect(Math.min(...settledLimits(result, 25_000), result.limiter.limit)).toBeGreaterThanOrEqual(Math.floor(STEADY_LOW * 48));
+    // 48 slots at 150 ms: 320 answers a second.
+    expect(perSecondBetween(result, 25, 60)).toBeGreaterThanOrEqual(0.95 * 320);
+    expect(result.limiter.baseRttMs).toBeGreaterThan(135);
+  });
+});
