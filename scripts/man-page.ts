@@ -12,10 +12,11 @@ import path from 'node:path';
 import type { Command, Help, Option } from 'commander';
 import { buildProgram } from '../src/cli.js';
 import { configPath } from '../src/config/file.js';
-import { createContext, type Stdin } from '../src/context.js';
+import { createContext } from '../src/context.js';
 import { EXIT_CODE_HELP } from '../src/errors.js';
 import { flagOf } from '../src/flags/flag.js';
 import { VARIABLES_FIRST, VARIABLES_LAST } from '../src/flags/global.js';
+import type { Stdin } from '../src/platform/stdin.js';
 import { createTestIO } from '../src/ui/io.js';
 
 type Rows = ReadonlyArray<readonly [string, string]>;

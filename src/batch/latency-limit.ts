@@ -13,7 +13,7 @@
 //
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
-import { CONCURRENCY_DECREASE } from './throttle-policy.js';
+import { CONCURRENCY_DECREASE } from './throttle/concurrency-limit.js';
 
 /**
  * The shape the throttle's fixed in-flight limit has too, so this one can stand in for it behind

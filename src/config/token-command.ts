@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { AuthError, InterruptedError } from '../errors.js';
-import type { Env } from '../ui/io.js';
+import type { Env } from '../platform/env.js';
 import { shown } from '../ui/shown.js';
 import { CommandLineProblem, joinWords, splitWords } from './command-words.js';
 import { type ObtainedToken, readTokenOutput } from './token-output.js';

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { openJournal } from '../../src/batch/journal/index.js';
-import { resultJson } from '../../src/ui/report.js';
+import { resultJson } from '../../src/commands/delete/report.js';
 import { benchEnv, checkOk, median, NODE, type Options, peakRssKiB, ROOT, rssMethod, runOnce } from './proc.js';
 import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 

@@ -3,7 +3,7 @@
 // batches of a seeded size, and after each flush() says on stdout how far the journal is durable.
 import { setImmediate } from 'node:timers/promises';
 import { openJournal } from '../../src/batch/journal/index.js';
-import { resultJson } from '../../src/ui/report.js';
+import { resultJson } from '../../src/commands/delete/report.js';
 
 const [file = '', seedArg = '1'] = process.argv.slice(2);
 const journal = await openJournal(file, { baseUrl: 'https://plants.example.com', profile: 'default' });

@@ -4,8 +4,8 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { notAttempted } from '../../../../src/batch/result.js';
-import { resultJson } from '../../../../src/ui/report.js';
+import { resultJson } from '../../../../src/commands/delete/report.js';
+import { notAttempted } from '../../../../src/commands/delete/result.js';
 
 export const RUN = { baseUrl: 'https://plants.example.com', profile: 'default' } as const;
 export const STARTED = new Date('2026-03-01T12:00:00.000Z');
