@@ -5,8 +5,8 @@ import type { TransportEvent } from './http/outcome.js';
 import type { Endpoint, NetworkOptions, Transport } from './http/transport.js';
 import type { Env } from './platform/env.js';
 import type { Stdin } from './platform/stdin.js';
+import { shown } from './text/shown.js';
 import type { IO } from './ui/io.js';
-import { shown } from './ui/shown.js';
 
 /** What a command asks the transport for: where, how, paced by which gate, traced to whom. */
 export interface TransportRequest {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { AuthError, InterruptedError } from '../errors.js';
 import type { Env } from '../platform/env.js';
-import { shown } from '../ui/shown.js';
+import { shown } from '../text/shown.js';
 import { CommandLineProblem, joinWords, splitWords } from './command-words.js';
 import { type ObtainedToken, readTokenOutput } from './token-output.js';
 

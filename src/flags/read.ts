@@ -1,22 +1,25 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
+import type { ConfigFile } from '../config/file.js';
 import type { Env } from '../platform/env.js';
 import { type AnyFlag, FlagReader } from './flag.js';
 import { BASE_URL, PROFILE, TOKEN_FILE } from './global.js';
+
+/** Where values come from besides the command line. */
+export interface ReaderSources {
+  env: Env;
+  config: () => ConfigFile;
+}
 
 /**
  * The flags a command declared, as parsed for this run: its own and the program's,
  * then the environment, then the selected profile's settings.
  */
-export function readFlags<F extends AnyFlag>(command: Command, ctx: Pick<Context, 'env' | 'config'>): FlagReader<F> {
+export function readFlags<F extends AnyFlag>(command: Command, ctx: ReaderSources): FlagReader<F> {
   return flagReader<F>(command.optsWithGlobals(), ctx);
 }
 
 /** The same, from options already parsed. */
-export function flagReader<F extends AnyFlag>(
-  parsed: Readonly<Record<string, unknown>>,
-  ctx: Pick<Context, 'env' | 'config'>,
-): FlagReader<F> {
+export function flagReader<F extends AnyFlag>(parsed: Readonly<Record<string, unknown>>, ctx: ReaderSources): FlagReader<F> {
   const reader: FlagReader<F | typeof PROFILE> = new FlagReader({
     parsed,
     env: ctx.env,

@@ -2,7 +2,7 @@
 // happened as data (outcome.ts). Knows no operation: the method and path come from the caller.
 
 import type { Dispatcher } from 'undici';
-import type { Mask } from '../ui/secret-mask.js';
+import type { Mask } from '../text/secret-mask.js';
 import { classifyStatus } from './classify.js';
 import { type DeadlineSignal, TIMED_OUT } from './deadlines.js';
 import { ON_SENT, type SentHook } from './dispatcher.js';

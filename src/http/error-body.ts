@@ -1,5 +1,5 @@
-import type { Mask } from '../ui/secret-mask.js';
-import { truncate } from '../ui/shown.js';
+import type { Mask } from '../text/secret-mask.js';
+import { truncate } from '../text/shown.js';
 
 /** What a failed answer said, reduced to what the user needs: the API's code and message. */
 export interface ErrorDetails {

@@ -1,4 +1,4 @@
-import type { Mask } from '../ui/secret-mask.js';
+import type { Mask } from '../text/secret-mask.js';
 import { classifyFailure, H2_SESSION_CLOSED, H2_STREAM_REFUSED, H2_STREAM_RESET } from './classify.js';
 import { serverLine } from './error-body.js';
 import type { FailedAttempt, Route } from './outcome.js';

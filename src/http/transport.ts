@@ -4,7 +4,7 @@
 
 import type { Dispatcher } from 'undici';
 import type { Env } from '../platform/env.js';
-import { createMask } from '../ui/secret-mask.js';
+import { createMask } from '../text/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
 import { isLoadRefusal, verdictOf } from './classify.js';
 import { Deadlines } from './deadlines.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { truncate } from '../ui/shown.js';
+import { truncate } from '../text/shown.js';
 import { IdList } from './list.js';
 
 const INT64_MIN = -(2n ** 63n);

@@ -1,6 +1,6 @@
 import { CliError, Exit, type ExitCode } from '../errors.js';
+import { shown } from '../text/shown.js';
 import type { IO } from './io.js';
-import { shown } from './shown.js';
 
 export interface FatalOptions {
   json: boolean;

@@ -1,7 +1,7 @@
 import type { Chalk } from 'chalk';
 import { MIN_TOKEN_CHARS } from '../config/token.js';
 import type { Env } from '../platform/env.js';
-import { createMask, type Mask } from './secret-mask.js';
+import { createMask, type Mask } from '../text/secret-mask.js';
 
 /** The few styles plantstore uses; plain functions when a stream gets no color. */
 export interface Style {

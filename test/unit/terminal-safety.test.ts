@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { shown } from '../../src/text/shown.js';
 import { reportFatal } from '../../src/ui/fatal.js';
 import { createTestIO } from '../../src/ui/io.js';
-import { shown } from '../../src/ui/shown.js';
 import { inProcess } from '../helpers/in-process.js';
 
 const { run, dir, file } = inProcess();

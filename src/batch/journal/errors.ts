@@ -1,6 +1,6 @@
 import { CliError, Exit } from '../../errors.js';
 import { maskProxy } from '../../http/proxy.js';
-import { shown } from '../../ui/shown.js';
+import { shown } from '../../text/shown.js';
 
 /** Why a journal is not used. In every case nothing was sent and the file is byte for byte as it was. */
 export type JournalRefusal =

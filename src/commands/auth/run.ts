@@ -5,8 +5,8 @@ import { maskToken, normalizeToken } from '../../config/token.js';
 import type { Context } from '../../context.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { BASE_URL, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
+import { shown } from '../../text/shown.js';
 import { readAllStdin, readHiddenLine } from '../../ui/prompt.js';
-import { shown } from '../../ui/shown.js';
 import { type LoginFlags, type LogoutFlags, type StatusFlags, type TokenFlags, WITH_TOKEN } from './flags.js';
 
 /** Stores a token (and, with --base-url, the base URL) in the selected profile. */

@@ -4,7 +4,7 @@ import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-err
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { JSON_OUTPUT, PROFILE, QUIET } from '../../flags/global.js';
-import { shown } from '../../ui/shown.js';
+import { shown } from '../../text/shown.js';
 import type { PathFlags, ReadFlags, WriteFlags } from './flags.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).

@@ -1,0 +1,88 @@
+// Every import in src/ points down: a module imports only from its own folder or from a
+// layer below it. The order is declared here and in the README's Layout, and this test
+// holds the two together, so a new upward import (or a README that drifted) fails here.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Top to bottom. A name is a folder of src/, or a module at its top (main.ts, cli.ts...). */
+const LAYERS = [
+  'main',
+  'cli',
+  'commands',
+  'context',
+  'flags',
+  'batch',
+  'ui',
+  'http',
+  'ids',
+  'config',
+  'completion',
+  'sandbox',
+  'text',
+  'platform',
+  'errors',
+] as const;
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+function layerOf(relative: string): string {
+  const [first = '', ...rest] = relative.split(path.sep);
+  return rest.length > 0 ? first : first.replace(/\.(ts|js)$/, '');
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Each relative import of src/ as `from -> to`, both relative to src/. */
+function imports(): Array<{ from: string; to: string }> {
+  return sources(SRC).flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    return [...text.matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((match) => ({
+      from: path.relative(SRC, file),
+      to: path.relative(SRC, path.resolve(path.dirname(file), match[1] as string)),
+    }));
+  });
+}
+
+/** The imports that point up, or at something no layer names. */
+function upwardImports(edges: Array<{ from: string; to: string }>): string[] {
+  const rank = new Map<string, number>(LAYERS.map((name, index) => [name, index]));
+  return edges
+    .filter(({ to }) => !to.startsWith(`..${path.sep}`)) // package.json, read by main for its version
+    .filter(({ from, to }) => {
+      const [a, b] = [layerOf(from), layerOf(to)];
+      if (a === b) return false;
+      const [above, below] = [rank.get(a), rank.get(b)];
+      return above === undefined || below === undefined || below <= above;
+    })
+    .map(({ from, to }) => `${from} -> ${to}`);
+}
+
+describe('the import graph of src/', () => {
+  it('has every import pointing down the layers', () => {
+    expect(upwardImports(imports())).toEqual([]);
+  });
+
+  it('would catch an upward import, or a folder no layer names', () => {
+    expect(
+      upwardImports([
+        { from: 'http/transport.ts', to: 'batch/throttle/throttle.js' },
+        { from: 'config/file.ts', to: 'ui/io.js' },
+        { from: 'newfolder/x.ts', to: 'errors.js' },
+        { from: 'commands/delete/run.ts', to: 'http/transport.js' },
+      ]),
+    ).toEqual(['http/transport.ts -> batch/throttle/throttle.js', 'config/file.ts -> ui/io.js', 'newfolder/x.ts -> errors.js']);
+  });
+
+  it("is the order the README's Layout gives", () => {
+    const readme = readFileSync(path.resolve(SRC, '../README.md'), 'utf8');
+    const line = /^Layers, top to bottom: (.+)$/m.exec(readme)?.[1];
+    expect(line?.split(/\s*>\s*/).map((name) => name.replace(/`/g, ''))).toEqual([...LAYERS]);
+  });
+});
