@@ -1,39 +1,35 @@
-// The exit-code table is a public contract (README, --help): scripts branch on
-// these numbers, so a code never changes meaning once released.
-export const Exit = {
-  ok: 0,
-  apiRefused: 1,
-  usage: 2,
-  config: 3,
-  auth: 4,
-  notFound: 5,
-  server: 6,
-  network: 7,
-  timeout: 8,
-  internal: 70,
+// The exit-code table is a public contract (README, --help, the man page): scripts branch
+// on these numbers, so a code never changes meaning once released. It is written once,
+// here; `Exit`, the help's list and the man page's are read from it, and a test holds the
+// README's table to it.
+const EXIT_TABLE = [
+  ['ok', 0, 'every plant deleted'],
+  ['apiRefused', 1, 'the API refused (400 with an Error object, or another 4xx)'],
+  ['usage', 2, 'invalid command line or id'],
+  ['config', 3, 'configuration: base URL missing or invalid, config file unreadable, unsupported Node'],
+  ['auth', 4, 'authentication: no token, or the server answered 401/403'],
+  ['notFound', 5, 'the server answered 404'],
+  ['server', 6, 'server failure: 5xx, 429, a redirect, a malformed answer, or a web page instead of the API'],
+  ['network', 7, 'network: DNS, connection refused or reset, TLS, proxy'],
+  ['timeout', 8, 'timeout'],
+  ['internal', 70, 'internal error (a bug): please report it'],
   /** SIGHUP: the terminal went away (an ssh session closed mid-run). */
-  hangup: 129,
-  interrupted: 130,
-  terminated: 143,
-} as const;
+  ['hangup', 129, 'hung up (SIGHUP: the terminal closed)'],
+  ['interrupted', 130, 'interrupted (Ctrl-C)'],
+  ['terminated', 143, 'terminated (SIGTERM)'],
+] as const;
 
-export type ExitCode = (typeof Exit)[keyof typeof Exit];
+type ExitRow = (typeof EXIT_TABLE)[number];
 
-export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = [
-  [Exit.ok, 'every plant deleted'],
-  [Exit.apiRefused, 'the API refused (400 with an Error object, or another 4xx)'],
-  [Exit.usage, 'invalid command line or id'],
-  [Exit.config, 'configuration: base URL missing or invalid, config file unreadable, unsupported Node'],
-  [Exit.auth, 'authentication: no token, or the server answered 401/403'],
-  [Exit.notFound, 'the server answered 404'],
-  [Exit.server, 'server failure: 5xx, 429, a redirect, a malformed answer, or a web page instead of the API'],
-  [Exit.network, 'network: DNS, connection refused or reset, TLS, proxy'],
-  [Exit.timeout, 'timeout'],
-  [Exit.internal, 'internal error (a bug): please report it'],
-  [Exit.hangup, 'hung up (SIGHUP: the terminal closed)'],
-  [Exit.interrupted, 'interrupted (Ctrl-C)'],
-  [Exit.terminated, 'terminated (SIGTERM)'],
-];
+/** Each code by name: `Exit.auth` is 4. */
+export const Exit = Object.freeze(Object.fromEntries(EXIT_TABLE.map(([name, code]) => [name, code]))) as {
+  readonly [Row in ExitRow as Row[0]]: Row[1];
+};
+
+export type ExitCode = ExitRow[1];
+
+/** Every code with its meaning, in the order --help and the README list them. */
+export const EXIT_CODE_HELP: ReadonlyArray<readonly [ExitCode, string]> = EXIT_TABLE.map(([, code, meaning]) => [code, meaning]);
 
 /** An error the user can act on: its message is printed as is, in one line. */
 export class CliError extends Error {

@@ -1,6 +1,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import pkg from '../package.json' with { type: 'json' };
 import type { Reached } from './cli.js';
+import { typedBeforeOperands } from './platform/argv.js';
 import type { Stdin } from './platform/stdin.js';
 import { orderedStreams } from './ui/streams.js';
 
@@ -24,7 +25,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   // --no-color is read here, before commander: an error it raises while parsing (an unknown
   // option) is printed before any command could turn color off.
-  const noColor = argvSaysNoColor(argv);
+  const noColor = typedBeforeOperands(argv, '--no-color');
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
   const [{ runCli, fatalFieldsOf }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] =
@@ -118,12 +119,6 @@ function stdinIsDirectory(): boolean {
   } catch {
     return false;
   }
-}
-
-/** --no-color anywhere before `--` (after it, words are operands). */
-function argvSaysNoColor(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--no-color');
 }
 
 /** The top-level help, captured from commander at build time; absent when running from source. */

@@ -3,6 +3,11 @@ import { ConfigError, UsageError } from '../errors.js';
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
+/** The spec's Error.error is an int32: what a server may send, and what --missing-error may name. */
+export function isApiErrorCode(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+}
+
 /**
  * The API error codes that mean "no plant with this id". The spec leaves that
  * case unspecified (one 400 "unexpected error" with an int32 code), so only the
@@ -13,7 +18,7 @@ export function parseMissingErrors(raw: string): number[] | undefined {
   const parts = raw.split(',').map((part) => part.trim());
   if (parts.some((part) => !/^-?\d{1,10}$/.test(part))) return undefined;
   const codes = parts.map(Number);
-  if (codes.some((code) => code < INT32_MIN || code > INT32_MAX)) return undefined;
+  if (!codes.every(isApiErrorCode)) return undefined;
   return [...new Set(codes)];
 }
 

@@ -1,3 +1,4 @@
+import { isApiErrorCode } from '../config/missing-errors.js';
 import type { Mask } from '../text/secret-mask.js';
 import { truncate } from '../text/shown.js';
 
@@ -8,8 +9,6 @@ export interface ErrorDetails {
   message: string;
 }
 
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 const MAX_MESSAGE = 300;
 
 /**
@@ -25,7 +24,7 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
   if (isRecord(json)) {
     const code = json['error'];
     const message = json['message'];
-    if (isInt32(code) && typeof message === 'string') return { code, message: oneLine(message) || fallback };
+    if (isApiErrorCode(code) && typeof message === 'string') return { code, message: oneLine(message) || fallback };
     const problem = [json['title'], json['detail']].filter((part) => typeof part === 'string' && part.trim() !== '');
     if (problem.length > 0) return { code: null, message: oneLine(problem.join(': ')) };
     if (typeof message === 'string' && message.trim() !== '') return { code: null, message: oneLine(message) };
@@ -118,10 +117,6 @@ function isPlainText(contentType: string | undefined): boolean {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isInt32(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
 }
 
 // Bidirectional overrides and isolates (and the marks) can make a line read

@@ -1,4 +1,5 @@
 import { CliError, Exit, type ExitCode } from '../errors.js';
+import { typedBeforeOperands } from '../platform/argv.js';
 import { shown } from '../text/shown.js';
 import type { IO } from './io.js';
 
@@ -36,6 +37,5 @@ export function reportFatal(error: unknown, io: IO, options: FatalOptions): Exit
 
 /** --json must shape even the errors commander raises before any option is parsed. */
 export function argvWantsJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+  return typedBeforeOperands(argv, '--json');
 }

@@ -100,6 +100,40 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
       'interrupted while waiting for the answer; the server may or may not have deleted it',
     ],
     ['Ctrl-C during a body', { kind: 'interrupted', host: HOST, status: 404 }, 'interrupted while the server was sending a 404 answer'],
+    [
+      'a web page where the API should be',
+      { kind: 'web-page', status: 200, title: 'Welcome' },
+      'the server answered 200 with a web page ("Welcome"), not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)',
+    ],
+    [
+      'a web page without a title',
+      { kind: 'web-page', status: 200, title: '' },
+      'the server answered 200 with a web page, not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)',
+    ],
+    ['a 300 without a Location', { kind: 'redirect', status: 300 }, 'the server answered 300 Multiple Choices without a Location'],
+    ['a 307 without a Location', { kind: 'redirect', status: 307 }, 'the server answered 307 Temporary Redirect without a Location'],
+    [
+      'an HTTP/2 stream refused',
+      { kind: 'network', host: HOST, what: 'stream-refused' },
+      'the server refused the HTTP/2 stream before processing it (api.example.com)',
+    ],
+    [
+      'an HTTP/2 stream reset',
+      { kind: 'network', host: HOST, what: 'stream-reset' },
+      'the server reset the HTTP/2 stream before a complete answer (api.example.com)',
+    ],
+    ['a direct reset', { kind: 'network', host: HOST, what: 'reset' }, 'connection reset before a complete answer (api.example.com)'],
+    ['a direct close', { kind: 'network', host: HOST, what: 'closed' }, 'connection closed before a complete answer (api.example.com)'],
+    [
+      'a server that wants a client certificate',
+      { kind: 'tls', host: HOST, reason: 'the server requires a client certificate, which plantstore never sends' },
+      'TLS failure talking to api.example.com: the server requires a client certificate, which plantstore never sends (trust a private CA with --cacert)',
+    ],
+    [
+      'a proxy refusing the connection',
+      { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'refused' },
+      `connection refused by proxy ${PROXY} (while reaching api.example.com)`,
+    ],
     ['anything else', { kind: 'failed', host: HOST, reason: 'odd' }, 'request to api.example.com failed: odd'],
     ['anything else, wordless', { kind: 'failed', host: HOST, reason: '' }, 'request to api.example.com failed: unknown error'],
   ])('%s', (_name, attempt, sentence) => {
