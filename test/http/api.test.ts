@@ -1,43 +1,42 @@
+// The transport against nock and against servers on loopback, as the data it hands back:
+// the request it sends, what each answer and each failure of the lower layers becomes, the
+// exit code the table gives it (classify.ts verdictOf), and that what reaches an outcome or
+// a trace event is masked and clean. The delete command's words for these are tested with
+// the command (test/unit/commands/delete/outcomes.test.ts).
 import dns from 'node:dns';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DeleteResult, NotDeleted } from '../../src/batch/result.js';
-import { describeAttempt, describeOutcome } from '../../src/commands/delete/outcomes.js';
 import { userAgent } from '../../src/context.js';
 import { Exit } from '../../src/errors.js';
-import { createPlantApi, type PlantApi } from '../../src/http/client.js';
+import { verdictOf } from '../../src/http/classify.js';
+import type { FailedAttempt, Outcome, TransportEvent } from '../../src/http/outcome.js';
+import { createTransport, type Transport, type TransportOptions } from '../../src/http/transport.js';
 import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
 
 const BASE = 'https://api.example.com';
+const HOST = 'api.example.com';
 const TOKEN = 'test-token-0123456789abcdef';
 const VERSION = '1.2.3';
 const UA = userAgent(VERSION);
 
-let apis: PlantApi[] = [];
+let transports: Transport[] = [];
 
-/** The client as the delete command reads it: outcomes in its words, before --missing-error and --ignore-missing. */
-interface WordedApi {
-  deletePlant(id: string, signal: AbortSignal): Promise<DeleteResult>;
+/** Sends `DELETE /plants/{id}` and hands back the outcome, as the delete command would before wording it. */
+interface Client {
+  deletePlant(id: string, signal: AbortSignal): Promise<Outcome>;
 }
 
-function worded(client: PlantApi): WordedApi {
-  apis.push(client);
-  return { deletePlant: async (id, signal) => describeOutcome(await client.deletePlant(id, signal)) };
+function client(options: Omit<TransportOptions, 'endpoint' | 'userAgent' | 'env' | 'maxRetryWaitMs'> & { baseUrl: string }): Client {
+  const { baseUrl, ...rest } = options;
+  const transport = createTransport({ endpoint: { baseUrl, token: TOKEN }, userAgent: UA, maxRetryWaitMs: 0, env: {}, ...rest });
+  transports.push(transport);
+  return { deletePlant: (id, signal) => transport.send({ method: 'DELETE', path: `/plants/${id}`, label: id }, signal) };
 }
 
-function api(baseUrl = BASE, timeoutMs = 5000, retries = 0): WordedApi {
-  return worded(
-    createPlantApi({
-      target: { profile: 'default', baseUrl, token: TOKEN },
-      userAgent: UA,
-      timeoutMs,
-      retries,
-      maxRetryWaitMs: 0,
-      env: {},
-    }),
-  );
+function api(baseUrl = BASE, timeoutMs = 5000, retries = 0): Client {
+  return client({ baseUrl, timeoutMs, retries });
 }
 
 const live = (): AbortSignal => new AbortController().signal;
@@ -49,9 +48,26 @@ const socketError = (code: string): Error => Object.assign(new Error(`${code} (s
 let release: () => void = () => {};
 let held: Promise<void> = Promise.resolve();
 
-function failure(result: DeleteResult): NotDeleted {
-  expect(result.deleted).toBe(false);
-  return result as NotDeleted;
+type Failed = Extract<Outcome, { kind: 'failed' }>;
+
+function failure(outcome: Outcome): Failed {
+  expect(outcome.kind).toBe('failed');
+  return outcome as Failed;
+}
+
+/** The exit code the table gives the last attempt's failure. */
+const exitOf = (outcome: Outcome): number => verdictOf(failure(outcome).last).exit;
+
+/** One attempt, failed as `last`: the whole outcome, nothing more in it. */
+const once = (last: FailedAttempt): Failed => ({ kind: 'failed', last, attempts: 1, earlierAnswerLost: false });
+
+const ok = (status: number, body = ''): Outcome => ({ kind: 'ok', status, body });
+
+/** Every string in a value, however deep. */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(strings);
 }
 
 // Requests nock saw but no stub answered (wrong path, a followed redirect, a request that should not exist).
@@ -74,8 +90,8 @@ beforeEach(() => {
 
 afterEach(async () => {
   release();
-  await Promise.all(apis.map((a) => a.close()));
-  apis = [];
+  await Promise.all(transports.map((transport) => transport.close()));
+  transports = [];
   // Every stub must have been used; report which were not before cleaning up.
   const done = nock.isDone();
   const pending = nock.pendingMocks();
@@ -101,105 +117,102 @@ describe('request shape', () => {
       .delete('/plants/42')
       .reply(204);
     expect(UA).toBe(`plantstore/${VERSION} node/${process.versions.node}`);
-    expect(await api().deletePlant('42', live())).toEqual({ id: '42', deleted: true, status: 204 });
+    expect(await api().deletePlant('42', live())).toStrictEqual(ok(204));
   });
 
   it('keeps the path prefix of the base URL', async () => {
     nock(BASE).delete('/v1/plants/42').reply(204);
-    expect((await api(`${BASE}/v1`).deletePlant('42', live())).deleted).toBe(true);
+    expect(await api(`${BASE}/v1`).deletePlant('42', live())).toStrictEqual(ok(204));
   });
 
   it('sends int64 ids with exact digits', async () => {
     nock(BASE).delete('/plants/9223372036854775807').reply(204);
     nock(BASE).delete('/plants/-9223372036854775808').reply(204);
-    const client = api();
-    expect(await client.deletePlant('9223372036854775807', live())).toMatchObject({ id: '9223372036854775807', deleted: true });
-    expect(await client.deletePlant('-9223372036854775808', live())).toMatchObject({ id: '-9223372036854775808', deleted: true });
+    const plants = api();
+    expect(await plants.deletePlant('9223372036854775807', live())).toStrictEqual(ok(204));
+    expect(await plants.deletePlant('-9223372036854775808', live())).toStrictEqual(ok(204));
   });
 });
 
 describe('answers', () => {
-  it.each([204, 200, 202])('%i is deleted', async (status) => {
+  it.each([204, 200, 202])('%i is ok, with its body', async (status) => {
     nock(BASE)
       .delete('/plants/7')
       .reply(status, status === 204 ? undefined : '{"ignored":true}');
-    expect(await api().deletePlant('7', live())).toEqual({ id: '7', deleted: true, status });
+    expect(await api().deletePlant('7', live())).toStrictEqual(ok(status, status === 204 ? '' : '{"ignored":true}'));
   });
 
-  it.each<[string, number, Record<string, string>, string, Omit<NotDeleted, 'id' | 'deleted' | 'attempted'>]>([
+  it.each<[string, number, Record<string, string>, string, { code: number | null; message: string; exit: number }]>([
     [
       '400 Error object',
       400,
       { 'content-type': 'application/json' },
       '{"error":13,"message":"plant 13 is protected"}',
-      { status: 400, error: 13, message: 'plant 13 is protected', exit: Exit.apiRefused },
+      { code: 13, message: 'plant 13 is protected', exit: Exit.apiRefused },
     ],
     [
       '400 non-JSON',
       400,
       { 'content-type': 'text/plain' },
       'Bad things happened\nmore detail',
-      { status: 400, error: null, message: 'Bad things happened', exit: Exit.apiRefused },
+      { code: null, message: 'Bad things happened', exit: Exit.apiRefused },
     ],
     [
       '401',
       401,
       { 'content-type': 'application/json' },
       '{"error":401,"message":"invalid token"}',
-      { status: 401, error: 401, message: 'invalid token', exit: Exit.auth },
+      { code: 401, message: 'invalid token', exit: Exit.auth },
     ],
-    ['403 empty', 403, {}, '', { status: 403, error: null, message: 'Forbidden', exit: Exit.auth }],
+    ['403 empty', 403, {}, '', { code: null, message: 'Forbidden', exit: Exit.auth }],
     [
       '404',
       404,
       { 'content-type': 'application/json' },
       '{"error":5,"message":"no plant 13"}',
-      { status: 404, error: 5, message: 'no plant 13', exit: Exit.notFound },
+      { code: 5, message: 'no plant 13', exit: Exit.notFound },
     ],
-    ['409', 409, {}, '', { status: 409, error: null, message: 'Conflict', exit: Exit.apiRefused }],
-    ['429', 429, { 'retry-after': '5' }, '', { status: 429, error: null, message: 'Too Many Requests', exit: Exit.server }],
+    ['409', 409, {}, '', { code: null, message: 'Conflict', exit: Exit.apiRefused }],
+    ['429', 429, { 'retry-after': '5' }, '', { code: null, message: 'Too Many Requests', exit: Exit.server }],
     [
       '500 HTML',
       500,
       { 'content-type': 'text/html' },
       '<html><head><title>Internal Oops</title></head><body>stack</body></html>',
-      { status: 500, error: null, message: 'Internal Oops', exit: Exit.server },
+      { code: null, message: 'Internal Oops', exit: Exit.server },
     ],
     [
       '503 truncated JSON',
       503,
       { 'content-type': 'application/json' },
       '{"error":1,"mess',
-      { status: 503, error: null, message: 'Service Unavailable', exit: Exit.server },
+      { code: null, message: 'Service Unavailable', exit: Exit.server },
     ],
-  ])('%s', async (_name, status, headers, body, expected) => {
+  ])('%s', async (_name, status, headers, body, { code, message, exit }) => {
     nock(BASE).delete('/plants/13').reply(status, body, headers);
-    expect(await api().deletePlant('13', live())).toEqual({ id: '13', deleted: false, attempted: true, ...expected });
+    const outcome = await api().deletePlant('13', live());
+    expect(outcome).toStrictEqual(once({ kind: 'api-error', status, code, message }));
+    expect(exitOf(outcome)).toBe(exit);
   });
 
-  it('does not follow a redirect: exit 6, the message names the Location', async () => {
+  it('does not follow a redirect: exit 6, the outcome keeps the Location', async () => {
     // No interceptor for evil.example.net: with net connect disabled, a request there would fail the test.
     nock(BASE).delete('/plants/1').reply(302, '', { location: 'https://evil.example.net/steal' });
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result).toMatchObject({ status: 302, error: null, exit: Exit.server, attempted: true });
-    expect(result.message).toContain('https://evil.example.net/steal');
-    expect(result.message).toMatch(/redirects are not followed/);
+    const outcome = await api().deletePlant('1', live());
+    expect(outcome).toStrictEqual(once({ kind: 'redirect', status: 302, location: 'https://evil.example.net/steal' }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 
-  it.each([
-    [304, 'the server answered 304 Not Modified, which makes no sense for a DELETE'],
-    [301, 'the server answered 301 Moved Permanently without a Location'],
-    [300, 'the server answered 300 Multiple Choices without a Location'],
-    [399, 'the server answered HTTP 399 without a Location'],
-  ])('a %i without Location says what it is: exit 6', async (status, message) => {
+  it.each([304, 301, 300, 399])('a %i without Location is a redirect with none: exit 6', async (status) => {
     nock(BASE).delete('/plants/1').reply(status);
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result).toEqual({ id: '1', deleted: false, status, error: null, message, exit: Exit.server, attempted: true });
+    const outcome = await api().deletePlant('1', live());
+    expect(outcome).toStrictEqual(once({ kind: 'redirect', status }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 
   it('an empty Location counts as none', async () => {
     nock(BASE).delete('/plants/1').reply(307, '', { location: '  ' });
-    expect(failure(await api().deletePlant('1', live())).message).toBe('the server answered 307 Temporary Redirect without a Location');
+    expect(await api().deletePlant('1', live())).toStrictEqual(once({ kind: 'redirect', status: 307 }));
   });
 });
 
@@ -210,14 +223,17 @@ describe('oversized bodies', () => {
   it('reads at most 64 KiB: a title past the cut is never seen', async () => {
     const body = `<html>${'x'.repeat(CAP)}<title>Past The Cut</title>${'y'.repeat(BIG)}</html>`;
     nock(BASE).delete('/plants/1').reply(500, body, { 'content-type': 'text/html' });
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result).toMatchObject({ status: 500, exit: Exit.server, message: 'Internal Server Error' });
+    const outcome = await api().deletePlant('1', live());
+    expect(outcome).toStrictEqual(once({ kind: 'api-error', status: 500, code: null, message: 'Internal Server Error' }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 
   it('a title within the first 64 KiB of a 200 KiB page is kept', async () => {
     const body = `<html><title>Early Title</title>${'z'.repeat(BIG)}</html>`;
     nock(BASE).delete('/plants/1').reply(502, body, { 'content-type': 'text/html' });
-    expect(failure(await api().deletePlant('1', live())).message).toBe('Early Title');
+    expect(await api().deletePlant('1', live())).toStrictEqual(
+      once({ kind: 'api-error', status: 502, code: null, message: 'Early Title' }),
+    );
   });
 
   it.each([
@@ -225,49 +241,53 @@ describe('oversized bodies', () => {
     ['plain text', 'text/plain', 'w'.repeat(BIG)],
   ])('a 200 KiB %s body yields a short one-line message', async (_name, contentType, body) => {
     nock(BASE).delete('/plants/1').reply(400, body, { 'content-type': contentType });
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result).toMatchObject({ status: 400, exit: Exit.apiRefused });
-    expect(result.message).not.toContain('\n');
-    expect(result.message.length).toBeLessThanOrEqual(301);
-    expect(result.message.length).toBeGreaterThan(0);
+    const outcome = await api().deletePlant('1', live());
+    const { last } = failure(outcome);
+    expect(last).toMatchObject({ kind: 'api-error', status: 400 });
+    expect(exitOf(outcome)).toBe(Exit.apiRefused);
+    const { message } = last as Extract<FailedAttempt, { kind: 'api-error' }>;
+    expect(message).not.toContain('\n');
+    expect(message.length).toBeLessThanOrEqual(301);
+    expect(message.length).toBeGreaterThan(0);
   });
 });
 
 describe('transport failures', () => {
   it.each([
-    ['ECONNREFUSED', /^connection refused \(api\.example\.com\)$/],
-    ['ECONNRESET', /^connection reset before a complete answer \(api\.example\.com\)$/],
-    ['ENOTFOUND', /^host not found \(DNS\) \(api\.example\.com\)$/],
-  ])('%s -> exit 7, no status', async (code, message) => {
+    ['ECONNREFUSED', 'refused'],
+    ['ECONNRESET', 'reset'],
+    ['ENOTFOUND', 'host-not-found'],
+  ] as const)('%s -> exit 7, no status', async (code, what) => {
     nock(BASE).delete('/plants/1').replyWithError(socketError(code));
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result).toMatchObject({ status: null, error: null, exit: Exit.network, attempted: true });
-    expect(result.message).toMatch(message);
+    const outcome = await api().deletePlant('1', live());
+    expect(outcome).toStrictEqual(once({ kind: 'network', host: HOST, what }));
+    expect(exitOf(outcome)).toBe(Exit.network);
   });
 
   it.each(['UND_ERR_HEADERS_OVERFLOW', 'HPE_HEADER_OVERFLOW'])('%s is a malformed answer: exit 6', async (code) => {
     nock(BASE).delete('/plants/1').replyWithError(socketError(code));
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result).toMatchObject({
-      status: null,
-      error: null,
-      exit: Exit.server,
-      message: 'malformed HTTP answer from api.example.com: headers too large',
-    });
+    const outcome = await api().deletePlant('1', live());
+    expect(outcome).toStrictEqual(once({ kind: 'malformed', host: HOST, headersTooLarge: true }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 
   it('ETIMEDOUT from the socket -> exit 8', async () => {
     nock(BASE).delete('/plants/1').replyWithError(socketError('ETIMEDOUT'));
-    expect(failure(await api().deletePlant('1', live())).exit).toBe(Exit.timeout);
+    const outcome = await api().deletePlant('1', live());
+    expect(failure(outcome).last).toMatchObject({ kind: 'timeout', host: HOST });
+    expect(exitOf(outcome)).toBe(Exit.timeout);
   });
 
   it('scrubs the token from an error message of a lower layer', async () => {
     nock(BASE).delete('/plants/1').replyWithError(`proxy said: bad header "Authorization: Bearer ${TOKEN}"`);
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result.exit).toBe(Exit.network);
-    expect(result.message).not.toContain(TOKEN);
-    expect(result.message).toContain('***');
-    expect(result.message).toMatch(/^request to api\.example\.com failed: /);
+    const outcome = await api().deletePlant('1', live());
+    expect(exitOf(outcome)).toBe(Exit.network);
+    const { last } = failure(outcome);
+    expect(last).toMatchObject({ kind: 'failed', host: HOST });
+    const { reason } = last as Extract<FailedAttempt, { kind: 'failed' }>;
+    expect(reason).not.toContain(TOKEN);
+    expect(reason).toContain('***');
+    expect(JSON.stringify(outcome)).not.toContain(TOKEN);
   });
 
   it.each([
@@ -275,41 +295,41 @@ describe('transport failures', () => {
       'a TLS error quoting the certificate',
       'ERR_TLS_CERT_ALTNAME_INVALID',
       "Hostname/IP does not match certificate's altnames: DNS:evil\u001b[2J\u0007.example",
+      'tls',
     ],
-    ['an unknown error', 'EWHATEVER', 'odd failure \u001b]0;pwned\u0007 \u009b31m here'],
-  ])('strips control characters from %s of a lower layer', async (_name, code, text) => {
+    ['an unknown error', 'EWHATEVER', 'odd failure \u001b]0;pwned\u0007 \u009b31m here', 'failed'],
+  ])('strips control characters from %s of a lower layer', async (_name, code, text, kind) => {
     nock(BASE)
       .delete('/plants/1')
       .replyWithError(Object.assign(new Error(text), { code }));
-    const result = failure(await api().deletePlant('1', live()));
-    expect(result.exit).toBe(Exit.network);
-    expect(result.message).toContain('api.example.com');
-    expect(result.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    const outcome = await api().deletePlant('1', live());
+    expect(exitOf(outcome)).toBe(Exit.network);
+    const { last } = failure(outcome);
+    expect(last).toMatchObject({ kind, host: HOST, reason: expect.any(String) });
+    for (const value of strings(last)) expect(value).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
-  it('an already-aborted signal is exit 130 and sends nothing', async () => {
+  it('an already-aborted signal is not sent, and sends nothing', async () => {
     const controller = new AbortController();
     controller.abort();
-    const result = failure(await api().deletePlant('1', controller.signal));
-    expect(result).toMatchObject({ status: null, exit: Exit.interrupted });
-    expect(result.message).toMatch(/interrupted/);
+    expect(await api().deletePlant('1', controller.signal)).toStrictEqual({ kind: 'not-sent', reason: { kind: 'interrupted' } });
   });
 
   it('no answer within the timeout is exit 8', async () => {
     // nock 15 applies .delay() to the body only (a 204 has none), so hold the whole answer back
-    // with a promise the test releases afterwards: the client's own 50 ms timeout must end the wait.
+    // with a promise the test releases afterwards: the transport's own 50 ms timeout must end the wait.
     nock(BASE)
       .delete('/plants/1')
       .reply(async () => {
         await held;
         return [204, ''];
       });
-    const result = failure(await api(BASE, 50).deletePlant('1', live()));
-    expect(result).toMatchObject({ status: null, error: null, exit: Exit.timeout, attempted: true });
-    expect(result.message).toBe('no complete answer from api.example.com within 0.05s (timeout; raise it with --timeout)');
+    const outcome = await api(BASE, 50).deletePlant('1', live());
+    expect(outcome).toStrictEqual(once({ kind: 'timeout', host: HOST, ms: 50, phase: 'answer' }));
+    expect(exitOf(outcome)).toBe(Exit.timeout);
   });
 
-  it('an interrupt while waiting is exit 130, not a timeout', async () => {
+  it('an interrupt while waiting is exit 130, not a timeout, with no answer begun', async () => {
     const controller = new AbortController();
     nock(BASE)
       .delete('/plants/1')
@@ -318,9 +338,9 @@ describe('transport failures', () => {
         await held;
         return [204, ''];
       });
-    const result = failure(await api().deletePlant('1', controller.signal));
-    expect(result).toMatchObject({ status: null, exit: Exit.interrupted, attempted: true });
-    expect(result.message).toMatch(/may or may not have deleted it/);
+    const outcome = await api().deletePlant('1', controller.signal);
+    expect(outcome).toStrictEqual(once({ kind: 'interrupted', host: HOST }));
+    expect(exitOf(outcome)).toBe(Exit.interrupted);
   });
 });
 
@@ -392,55 +412,52 @@ describe('an answer cut short, on loopback', () => {
     nock.disableNetConnect();
   });
 
-  it.each([
-    [
-      'stalls until the timeout',
-      'stall',
-      Exit.timeout,
-      'the 400 answer from HOST was not complete within 0.2s (timeout; raise it with --timeout)',
-    ],
-    ['is closed by the server', 'close', Exit.network, 'connection reset or closed while the server was sending a 400 answer (HOST)'],
-    ['is reset by the server', 'reset', Exit.network, 'connection reset or closed while the server was sending a 400 answer (HOST)'],
-  ])('a 400 whose body %s keeps its status, with no Error object', async (_name, id, exit, message) => {
-    const result = failure(await api(base, 200).deletePlant(id, live()));
-    expect(result).toEqual({ id, deleted: false, status: 400, error: null, message: message.replace('HOST', host), exit, attempted: true });
+  /** What a connection broken while the server sent shows as: a reset or a close, by Node version and timing. */
+  const brokenMidway = expect.stringMatching(/^(reset|closed)$/);
+
+  it.each<[string, string, number, (host: string) => FailedAttempt]>([
+    ['stalls until the timeout', 'stall', Exit.timeout, (host) => ({ kind: 'timeout', host, status: 400, ms: 200, phase: 'body' })],
+    ['is closed by the server', 'close', Exit.network, (host) => ({ kind: 'body-cut', host, status: 400, what: brokenMidway })],
+    ['is reset by the server', 'reset', Exit.network, (host) => ({ kind: 'body-cut', host, status: 400, what: brokenMidway })],
+  ])('a 400 whose body %s keeps its status, with no Error object', async (_name, id, exit, last) => {
+    const outcome = await api(base, 200).deletePlant(id, live());
+    expect(outcome).toStrictEqual(once(last(host)));
+    expect(exitOf(outcome)).toBe(exit);
   });
 
   it.each(['stall', 'reset'])('retries a 400 whose body is cut short (%s)', async (id) => {
-    const client = api(base, 200, 1);
-    const result = failure(await client.deletePlant(id, live()));
-    expect(result.message).toMatch(/ \(after 2 attempts\)$/);
+    const plants = api(base, 200, 1);
+    const outcome = failure(await plants.deletePlant(id, live()));
+    expect(outcome).toMatchObject({ attempts: 2, last: { status: 400 } });
     expect(seen.get(`/plants/${id}`)).toBe(2);
   });
 
   it('retries a connection closed before any answer: exit 7, the answer may be lost', async () => {
-    const result = failure(await api(base, 5000, 1).deletePlant('drop', live()));
-    expect(result).toMatchObject({ status: null, error: null, exit: Exit.network, attempted: true });
-    expect(result.message).toMatch(new RegExp(`^connection (closed|reset) before a complete answer \\(${host}\\) \\(after 2 attempts\\)$`));
+    const outcome = await api(base, 5000, 1).deletePlant('drop', live());
+    expect(outcome).toStrictEqual({
+      kind: 'failed',
+      last: { kind: 'network', host, what: brokenMidway },
+      attempts: 2,
+      earlierAnswerLost: true,
+    });
+    expect(exitOf(outcome)).toBe(Exit.network);
     expect(seen.get('/plants/drop')).toBe(2);
   });
 
-  it('deletes on the retry after a 400 whose body was reset', async () => {
-    const client = api(base, 5000, 1);
-    expect(await client.deletePlant('reset-then-204', live())).toEqual({ id: 'reset-then-204', deleted: true, status: 204 });
+  it('is ok on the retry after a 400 whose body was reset', async () => {
+    const plants = api(base, 5000, 1);
+    expect(await plants.deletePlant('reset-then-204', live())).toStrictEqual(ok(204));
   });
 
-  it('a 2xx whose body is reset is still deleted: the status says so', async () => {
-    expect(await api(base).deletePlant('reset-200', live())).toEqual({ id: 'reset-200', deleted: true, status: 200 });
+  it('a 2xx whose body is reset is still ok: the status says so', async () => {
+    expect(await api(base).deletePlant('reset-200', live())).toStrictEqual(ok(200));
   });
 
   it('headers past the parser limit are a malformed answer, not retried: exit 6', async () => {
-    const client = api(base, 5000, 2);
-    const result = failure(await client.deletePlant('huge-headers', live()));
-    expect(result).toEqual({
-      id: 'huge-headers',
-      deleted: false,
-      status: null,
-      error: null,
-      message: `malformed HTTP answer from ${host}: headers too large`,
-      exit: Exit.server,
-      attempted: true,
-    });
+    const plants = api(base, 5000, 2);
+    const outcome = await plants.deletePlant('huge-headers', live());
+    expect(outcome).toStrictEqual(once({ kind: 'malformed', host, headersTooLarge: true }));
+    expect(exitOf(outcome)).toBe(Exit.server);
     expect(seen.get('/plants/huge-headers')).toBe(1);
   });
 });
@@ -478,26 +495,18 @@ describe('what --verbose shows of an answer', () => {
   });
 
   it('cleans header values and messages of control and bidi characters, and masks the token in any encoding', async () => {
-    const lines: string[] = [];
-    const client = worded(
-      createPlantApi({
-        target: { profile: 'default', baseUrl: base, token: TOKEN },
-        userAgent: UA,
-        timeoutMs: 5000,
-        retries: 0,
-        maxRetryWaitMs: 0,
-        env: {},
-        trace: (line) => lines.push(line),
-        describe: describeAttempt,
-      }),
-    );
-    expect(failure(await client.deletePlant('42', live())).message).toBe('no gnp.exe here');
-    const traced = lines.join('\n');
-    expect(traced).toContain('[42] < x-screen: a 2Jb 0m');
-    expect(traced).toContain('[42] < x-echo: next=***');
+    const events: TransportEvent[] = [];
+    const plants = client({ baseUrl: base, timeoutMs: 5000, retries: 0, onEvent: (event) => events.push(event) });
+    const outcome = await plants.deletePlant('42', live());
+    expect(failure(outcome).last).toMatchObject({ kind: 'api-error', message: 'no gnp.exe here' });
+    const answers = events.filter((event) => event.kind === 'answer');
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({ label: '42', status: 400 });
+    expect(answers[0]?.headers).toContainEqual(['x-screen', 'a 2Jb 0m']);
+    expect(answers[0]?.headers).toContainEqual(['x-echo', 'next=***']);
     // What is left is the base64 of "Bearer", none of the token.
-    expect(traced).toMatch(/\[42\] < x-echo-b64: QmVhcmVy\*\*\*$/m);
-    expect(traced).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(answers[0]?.headers).toContainEqual(['x-echo-b64', 'QmVhcmVy***']);
+    for (const value of strings([events, outcome])) expect(value).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
   });
 });
 
@@ -527,12 +536,11 @@ describe.skipIf(REMOTE_ADDRESS === undefined)('http://localhost, pinned to this 
     // A hosts file or resolver that sends "localhost" to another machine.
     vi.spyOn(dns, 'lookup').mockImplementation(((_host: string, _options: unknown, callback: (e: null, a: unknown) => void) =>
       callback(null, [{ address: REMOTE_ADDRESS, family: 4 }])) as never);
-    const result = failure(await api(`http://localhost:${port}`).deletePlant('42', live()));
-    expect(result).toMatchObject({
-      exit: Exit.config,
-      status: null,
-      message: `refusing to send the token over plain http: localhost resolved to ${REMOTE_ADDRESS}, not to this machine`,
-    });
+    const outcome = await api(`http://localhost:${port}`).deletePlant('42', live());
+    expect(outcome).toStrictEqual(
+      once({ kind: 'not-loopback', host: `localhost:${port}`, reason: `localhost resolved to ${REMOTE_ADDRESS}, not to this machine` }),
+    );
+    expect(exitOf(outcome)).toBe(Exit.config);
     expect(reached).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
-// Answers no well-behaved server gives, over real loopback sockets: HTTP/2 streams refused
-// or reset and connections closed with GOAWAY errors (retried), a 101 or a 100 Continue to a
-// DELETE that asked for neither and two different Content-Lengths (malformed: exit 6), a TLS
-// server that wants a client certificate (named), and a 2xx web page (not the API: exit 6).
+// Answers no well-behaved server gives, over real loopback sockets, as the outcome data the
+// transport hands back and the exit code the table gives it: HTTP/2 streams refused or reset
+// and connections closed with GOAWAY errors (retried), a 101 or a 100 Continue to a DELETE that
+// asked for neither and two different Content-Lengths (malformed: exit 6), a TLS server that
+// wants a client certificate (its reason named), and a 2xx web page (not the API: exit 6).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
@@ -10,10 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeOutcome } from '../../src/commands/delete/outcomes.js';
 import { Exit } from '../../src/errors.js';
-import { createPlantApi } from '../../src/http/client.js';
+import { verdictOf } from '../../src/http/classify.js';
 import type { AttemptGate } from '../../src/http/gate.js';
+import type { FailedAttempt, Outcome } from '../../src/http/outcome.js';
+import { createTransport } from '../../src/http/transport.js';
 import { createCa, type Issued, issue, OPENSSL } from '../helpers/certificates.js';
 
 const TOKEN = 'h2-Token-0123456789abcdef';
@@ -39,10 +41,10 @@ async function listening(server: net.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** The delete command's view of one id: its result as printed, and the exit code. */
-async function deleteOne(baseUrl: string, retries = 2, gate?: AttemptGate) {
-  const client = createPlantApi({
-    target: { profile: 'default', baseUrl, token: TOKEN },
+/** The outcome of `DELETE /plants/42`, as the transport hands it to the delete command. */
+async function deleteOne(baseUrl: string, retries = 2, gate?: AttemptGate): Promise<Outcome> {
+  const transport = createTransport({
+    endpoint: { baseUrl, token: TOKEN },
     userAgent: 'test',
     timeoutMs: 5000,
     retries,
@@ -51,9 +53,20 @@ async function deleteOne(baseUrl: string, retries = 2, gate?: AttemptGate) {
     ...(OPENSSL && baseUrl.startsWith('https') ? { caPem: ca.cert } : {}),
     ...(gate ? { gate } : {}),
   });
-  cleanups.push(() => client.close());
-  return describeOutcome(await client.deletePlant('42', new AbortController().signal));
+  cleanups.push(() => transport.close());
+  return transport.send({ method: 'DELETE', path: '/plants/42', label: '42' }, new AbortController().signal);
 }
+
+/** The exit code the table gives the last attempt's failure. */
+function exitOf(outcome: Outcome): number {
+  expect(outcome.kind).toBe('failed');
+  return verdictOf((outcome as Extract<Outcome, { kind: 'failed' }>).last).exit;
+}
+
+/** One attempt, failed as `last`: the whole outcome, nothing more in it. */
+const once = (last: FailedAttempt): Outcome => ({ kind: 'failed', last, attempts: 1, earlierAnswerLost: false });
+
+const deleted = (status: number, body = ''): Outcome => ({ kind: 'ok', status, body });
 
 /** An h2 server that answers the n-th stream (from 1) as `answer` says. */
 async function h2Server(answer: (stream: http2.ServerHttp2Stream, n: number) => void): Promise<{ url: string; streams: () => number }> {
@@ -80,28 +93,26 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
     ['RST_STREAM REFUSED_STREAM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM)],
     ['RST_STREAM INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR)],
     ['GOAWAY ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, 0)],
-  ])('%s, then 204: deleted', async (_name, fail) => {
+  ])('%s, then 204: ok', async (_name, fail) => {
     // undici retries a REFUSED_STREAM once on its own; ours come after that.
     const server = await h2Server((stream, n) => (n <= 2 ? fail(stream) : ok(stream)));
-    expect(await deleteOne(server.url)).toEqual({ id: '42', deleted: true, status: 204 });
+    expect(await deleteOne(server.url)).toStrictEqual(deleted(204));
   });
 
   it.each([
-    [
-      'RST_STREAM REFUSED_STREAM',
-      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM),
-      'the server refused the HTTP/2 stream before processing it',
-    ],
-    [
-      'RST_STREAM INTERNAL_ERROR',
-      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
-      'the server reset the HTTP/2 stream before a complete answer',
-    ],
-  ])('%s every time: exit 7 after --retries, saying what the server did', async (_name, fail, words) => {
+    // REFUSED_STREAM guarantees the server did not process it: no answer was lost.
+    ['RST_STREAM REFUSED_STREAM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM), 'stream-refused', false],
+    ['RST_STREAM INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 'stream-reset', true],
+  ] as const)('%s every time: exit 7 after --retries, naming what the server did', async (_name, fail, what, lost) => {
     const server = await h2Server((stream) => fail(stream));
-    const result = await deleteOne(server.url, 1);
-    expect(result).toMatchObject({ deleted: false, exit: Exit.network, status: null });
-    expect((result as { message: string }).message).toBe(`${words} (127.0.0.1:${new URL(server.url).port}) (after 2 attempts)`);
+    const outcome = await deleteOne(server.url, 1);
+    expect(outcome).toStrictEqual({
+      kind: 'failed',
+      last: { kind: 'network', host: `127.0.0.1:${new URL(server.url).port}`, what },
+      attempts: 2,
+      earlierAnswerLost: lost,
+    });
+    expect(exitOf(outcome)).toBe(Exit.network);
   });
 
   it("a resend undici makes on its own is counted against --rate (the gate's resent)", async () => {
@@ -113,7 +124,7 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
       admitting: () => false,
       resent: () => resent++,
     };
-    expect(await deleteOne(server.url, 0, gate)).toEqual({ id: '42', deleted: true, status: 204 });
+    expect(await deleteOne(server.url, 0, gate)).toStrictEqual(deleted(204));
     expect(server.streams()).toBe(2);
     expect(resent).toBe(1);
   });
@@ -146,56 +157,56 @@ describe('malformed answers: exit 6, not retried', () => {
     ],
   ])('%s', async (_name, answer) => {
     const base = await rawServer(answer);
-    const result = await deleteOne(base);
-    expect(result).toMatchObject({ deleted: false, exit: Exit.server, status: null });
-    expect((result as { message: string }).message).toBe(`malformed HTTP answer from 127.0.0.1:${new URL(base).port}`);
+    const outcome = await deleteOne(base);
+    expect(outcome).toStrictEqual(once({ kind: 'malformed', host: `127.0.0.1:${new URL(base).port}`, headersTooLarge: false }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 });
 
 describe('a 2xx that is a web page is not a deletion', () => {
-  it('a 200 HTML page: exit 6, naming the page and pointing at the base URL', async () => {
+  it('a 200 HTML page: exit 6, naming the page', async () => {
     const page = '<!doctype html><html><head><title>Plant Shop &amp; Garden</title></head><body>Welcome</body></html>';
     const base = await rawServer(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${page.length}\r\n\r\n${page}`);
-    expect(await deleteOne(base)).toEqual({
-      id: '42',
-      deleted: false,
-      status: 200,
-      error: null,
-      message:
-        'the server answered 200 with a web page ("Plant Shop & Garden"), not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)',
-      exit: Exit.server,
-      attempted: true,
-    });
+    const outcome = await deleteOne(base);
+    expect(outcome).toStrictEqual(once({ kind: 'web-page', status: 200, title: 'Plant Shop & Garden' }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 
   it('an HTML page without a content type is recognised by its start', async () => {
     const page = '\n<html><body>hi</body></html>';
     const base = await rawServer(`HTTP/1.1 200 OK\r\nContent-Length: ${page.length}\r\n\r\n${page}`);
-    expect(await deleteOne(base)).toMatchObject({ deleted: false, exit: Exit.server, status: 200 });
+    const outcome = await deleteOne(base);
+    expect(outcome).toStrictEqual(once({ kind: 'web-page', status: 200, title: '' }));
+    expect(exitOf(outcome)).toBe(Exit.server);
   });
 
   it.each([
-    ['a 200 with a JSON body', 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"deleted":true}', 200],
-    ['a 202 Accepted', 'HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n', 202],
-    ['a 200 with no body', 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', 200],
-  ])('%s is deleted, with its status', async (_name, answer, status) => {
+    [
+      'a 200 with a JSON body',
+      'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"deleted":true}',
+      200,
+      '{"deleted":true}',
+    ],
+    ['a 202 Accepted', 'HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n', 202, ''],
+    ['a 200 with no body', 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', 200, ''],
+  ])('%s is ok, with its status and body', async (_name, answer, status, body) => {
     const base = await rawServer(answer);
-    expect(await deleteOne(base)).toEqual({ id: '42', deleted: true, status });
+    expect(await deleteOne(base)).toStrictEqual(deleted(status, body));
   });
 });
 
 describe.skipIf(!OPENSSL)('a TLS server that asks for a client certificate', () => {
-  it('exit 7, naming the reason instead of "connection closed"', async () => {
+  it('exit 7, with the reason instead of "connection closed"', async () => {
     const server = tls.createServer(
       { cert: issued.cert, key: issued.key, requestCert: true, rejectUnauthorized: true, ca: [ca.cert] },
       (socket) => socket.end(),
     );
     server.on('tlsClientError', () => {});
     const port = await listening(server);
-    const result = await deleteOne(`https://127.0.0.1:${port}`);
-    expect(result).toMatchObject({ deleted: false, exit: Exit.network, status: null });
-    expect((result as { message: string }).message).toBe(
-      `TLS failure talking to 127.0.0.1:${port}: the server requires a client certificate, which plantstore does not send (trust a private CA with --cacert)`,
+    const outcome = await deleteOne(`https://127.0.0.1:${port}`);
+    expect(outcome).toStrictEqual(
+      once({ kind: 'tls', host: `127.0.0.1:${port}`, reason: 'the server requires a client certificate, which plantstore does not send' }),
     );
+    expect(exitOf(outcome)).toBe(Exit.network);
   });
 });

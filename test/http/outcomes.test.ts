@@ -1,10 +1,11 @@
-// The HTTP layer hands back data, not sentences: these drive the client with a scripted
-// dispatcher (no sockets) and check the outcome of each id, what the throttle is told,
-// and that every string in an outcome is already masked.
+// The HTTP layer hands back data, not sentences: these drive the transport with a scripted
+// dispatcher (no sockets) and check the outcome of each request, the events a trace is
+// made from, what the throttle is told, which methods are sent again after an answer may
+// have been lost, and that every string in an outcome is already masked.
 import { describe, expect, it } from 'vitest';
-import { type ApiOptions, createPlantApi } from '../../src/http/client.js';
 import type { AttemptGate, Feedback } from '../../src/http/gate.js';
-import type { PlantOutcome } from '../../src/http/outcome.js';
+import type { TransportEvent } from '../../src/http/outcome.js';
+import { createTransport, type TransportOptions } from '../../src/http/transport.js';
 import { type Step, scriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 
 const TOKEN = 'outcome-token-0123456789abcdef';
@@ -25,10 +26,10 @@ function gate(admit: number, gaveUp?: string, admitting = false): AttemptGate & 
   };
 }
 
-async function outcome(steps: Step[], options: Partial<ApiOptions> = {}, signal = new AbortController().signal) {
+async function outcome(steps: Step[], options: Partial<TransportOptions> = {}, signal = new AbortController().signal, method = 'DELETE') {
   const script = scriptedDispatcher(steps);
-  const api = createPlantApi({
-    target: { profile: 'default', baseUrl: `https://${HOST}`, token: TOKEN },
+  const transport = createTransport({
+    endpoint: { baseUrl: `https://${HOST}`, token: TOKEN },
     userAgent: 'test',
     timeoutMs: 50,
     retries: 0,
@@ -39,23 +40,30 @@ async function outcome(steps: Step[], options: Partial<ApiOptions> = {}, signal 
     ...options,
   });
   try {
-    return { outcome: await api.deletePlant('42', signal), calls: script.requests.length };
+    return { outcome: await transport.send({ method, path: '/plants/42', label: '42' }, signal), calls: script.requests.length };
   } finally {
-    await api.close();
+    await transport.close();
   }
 }
 
 const notFound: Step = { answer: 404, headers: { 'content-type': 'application/json' }, body: '{"error":1,"message":"no plant 42"}' };
 
-describe('the outcome of an id, as data', () => {
-  it('a 204 is deleted', async () => {
-    expect((await outcome([{ answer: 204 }])).outcome).toEqual({ kind: 'deleted', id: '42', status: 204 });
+describe('the outcome of a request, as data', () => {
+  it('a 204 is ok, with no body', async () => {
+    expect((await outcome([{ answer: 204 }])).outcome).toEqual({ kind: 'ok', status: 204, body: '' });
+  });
+
+  it('another 2xx is ok, with its body as text', async () => {
+    expect((await outcome([{ answer: 200, headers: { 'content-type': 'application/json' }, body: '{"gone":true}' }])).outcome).toEqual({
+      kind: 'ok',
+      status: 200,
+      body: '{"gone":true}',
+    });
   });
 
   it('our deadline is a timeout with its length and where it struck, and no words', async () => {
-    expect((await outcome(['deadline'])).outcome).toEqual({
+    expect((await outcome(['deadline'])).outcome).toStrictEqual({
       kind: 'failed',
-      id: '42',
       last: { kind: 'timeout', host: HOST, ms: 50, phase: 'answer' },
       attempts: 1,
       earlierAnswerLost: false,
@@ -73,13 +81,13 @@ describe('the outcome of an id, as data', () => {
     expect(cut).toMatchObject({ last: { kind: 'body-cut', host: HOST, status: 400, what: 'reset' } });
   });
 
-  it('a reset, then "no such plant": the earlier attempt may have deleted it', async () => {
+  it('a reset, then "no such thing": the earlier attempt may have done it', async () => {
     const { outcome: result, calls } = await outcome([{ error: 'ECONNRESET' }, notFound], { retries: 1 });
     expect(result).toMatchObject({ kind: 'failed', last: { kind: 'api-error', status: 404 }, attempts: 2, earlierAnswerLost: true });
     expect(calls).toBe(2);
   });
 
-  it('a connect timeout sent nothing, so it cannot have deleted it', async () => {
+  it('a connect timeout sent nothing, so it cannot have done it', async () => {
     const { outcome: result } = await outcome([{ error: 'UND_ERR_CONNECT_TIMEOUT' }, notFound], { retries: 1 });
     expect(result).toMatchObject({ attempts: 2, earlierAnswerLost: false });
   });
@@ -96,14 +104,21 @@ describe('the outcome of an id, as data', () => {
     expect((await outcome([{ answer: 502 }], { retries: 1, gate: busy })).calls).toBe(2);
   });
 
-  it('the trace numbers each attempt of the attempts the budget still assures, never past them', async () => {
-    const lines: string[] = [];
+  it('each attempt event numbers it among the attempts the budget still assures, never past them', async () => {
+    const events: TransportEvent[] = [];
     const busy = gate(Number.POSITIVE_INFINITY, undefined, true);
     const refused: Step = { answer: 429, headers: { 'retry-after': '0' } };
-    await outcome([refused], { retries: 1, gate: busy, trace: (line) => lines.push(line) });
-    const numbered = lines.flatMap((line) => /\* attempt (\d+) of (\d+)/.exec(line)?.slice(1).map(Number) ?? []);
+    await outcome([refused], { retries: 1, gate: busy, onEvent: (event) => events.push(event) });
+    const numbered = events.flatMap((event) => (event.kind === 'attempt' ? [[event.number, event.total]] : []));
     // Six attempts: 1 of 2 and 2 of 2, then each paced refusal left room for one more.
-    expect(numbered).toEqual([1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+    expect(numbered).toEqual([
+      [1, 2],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+      [5, 5],
+      [6, 6],
+    ]);
   });
 
   it('a refusal while nothing else is admitted costs a whole retry: --retries attempts, with or without a gate', async () => {
@@ -118,18 +133,40 @@ describe('the outcome of an id, as data', () => {
   });
 });
 
-describe('ids the gate or the user stopped', () => {
+// RFC 9110 §9.2.2: only an idempotent request may go out again once an attempt may have reached
+// the server unanswered; one the server cannot have processed may always be sent again.
+describe('a request sent again only when sending it twice does no harm', () => {
+  // A timeout after the request went out, as undici reports it (the scripted 'deadline' would
+  // fire the signal the retry shares, its deadline bucket being still open).
+  const ANSWER_TIMEOUT: Step = { error: 'UND_ERR_HEADERS_TIMEOUT' };
+  const HTTP2_REFUSED: Step = { error: 'ERR_HTTP2_STREAM_ERROR', message: 'Stream closed with error code NGHTTP2_REFUSED_STREAM' };
+  it.each<[string, string, Step, number]>([
+    ['a POST that timed out waiting for its answer is not', 'POST', ANSWER_TIMEOUT, 1],
+    ['a DELETE that timed out waiting for its answer is', 'DELETE', ANSWER_TIMEOUT, 2],
+    ['a POST whose connection was reset is not', 'POST', { error: 'ECONNRESET' }, 1],
+    ['a PUT whose connection was reset is', 'PUT', { error: 'ECONNRESET' }, 2],
+    ['a POST whose HTTP/2 stream was refused is', 'POST', HTTP2_REFUSED, 2],
+    ['a POST whose connection was refused is', 'POST', { error: 'ECONNREFUSED' }, 2],
+    ['a POST that timed out connecting is', 'POST', { error: 'UND_ERR_CONNECT_TIMEOUT' }, 2],
+  ])('%s', async (_name, method, failure, requests) => {
+    const { outcome: result, calls } = await outcome([failure, { answer: 204 }], { retries: 1 }, undefined, method);
+    expect(calls).toBe(requests);
+    expect(result.kind).toBe(requests === 2 ? 'ok' : 'failed');
+  });
+});
+
+describe('requests the gate or the user stopped', () => {
   it('interrupted before sending: not sent', async () => {
     const controller = new AbortController();
     controller.abort();
     const { outcome: result, calls } = await outcome([{ answer: 204 }], {}, controller.signal);
-    expect(result).toEqual({ kind: 'not-sent', id: '42', reason: { kind: 'interrupted' } });
+    expect(result).toEqual({ kind: 'not-sent', reason: { kind: 'interrupted' } });
     expect(calls).toBe(0);
   });
 
   it('a throttle that gave up before the first attempt: not sent, with its reason', async () => {
     const { outcome: result } = await outcome([{ answer: 204 }], { gate: gate(0, 'refused for 4s') });
-    expect(result).toEqual({ kind: 'not-sent', id: '42', reason: { kind: 'gave-up', reason: 'refused for 4s' } });
+    expect(result).toEqual({ kind: 'not-sent', reason: { kind: 'gave-up', reason: 'refused for 4s' } });
   });
 
   it('a throttle that gave up after an attempt: that failure, stopped', async () => {
@@ -139,9 +176,8 @@ describe('ids the gate or the user stopped', () => {
 
   it('a gate that refuses without giving up (Ctrl-C) keeps the last failure as it was', async () => {
     const { outcome: result } = await outcome([{ error: 'ECONNRESET' }], { retries: 2, gate: gate(1) });
-    expect(result).toEqual({
+    expect(result).toStrictEqual({
       kind: 'failed',
-      id: '42',
       last: { kind: 'network', host: HOST, what: 'reset' },
       attempts: 1,
       earlierAnswerLost: false,
@@ -151,7 +187,7 @@ describe('ids the gate or the user stopped', () => {
 
 describe('what each attempt tells the throttle', () => {
   it.each<[string, Step, Feedback]>([
-    ['a deletion', { answer: 204, headers: { 'retry-after': '5' } }, { kind: 'ok' }],
+    ['a 204', { answer: 204, headers: { 'retry-after': '5' } }, { kind: 'ok' }],
     ['a 404', notFound, { kind: 'ok' }],
     ['a 429', { answer: 429, headers: { 'retry-after': '3' } }, { kind: 'refused', load: 'rate-limited', status: 429, retryAfterMs: 3000 }],
     [
@@ -182,14 +218,29 @@ describe('strings in an outcome are masked where they are taken', () => {
   });
 });
 
-describe('the trace words failures as the command that asked for it says', () => {
-  it('uses the describe it was given for failures and retries', async () => {
-    const lines: string[] = [];
-    const describe = (attempt: Extract<PlantOutcome, { kind: 'failed' }>['last']) => `<${attempt.kind}>`;
-    await outcome([{ error: 'ECONNRESET' }, { answer: 204 }], { retries: 1, trace: (line) => lines.push(line), describe });
-    expect(lines.filter((line) => line.includes('<network>'))).toEqual([
-      expect.stringMatching(/^\[42\] \* failed after \d+\.\d ms: <network>$/),
-      '[42] * retrying in 0s: <network>',
+describe('the events a trace is made from carry data, not words', () => {
+  it('each step of a failure, then a retry that succeeds: the failure as data, the token hidden', async () => {
+    const events: TransportEvent[] = [];
+    await outcome([{ error: 'ECONNRESET' }, { answer: 204 }], { retries: 1, onEvent: (event) => events.push(event) });
+    const reset = { kind: 'network', host: HOST, what: 'reset' };
+    const attempt = (number: number) => ({
+      kind: 'attempt',
+      label: '42',
+      number,
+      total: 2,
+      method: 'DELETE',
+      url: `https://${HOST}/plants/42`,
+      headers: [
+        ['authorization', 'Bearer ***'],
+        ['user-agent', 'test'],
+      ],
+    });
+    expect(events).toStrictEqual([
+      attempt(1),
+      { kind: 'failed', label: '42', elapsedMs: expect.any(Number), failure: reset },
+      { kind: 'retrying', label: '42', delayMs: 0, retryAfter: false, failure: reset },
+      attempt(2),
+      { kind: 'answer', label: '42', status: 204, elapsedMs: expect.any(Number), headers: [] },
     ]);
   });
 });
