@@ -55,7 +55,7 @@ export interface Transport {
 type Failed = Extract<Outcome, { kind: 'failed' }>;
 
 // RFC 9110 §9.2.2: sending these twice has the effect of sending them once.
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'TRACE']);
+const IDEMPOTENT = new Set('GET HEAD PUT DELETE OPTIONS TRACE'.split(' '));
 
 export function createTransport(options: TransportOptions): Transport {
   const { endpoint, gate, onEvent } = options;

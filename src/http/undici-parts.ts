@@ -1,7 +1,9 @@
 // The parts of undici plantstore uses, loaded without the package index. The index
 // also loads fetch, WebSocket, caches, mocks and more: importing it costs about
 // twice as much start-up time as what is loaded here. Every `plantstore delete`
-// pays that, so it is worth a few deep paths.
+// pays that, so it is worth a few deep paths. Those paths, and the internal symbol
+// kHTTPContext, are not undici's public API: package.json pins undici to one exact version,
+// and an upgrade is a deliberate change, checked by the test/http suite.
 import api from 'undici/lib/api/index.js';
 import buildConnector from 'undici/lib/core/connect.js';
 import symbols from 'undici/lib/core/symbols.js';
