@@ -51,7 +51,7 @@ export function pick(all: readonly Batch[]): Batch {
 
 export const succeeded = (batch: Batch): boolean => batch.ran.code === 0 && !batch.timedOut;
 
-const SUMMARY = /(\d+) deleted, (\d+) already absent, (\d+) failed, (\d+) not attempted/;
+const SUMMARY = /(\d+) deleted, (\d+) already absent, (\d+) failed, (\d+) not sent/;
 
 /** The table value of a run that did not exit 0, e.g. "exit 6, 489 failed"; undefined when it did. */
 export function failureValue(batch: Batch): string | undefined {
@@ -61,8 +61,8 @@ export function failureValue(batch: Batch): string | undefined {
   const summary = SUMMARY.exec(stderr);
   const exit = signal ? `signal ${signal}` : `exit ${code}`;
   if (!summary) return exit;
-  const notAttempted = Number(summary[4]);
-  return `${exit}, ${formatCount(Number(summary[3]))} failed${notAttempted ? `, ${formatCount(notAttempted)} not attempted` : ''}`;
+  const notSent = Number(summary[4]);
+  return `${exit}, ${formatCount(Number(summary[3]))} failed${notSent ? `, ${formatCount(notSent)} not sent` : ''}`;
 }
 
 /** A note quoting what plantstore said about a failed run: its first error line and its summary. */

@@ -59,14 +59,14 @@ it('--fail-fast sends nothing new after a failure and accounts for every id', as
   const lines = jsonLines(result.stdout);
   expect(lines.map((r) => r['id'])).toEqual(ids.map(Number));
   const attempted = lines.filter((r) => r['attempted'] !== false);
-  const notAttempted = lines.filter((r) => r['attempted'] === false);
+  const notSent = lines.filter((r) => r['attempted'] === false);
   expect(lines[4]).toMatchObject({ id: 5, deleted: false, status: 400, error: 9, exit: 1 });
   // Only what was in flight when 5 failed (at most one more with two in flight) was sent.
   expect(attempted.length).toBeLessThanOrEqual(6);
   expect(server.requests.length).toBe(attempted.length);
-  expect(notAttempted.length).toBe(40 - attempted.length);
-  for (const line of notAttempted) expect(line).toMatchObject({ deleted: false, status: null, exit: 1, attempted: false });
-  expect(result.stderr).toContain(`${attempted.length - 1} deleted, 0 already absent, 1 failed, ${notAttempted.length} not attempted`);
+  expect(notSent.length).toBe(40 - attempted.length);
+  for (const line of notSent) expect(line).toMatchObject({ deleted: false, status: null, exit: 1, attempted: false });
+  expect(result.stderr).toContain(`${attempted.length - 1} deleted, 0 already absent, 1 failed, ${notSent.length} not sent`);
 });
 
 describe('ids from standard input', () => {
@@ -209,7 +209,7 @@ describe('a server that pushes back', () => {
     expect(changes.length).toBeLessThan(6);
     expect(changes[0]).toMatch(/^\* throttled: the server refused a request \(429\); sending at ~\d+\/s$/);
     expect(run.stderr).toMatch(
-      /20 deleted, 0 already absent, 0 failed, 0 not attempted in \d+\.\ds; throttled: the server refused 3 requests \(429\/503\)/,
+      /20 deleted, 0 already absent, 0 failed, 0 not sent in \d+\.\ds; throttled: the server refused 3 requests \(429\/503\)/,
     );
   });
 });
@@ -230,6 +230,6 @@ it('with stdout and stderr in one file, lines come in the order results were dec
   rmSync(dir, { recursive: true, force: true });
   expect(code).toBe(1);
   expect(lines.slice(0, 3)).toEqual(['Deleted plant 30', '✗ plant 1: error 1: plant 1 does not exist (HTTP 400)', 'Deleted plant 31']);
-  expect(lines[3]).toMatch(/^2 deleted, 0 already absent, 1 failed, 0 not attempted in \d+\.\ds$/);
+  expect(lines[3]).toMatch(/^2 deleted, 0 already absent, 1 failed, 0 not sent in \d+\.\ds$/);
   expect(lines).toHaveLength(4);
 });

@@ -203,9 +203,7 @@ describe('the summary reports only the pauses a run waited out', () => {
     expect(result.requests).toHaveLength(2);
     expect(result.ended).toBe(0);
     const summary = result.stderr.trimEnd().split('\n').at(-1);
-    expect(summary).toBe(
-      '0 deleted, 0 already absent, 2 failed, 0 not attempted in 0.0s; throttled: the server refused 2 requests (429/503)',
-    );
+    expect(summary).toBe('0 deleted, 0 already absent, 2 failed, 0 not sent in 0.0s; throttled: the server refused 2 requests (429/503)');
   });
 });
 

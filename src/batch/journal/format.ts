@@ -21,10 +21,10 @@ export interface JournalHeader extends JournalRun {
 }
 
 /** What a journal's last line for an id says of it. */
-export const Recorded = { deleted: 1, absent: 2, failed: 3, unsent: 4 } as const;
+export const Recorded = { deleted: 1, absent: 2, failed: 3, notSent: 4 } as const;
 export type RecordedKind = keyof typeof Recorded;
 export type RecordedCode = (typeof Recorded)[RecordedKind];
-export const RECORDED_KINDS: readonly RecordedKind[] = ['deleted', 'absent', 'failed', 'unsent'];
+export const RECORDED_KINDS: readonly RecordedKind[] = ['deleted', 'absent', 'failed', 'notSent'];
 
 export function headerLine(run: JournalRun, started: Date): string {
   return JSON.stringify({
@@ -76,7 +76,7 @@ function kindOf(value: Record<string, unknown>): RecordedCode | undefined {
   if (value['deleted'] === true) return Recorded.deleted;
   if (value['deleted'] !== false) return undefined;
   if (value['absent'] === true) return Recorded.absent;
-  if (value['attempted'] === false) return Recorded.unsent;
+  if (value['attempted'] === false) return Recorded.notSent;
   return Recorded.failed;
 }
 

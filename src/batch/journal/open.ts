@@ -41,7 +41,7 @@ export interface OpenJournalOptions extends JournalRun, WriterOptions {
   signal?: AbortSignal;
 }
 
-const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'deleted', 2: 'absent', 3: 'failed', 4: 'unsent' };
+const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'deleted', 2: 'absent', 3: 'failed', 4: 'notSent' };
 
 /**
  * Opens `file` for a run: locks it, then resumes the journal there (its torn last line,

@@ -8,7 +8,7 @@ import type { FailedAttempt, NotSentReason, Stop } from '../../http/outcome.js';
 import { formatSeconds } from '../../ui/duration.js';
 import { describeTransportFailure } from '../../ui/transport-words.js';
 import type { PlantOutcome } from './request.js';
-import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notAttempted } from './result.js';
+import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent } from './result.js';
 
 /** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */
 export interface MissingRule {
@@ -64,7 +64,7 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
       return { id: outcome.id, deleted: true, status: outcome.status };
     case 'not-sent': {
       const { message, exit } = whyNotSent(outcome.reason);
-      return notAttempted(outcome.id, message, exit) satisfies NotSent;
+      return notSent(outcome.id, message, exit) satisfies NotSent;
     }
     case 'failed': {
       const { last } = outcome;

@@ -9,18 +9,18 @@ export interface OutputMode {
 /** Prints results as they arrive: human lines, or one JSON object per id (NDJSON). */
 export interface Reporter {
   result(result: DeleteResult): void;
-  /** Ends the run's output: says how many unsent ids were not listed one by one. */
+  /** Ends the run's output: says how many notSent ids were not listed one by one. */
   finish(): void;
 }
 
 /** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
-const MAX_UNSENT_LINES = 10;
+const MAX_NOT_SENT_LINES = 10;
 
 export function createReporter(io: IO, mode: OutputMode): Reporter {
-  let unsent = 0;
+  let notSent = 0;
   return {
     finish() {
-      if (unsent > MAX_UNSENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${unsent - MAX_UNSENT_LINES} more plants not sent`);
+      if (notSent > MAX_NOT_SENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
     },
     result(result) {
       if (mode.json) io.outJson(resultJson(result, io.mask));
@@ -30,7 +30,7 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
         if (!mode.json && !mode.quiet)
           io.out(successLine(io, `Plant ${result.id} already absent${result.note ? ` (${result.note})` : ''}`));
       } else {
-        if (!result.attempted && ++unsent > MAX_UNSENT_LINES) return;
+        if (!result.attempted && ++notSent > MAX_NOT_SENT_LINES) return;
         // Failures always reach stderr, even with --quiet or --json: a human may be watching.
         io.err(failureLine(io, result));
       }

@@ -51,7 +51,7 @@ export function isFailure(result: DeleteResult): result is NotDeleted {
   return !result.deleted && result.absent !== true;
 }
 
-export function notAttempted(id: string, message: string, exit: ExitCode): NotSent {
+export function notSent(id: string, message: string, exit: ExitCode): NotSent {
   return { id, deleted: false, status: null, error: null, message, exit, attempted: false };
 }
 
@@ -60,7 +60,7 @@ export class Tally {
   deleted = 0;
   absent = 0;
   failed = 0;
-  notAttempted = 0;
+  notSent = 0;
   /** The exit code of the first failure in input order. */
   firstFailure: ExitCode | undefined;
 
@@ -69,12 +69,12 @@ export class Tally {
     else if (result.absent) this.absent++;
     else {
       if (result.attempted) this.failed++;
-      else this.notAttempted++;
+      else this.notSent++;
       this.firstFailure ??= result.exit;
     }
   }
 
   get total(): number {
-    return this.deleted + this.absent + this.failed + this.notAttempted;
+    return this.deleted + this.absent + this.failed + this.notSent;
   }
 }

@@ -17,7 +17,7 @@ import type { DeleteOptions, NetworkSettings } from './flags.js';
 import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
 import { createReporter, type OutputMode } from './report.js';
 import { deletePlant, plantPath } from './request.js';
-import { type DeleteResult, isFailure, notAttempted, Tally } from './result.js';
+import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
 
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
@@ -86,7 +86,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
       },
       notStarted(id) {
         const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-        return notAttempted(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
+        return notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
       },
     });
   } finally {
@@ -154,7 +154,7 @@ async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, 
 }
 
 function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats): string {
-  const counts = `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notAttempted} not attempted`;
+  const counts = `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
   return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}`;
 }
 

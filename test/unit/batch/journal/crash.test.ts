@@ -60,7 +60,7 @@ describe('kill -9 while writing', () => {
         expect(started).toBe(before + 1);
         // ...and lost nothing it had flushed.
         expect(n).toBeGreaterThanOrEqual(durable);
-        expect(plan.counts()).toEqual({ deleted: n, absent: 0, failed: 0, unsent: 0 });
+        expect(plan.counts()).toEqual({ deleted: n, absent: 0, failed: 0, notSent: 0 });
         expect(plan.isDone(String(n), { ignoreMissing: false }) || n === 0).toBe(true);
         expect(plan.recorded(String(n + 1))).toBeUndefined();
         // In order, one line an id: line k+1 is id k.

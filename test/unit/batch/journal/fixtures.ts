@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { resultJson } from '../../../../src/commands/delete/report.js';
-import { notAttempted } from '../../../../src/commands/delete/result.js';
+import { notSent as notSentResult } from '../../../../src/commands/delete/result.js';
 
 export const RUN = { baseUrl: 'https://plants.example.com', profile: 'default' } as const;
 export const STARTED = new Date('2026-03-01T12:00:00.000Z');
@@ -27,7 +27,7 @@ export const deleted = (id: string): string => resultJson({ id, deleted: true, s
 export const absent = (id: string): string => resultJson({ id, deleted: false, absent: true, status: 404 });
 export const failed = (id: string): string =>
   resultJson({ id, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6, attempted: true });
-export const unsent = (id: string): string => resultJson(notAttempted(id, 'not sent: interrupted', 130));
+export const notSent = (id: string): string => resultJson(notSentResult(id, 'not sent: interrupted', 130));
 
 /** What stands at `file`, to compare before and after a refusal: its kind, mode, owner and the hash of its bytes. */
 export function fingerprint(file: string): string {

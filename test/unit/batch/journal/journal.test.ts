@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
-import { absent, deleted, failed, HEADER, journalFolder, RUN, STARTED, unsent } from './fixtures.js';
+import { absent, deleted, failed, HEADER, journalFolder, notSent, RUN, STARTED } from './fixtures.js';
 
 const at = journalFolder();
 const open = () => openJournal(at.file, { ...RUN, started: STARTED });
@@ -57,14 +57,14 @@ describe('a new journal', () => {
 describe('resuming', () => {
   it('what each id last said: deleted and absent are kept apart, isDone counts absent only under --ignore-missing', async () => {
     const first = await open();
-    for (const line of [deleted('1'), absent('2'), failed('3'), unsent('4')]) first.record(JSON.parse(line).id.toString(), line);
+    for (const line of [deleted('1'), absent('2'), failed('3'), notSent('4')]) first.record(JSON.parse(line).id.toString(), line);
     first.close();
     const journal = await open();
     expect(journal.resumed).toBe(true);
-    expect(['1', '2', '3', '4', '5'].map((id) => journal.recorded(id))).toEqual(['deleted', 'absent', 'failed', 'unsent', undefined]);
+    expect(['1', '2', '3', '4', '5'].map((id) => journal.recorded(id))).toEqual(['deleted', 'absent', 'failed', 'notSent', undefined]);
     expect(['1', '2', '3', '4', '5'].map((id) => journal.isDone(id, { ignoreMissing: false }))).toEqual([true, false, false, false, false]);
     expect(['1', '2', '3', '4', '5'].map((id) => journal.isDone(id, { ignoreMissing: true }))).toEqual([true, true, false, false, false]);
-    expect(journal.counts()).toEqual({ deleted: 1, absent: 1, failed: 1, unsent: 1 });
+    expect(journal.counts()).toEqual({ deleted: 1, absent: 1, failed: 1, notSent: 1 });
     journal.close();
   });
 
@@ -73,7 +73,7 @@ describe('resuming', () => {
     const journal = await open();
     expect(journal.isDone('5', { ignoreMissing: false })).toBe(true);
     expect(journal.isDone('6', { ignoreMissing: false })).toBe(false);
-    expect(journal.counts()).toEqual({ deleted: 1, absent: 0, failed: 1, unsent: 0 });
+    expect(journal.counts()).toEqual({ deleted: 1, absent: 0, failed: 1, notSent: 0 });
     journal.close();
   });
 
@@ -85,12 +85,12 @@ describe('resuming', () => {
     const second = await open();
     expect(second.isDone('2', { ignoreMissing: false })).toBe(false);
     second.record('2', deleted('2'));
-    second.record('3', unsent('3'));
+    second.record('3', notSent('3'));
     second.close();
     const third = await open();
     expect(['1', '2', '3'].filter((id) => !third.isDone(id, { ignoreMissing: false }))).toEqual(['3']);
     third.close();
-    expect(lines()).toEqual([HEADER, deleted('1'), failed('2'), deleted('2'), unsent('3'), '']);
+    expect(lines()).toEqual([HEADER, deleted('1'), failed('2'), deleted('2'), notSent('3'), '']);
   });
 
   it('keeps every digit of int64 ids, past what a JSON number holds', async () => {

@@ -22,7 +22,7 @@ it('--ignore-missing counts a 404 with an Error object as already absent (exit 0
   const answer = (id: string): Answer => (Number(id) % 2 === 0 ? notFound(id) : deleted(id));
   const human = await run(['delete', '--ignore-missing', '1', '2', '3'], { env: READY, answer });
   expect(human).toMatchObject({ exit: 0, stdout: 'Deleted plant 1\nPlant 2 already absent\nDeleted plant 3\n' });
-  expect(human.stderr).toContain('2 deleted, 1 already absent, 0 failed, 0 not attempted');
+  expect(human.stderr).toContain('2 deleted, 1 already absent, 0 failed, 0 not sent');
   const json = await run(['--json', 'delete', '--ignore-missing', '2'], { env: READY, answer });
   expect(json.exit).toBe(0);
   expect(jsonLines(json.stdout)).toEqual([{ id: 2, deleted: false, absent: true, status: 404 }]);

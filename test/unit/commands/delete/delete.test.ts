@@ -119,7 +119,7 @@ describe('argv reaches the delete command', () => {
     expect(result.exit).toBe(0);
     expect(result.stdout).toBe('{"id":1,"deleted":true,"status":204}\n{"id":2,"deleted":true,"status":204}\n');
     // Human text, here the summary of a multi-id run, stays on stderr.
-    expect(result.stderr).toMatch(/^2 deleted, 0 already absent, 0 failed, 0 not attempted in \d+\.\ds\n$/);
+    expect(result.stderr).toMatch(/^2 deleted, 0 already absent, 0 failed, 0 not sent in \d+\.\ds\n$/);
   });
 
   it.each([['--quiet'], ['-q']])('%s: nothing printed on success', async (flag) => {
@@ -148,7 +148,7 @@ describe('argv reaches the delete command', () => {
     expect(result.sent).toEqual(['1', '2', '3']);
     expect(result.stderr).toMatch(
       // A 404 without the API's Error object carries the hint that the base URL may be wrong.
-      /^✗ plant 2: Not Found; the answer is not the API's Error object, so the base URL may be wrong \(check it with plantstore auth status\) \(HTTP 404\)\n✗ plant 3: error 13: plant 3 is protected \(HTTP 400\)\n\d+ deleted, 0 already absent, 2 failed, 0 not attempted in \d+\.\ds\n$/,
+      /^✗ plant 2: Not Found; the answer is not the API's Error object, so the base URL may be wrong \(check it with plantstore auth status\) \(HTTP 404\)\n✗ plant 3: error 13: plant 3 is protected \(HTTP 400\)\n\d+ deleted, 0 already absent, 2 failed, 0 not sent in \d+\.\ds\n$/,
     );
   });
 
