@@ -35,7 +35,6 @@ describe('test isolation', () => {
     const self = 'test/unit/test-isolation.test.ts'; // names what it looks for
     const files = ['test/unit', 'test/http', 'test/e2e']
       .flatMap(testFiles)
-      .concat('test/sandbox.test.ts')
       .filter((file) => file !== self);
     const patching = files.filter((file) => PATCHES_GLOBALS.test(readFileSync(path.join(ROOT, file), 'utf8')));
     expect(patching).toContain('test/http/api.test.ts');

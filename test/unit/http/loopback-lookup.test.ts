@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isLoopbackAddress } from '../../src/config/base-url.js';
-import { loopbackOnlyLookup, NOT_LOOPBACK } from '../../src/http/loopback-lookup.js';
+import { isLoopbackAddress } from '../../../src/config/base-url.js';
+import { loopbackOnlyLookup, NOT_LOOPBACK } from '../../../src/http/loopback-lookup.js';
 
 /** Makes the system resolver answer `addresses` for any name. */
 function resolverAnswers(addresses: Array<{ address: string; family: number }>): void {

@@ -3,9 +3,9 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Exit, InterruptedError } from '../../src/errors.js';
-import type { Stdin } from '../../src/platform/stdin.js';
-import { readAllStdin, readHiddenLine } from '../../src/ui/prompt.js';
+import { Exit, InterruptedError } from '../../../src/errors.js';
+import type { Stdin } from '../../../src/platform/stdin.js';
+import { readAllStdin, readHiddenLine } from '../../../src/ui/prompt.js';
 
 const STDIN_MESSAGE = 'interrupted while reading the token from standard input; nothing was stored';
 const PROMPT_MESSAGE = 'login cancelled; nothing was stored';

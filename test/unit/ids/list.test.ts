@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdList } from '../../src/ids/list.js';
+import { IdList } from '../../../src/ids/list.js';
 
 describe('IdList', () => {
   it.each([

@@ -1,11 +1,11 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import { createReporter, failureLine, type OutputMode, resultJson } from '../../src/commands/delete/report.js';
-import type { DeleteResult, Failed, NotDeleted } from '../../src/commands/delete/result.js';
-import { AuthError, ConfigError, Exit, UsageError } from '../../src/errors.js';
-import type { Env } from '../../src/platform/env.js';
-import { argvWantsJson, type FatalOptions, fatalJson, reportFatal } from '../../src/ui/fatal.js';
-import { createIO, createTestIO } from '../../src/ui/io.js';
+import { createReporter, failureLine, type OutputMode, resultJson } from '../../../../src/commands/delete/report.js';
+import type { DeleteResult, Failed, NotDeleted } from '../../../../src/commands/delete/result.js';
+import { AuthError, ConfigError, Exit, UsageError } from '../../../../src/errors.js';
+import type { Env } from '../../../../src/platform/env.js';
+import { argvWantsJson, type FatalOptions, fatalJson, reportFatal } from '../../../../src/ui/fatal.js';
+import { createIO, createTestIO } from '../../../../src/ui/io.js';
 
 const MAX_ID = '9223372036854775807';
 const MIN_ID = '-9223372036854775808';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Exit } from '../../src/errors.js';
+import { Exit } from '../../../src/errors.js';
 import {
   classifyFailure,
   classifyStatus,
@@ -17,11 +17,11 @@ import {
   type TransportFailure,
   UNRETRIED_STATUSES,
   verdictOf,
-} from '../../src/http/classify.js';
-import { feedbackFor } from '../../src/http/gate.js';
-import type { FailedAttempt } from '../../src/http/outcome.js';
-import { failedRequest } from '../../src/http/request-errors.js';
-import { ROOT } from '../helpers/cli.js';
+} from '../../../src/http/classify.js';
+import { feedbackFor } from '../../../src/http/gate.js';
+import type { FailedAttempt } from '../../../src/http/outcome.js';
+import { failedRequest } from '../../../src/http/request-errors.js';
+import { ROOT } from '../../helpers/cli.js';
 
 describe('classifyStatus: every status class', () => {
   it.each<[number, StatusKind, number, boolean, Load]>([

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox, SandboxOptions } from '../src/sandbox/server.js';
-import { createPlants, startSandbox } from '../src/sandbox/server.js';
+import type { Sandbox, SandboxOptions } from '../../../src/sandbox/server.js';
+import { createPlants, startSandbox } from '../../../src/sandbox/server.js';
 
 const TOKEN = 's3cret-token-value';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

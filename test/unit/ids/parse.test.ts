@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Exit, UsageError } from '../../src/errors.js';
-import { parsePlantId, parsePlantIds } from '../../src/ids/parse.js';
-import { thrown } from '../helpers/thrown.js';
+import { Exit, UsageError } from '../../../src/errors.js';
+import { parsePlantId, parsePlantIds } from '../../../src/ids/parse.js';
+import { thrown } from '../../helpers/thrown.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

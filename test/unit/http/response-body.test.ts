@@ -1,6 +1,6 @@
 // Error bodies in encodings announced by a byte-order mark rather than a charset.
 import { describe, expect, it } from 'vitest';
-import { decodeBody } from '../../src/http/response-body.js';
+import { decodeBody } from '../../../src/http/response-body.js';
 
 const TEXT = '{"error":7,"message":"plant 7 is protected ✓ 🌱"}';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { maskProxy, proxyFor } from '../../src/http/proxy.js';
-import { thrown } from '../helpers/thrown.js';
+import { ConfigError } from '../../../src/errors.js';
+import { maskProxy, proxyFor } from '../../../src/http/proxy.js';
+import { thrown } from '../../helpers/thrown.js';
 
 const PROXY = 'http://proxy.corp:3128';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatMissingErrors, missingErrorsFrom, parseMissingErrors } from '../../src/config/missing-errors.js';
-import { ConfigError, UsageError } from '../../src/errors.js';
-import { thrown } from '../helpers/thrown.js';
+import { formatMissingErrors, missingErrorsFrom, parseMissingErrors } from '../../../src/config/missing-errors.js';
+import { ConfigError, UsageError } from '../../../src/errors.js';
+import { thrown } from '../../helpers/thrown.js';
 
 describe('parseMissingErrors', () => {
   it.each<[string, number[] | undefined]>([

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type OutputStream, orderedStreams } from '../../src/ui/streams.js';
+import { type OutputStream, orderedStreams } from '../../../src/ui/streams.js';
 
 /** A stream whose reader is as slow as the test says, writing into one shared log like `> log 2>&1`. */
 class FakeStream extends EventEmitter implements OutputStream {

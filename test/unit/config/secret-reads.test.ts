@@ -8,19 +8,19 @@ import { constants, createReadStream, mkdirSync, mkdtempSync, openSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_CA_BUNDLE_BYTES, MAX_TOKEN_INPUT_BYTES, readFileUpTo } from '../../src/config/bounded-read.js';
-import { readCaBundle } from '../../src/config/ca-bundle.js';
-import type { ConfigFile } from '../../src/config/file.js';
-import { resolveToken } from '../../src/config/resolve.js';
-import { MAX_TOKEN_BYTES } from '../../src/config/token.js';
-import { ConfigError, InterruptedError, UsageError } from '../../src/errors.js';
-import type { AnyFlag } from '../../src/flags/flag.js';
-import { CACERT, TOKEN_FILE } from '../../src/flags/global.js';
-import { flagReader } from '../../src/flags/read.js';
-import type { Env } from '../../src/platform/env.js';
-import type { Stdin } from '../../src/platform/stdin.js';
-import { readAllStdin } from '../../src/ui/prompt.js';
-import { rejection, thrown } from '../helpers/thrown.js';
+import { MAX_CA_BUNDLE_BYTES, MAX_TOKEN_INPUT_BYTES, readFileUpTo } from '../../../src/config/bounded-read.js';
+import { readCaBundle } from '../../../src/config/ca-bundle.js';
+import type { ConfigFile } from '../../../src/config/file.js';
+import { resolveToken } from '../../../src/config/resolve.js';
+import { MAX_TOKEN_BYTES } from '../../../src/config/token.js';
+import { ConfigError, InterruptedError, UsageError } from '../../../src/errors.js';
+import type { AnyFlag } from '../../../src/flags/flag.js';
+import { CACERT, TOKEN_FILE } from '../../../src/flags/global.js';
+import { flagReader } from '../../../src/flags/read.js';
+import type { Env } from '../../../src/platform/env.js';
+import type { Stdin } from '../../../src/platform/stdin.js';
+import { readAllStdin } from '../../../src/ui/prompt.js';
+import { rejection, thrown } from '../../helpers/thrown.js';
 
 const HAS_MKFIFO = process.platform !== 'win32' && commandExists('mkfifo');
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMask, MASK } from '../../src/text/secret-mask.js';
+import { createMask, MASK } from '../../../src/text/secret-mask.js';
 
 const TOKEN = 'Abc/def+Ghi_jk.l~m-n=';
 const mask = createMask([TOKEN]);

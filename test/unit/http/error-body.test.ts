@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeHtmlEntities, type ErrorDetails, parseErrorBody, serverLine, statusText } from '../../src/http/error-body.js';
-import { createMask } from '../../src/text/secret-mask.js';
+import { decodeHtmlEntities, type ErrorDetails, parseErrorBody, serverLine, statusText } from '../../../src/http/error-body.js';
+import { createMask } from '../../../src/text/secret-mask.js';
 
 const JSON_TYPE = 'application/json';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;

@@ -4,19 +4,19 @@
 import { readFileSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
-import { CONCURRENCY, RATE } from '../../src/commands/delete/flags.js';
-import type { ConfigFile } from '../../src/config/file.js';
-import type { Context } from '../../src/context.js';
-import { ConfigError, Exit, UsageError } from '../../src/errors.js';
-import { type AnyFlag, Flag, flagOf } from '../../src/flags/flag.js';
-import { COLOR, RETRIES } from '../../src/flags/global.js';
-import { wholeNumber } from '../../src/flags/kinds.js';
-import { flagReader } from '../../src/flags/read.js';
-import type { Env } from '../../src/platform/env.js';
-import { createTestIO } from '../../src/ui/io.js';
-import { ROOT } from '../helpers/cli.js';
-import { thrown } from '../helpers/thrown.js';
+import { buildProgram } from '../../../src/cli.js';
+import { CONCURRENCY, RATE } from '../../../src/commands/delete/flags.js';
+import type { ConfigFile } from '../../../src/config/file.js';
+import type { Context } from '../../../src/context.js';
+import { ConfigError, Exit, UsageError } from '../../../src/errors.js';
+import { type AnyFlag, Flag, flagOf } from '../../../src/flags/flag.js';
+import { COLOR, RETRIES } from '../../../src/flags/global.js';
+import { wholeNumber } from '../../../src/flags/kinds.js';
+import { flagReader } from '../../../src/flags/read.js';
+import type { Env } from '../../../src/platform/env.js';
+import { createTestIO } from '../../../src/ui/io.js';
+import { ROOT } from '../../helpers/cli.js';
+import { thrown } from '../../helpers/thrown.js';
 
 const COUNT = Flag.valued(
   {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { createIO } from '../../src/ui/io.js';
-import { startProgress } from '../../src/ui/progress.js';
+import { createIO } from '../../../src/ui/io.js';
+import { startProgress } from '../../../src/ui/progress.js';
 
 // Fake timers stand in for the two seconds a long run takes: no test sleeps.
 beforeEach(() => {

@@ -5,9 +5,9 @@ import {
   type LimitChange,
   MAX_AUTO_CONCURRENCY,
   ROUND_MIN_SAMPLES,
-} from '../../src/batch/latency-limit.js';
-import { CONCURRENCY_DECREASE } from '../../src/batch/throttle/concurrency-limit.js';
-import { recorded, type ServerModel, type SimResult, simulate } from '../helpers/capacity-sim.js';
+} from '../../../src/batch/latency-limit.js';
+import { CONCURRENCY_DECREASE } from '../../../src/batch/throttle/concurrency-limit.js';
+import { recorded, type ServerModel, type SimResult, simulate } from '../../helpers/capacity-sim.js';
 
 // The steady-state band this limiter promises against a server that serves K at once and queues
 // the rest: once it has found the server, every limit it settles on (base latency measurements

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Exit, InterruptedError, UsageError } from '../../src/errors.js';
-import { readIdsFromStream } from '../../src/ids/stdin.js';
+import { Exit, InterruptedError, UsageError } from '../../../src/errors.js';
+import { readIdsFromStream } from '../../../src/ids/stdin.js';
 
 async function* chunks(...parts: Array<string | Buffer>): AsyncGenerator<string | Buffer> {
   yield* parts;
