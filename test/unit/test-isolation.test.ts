@@ -33,9 +33,7 @@ describe('test isolation', () => {
     const patterns = isolatedPatterns();
     expect(patterns.length).toBeGreaterThan(0);
     const self = 'test/unit/test-isolation.test.ts'; // names what it looks for
-    const files = ['test/unit', 'test/http', 'test/e2e']
-      .flatMap(testFiles)
-      .filter((file) => file !== self);
+    const files = ['test/unit', 'test/http', 'test/e2e'].flatMap(testFiles).filter((file) => file !== self);
     const patching = files.filter((file) => PATCHES_GLOBALS.test(readFileSync(path.join(ROOT, file), 'utf8')));
     expect(patching).toContain('test/http/api.test.ts');
     expect(patching.filter((file) => !isolated(file, patterns))).toEqual([]);

@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveTarget, resolveToken } from '../../../src/config/resolve.js';
+import { ConfigError } from '../../../src/errors.js';
+import { ENV_TOKEN, settingsFixture, TOKEN } from '../../helpers/settings-fixture.js';
+import { rejection } from '../../helpers/thrown.js';
+
+const { envWith, writeConfig, writeConfigText, configFor, targetFrom, targetOf, dir } = settingsFixture();
+
+describe('resolveToken', () => {
+  it('prefers PLANTSTORE_TOKEN over the stored token', async () => {
+    writeConfig({ profiles: { default: { token: TOKEN } } });
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toEqual({ value: ENV_TOKEN, source: 'PLANTSTORE_TOKEN' });
+  });
+
+  it('falls back to the stored token of the profile', async () => {
+    writeConfig({ profiles: { default: { token: TOKEN } } });
+    const e = envWith();
+    const result = await resolveToken(e, configFor(e), 'default', undefined);
+    expect(result?.value).toBe(TOKEN);
+    expect(result?.source).toContain(path.join(dir(), 'config.json'));
+  });
+
+  it('does not read the config file when the env has a token', async () => {
+    writeConfigText('{ corrupt');
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    expect((await resolveToken(e, configFor(e), 'default', undefined))?.value).toBe(ENV_TOKEN);
+  });
+
+  it('trims the env token', async () => {
+    const e = envWith({ PLANTSTORE_TOKEN: `  ${ENV_TOKEN}\n` });
+    expect((await resolveToken(e, configFor(e), 'default', undefined))?.value).toBe(ENV_TOKEN);
+  });
+
+  it.each(['has space', 'new\nline', 'bad"quote', 'é-accent', '  '])('an invalid env token %j is a ConfigError (exit 3)', async (raw) => {
+    const e = envWith({ PLANTSTORE_TOKEN: raw });
+    const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toContain('PLANTSTORE_TOKEN');
+    expect((error as ConfigError).message).not.toContain('nothing was stored');
+  });
+
+  it('an invalid stored token is a ConfigError naming the file', async () => {
+    writeConfig({ profiles: { default: { token: 'two words' } } });
+    const e = envWith();
+    const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(path.join(dir(), 'config.json'));
+  });
+
+  it('is undefined with no token anywhere', async () => {
+    const e = envWith();
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toBeUndefined();
+  });
+});
+
+describe('resolveTarget', () => {
+  it('combines profile, base URL and token', async () => {
+    writeConfig({ profiles: { work: { token: TOKEN, 'base-url': 'https://api.example.com/v1/' } } });
+    const e = envWith({ PLANTSTORE_PROFILE: 'work' });
+    expect(await targetOf({}, e)).toEqual({
+      profile: 'work',
+      baseUrl: 'https://api.example.com/v1',
+      token: TOKEN,
+    });
+  });
+
+  it.each([
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['http://localhost:3000', 'http://localhost:3000'],
+    ['http://[::1]:9000', 'http://[::1]:9000'],
+    ['http://127.1.2.3', 'http://127.1.2.3'],
+    ['http://[::ffff:127.0.0.1]:81', 'http://[::ffff:7f00:1]:81'],
+    ['http://127.1', 'http://127.0.0.1'],
+  ])('allows plain http to loopback %s', async (baseUrl, normalized) => {
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    expect((await targetOf({ baseUrl }, e)).baseUrl).toBe(normalized);
+  });
+
+  it.each([
+    'http://api.example.com',
+    'http://10.0.0.1',
+    'http://127.0.0.1.example.com',
+    'http://[::2]',
+    // A resolver may send these names to DNS, and DNS may answer with any address.
+    'http://app.localhost',
+    'http://localhost.',
+    'http://localhost.example.com',
+    'http://[::ffff:10.0.0.1]',
+    'http://0.0.0.0',
+  ])('refuses plain http to the remote host %s (exit 3)', async (baseUrl) => {
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    const error = await rejection(resolveTarget(targetFrom({ baseUrl }, e), e, configFor(e)));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toMatch(/refusing to send the token over plain http/);
+    expect((error as ConfigError).message).not.toContain(ENV_TOKEN);
+  });
+
+  // The words (which flag or variable to set) are the command's: see delete.test.ts.
+  it('a missing base URL is named, not worded', async () => {
+    const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+    expect(await resolveTarget(targetFrom({}, e), e, configFor(e))).toEqual({ missing: 'base-url', profile: 'default' });
+  });
+
+  it('a missing token is named, not worded', async () => {
+    const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
+    expect(await resolveTarget(targetFrom({}, e), e, configFor(e))).toEqual({ missing: 'token', profile: 'default' });
+  });
+});
