@@ -36,6 +36,10 @@ export function deleteCommand(
       ['plantstore delete --dry-run 42 43', 'show the requests, send nothing'],
       ['plantstore delete --rate 300/m --stdin < dead-plants.txt', 'never more than 300 requests in any minute'],
       [
+        'plantstore delete --journal run.journal --stdin < ids.txt',
+        'a killed or failed run, run again the same way, skips what it already did',
+      ],
+      [
         'plantstore delete --ignore-missing --missing-error 1 - < ids.txt',
         're-run a batch: plants the API says do not exist (error 1) count as done',
       ],

@@ -15,7 +15,7 @@ import {
   TOKEN_FILE,
   VERBOSE,
 } from '../../flags/global.js';
-import { missingErrors, rate, wholeNumber } from '../../flags/kinds.js';
+import { missingErrors, rate, text, wholeNumber } from '../../flags/kinds.js';
 import type { MissingRule } from './outcomes.js';
 import type { OutputMode } from './report.js';
 
@@ -68,7 +68,17 @@ export const FAIL_FAST = Flag.switch({ key: 'failFast', flags: '--fail-fast', he
 
 export const DRY_RUN = Flag.switch({ key: 'dryRun', flags: '--dry-run', help: 'print the requests that would be sent; send nothing' });
 
-export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN] as const;
+export const JOURNAL = Flag.valued(
+  {
+    key: 'journal',
+    flags: '--journal <file>',
+    help: 'record each result in this file as it is decided; a re-run with the same file skips what it records as done',
+    completes: { kind: 'files' },
+  },
+  text,
+);
+
+export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN, JOURNAL] as const;
 
 /** Every one of the program's flags: a deletion uses them all. */
 export const DELETE_GLOBALS = GLOBAL_FLAGS;
@@ -89,6 +99,8 @@ export interface DeleteOptions {
   verbose: boolean;
   network: NetworkSettings;
   target: TargetSettings;
+  /** --journal: where results are recorded, and read back to skip what an earlier run finished. */
+  journal: string | undefined;
 }
 
 /** How requests travel; the CA bundle is read when a request is about to be sent. */
@@ -121,5 +133,6 @@ export function deleteOptions(flags: DeleteFlags, ids: string[]): DeleteOptions 
     dryRun: flags.value(DRY_RUN),
     verbose: flags.value(VERBOSE),
     failFast: flags.value(FAIL_FAST),
+    journal: flags.value(JOURNAL),
   };
 }

@@ -25,7 +25,8 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
     result(result) {
       if (mode.json) io.outJson(resultJson(result, io.mask));
       if (result.deleted) {
-        if (!mode.json && !mode.quiet) io.out(successLine(io, `Deleted plant ${result.id}`));
+        if (mode.json || mode.quiet) return;
+        io.out(successLine(io, result.journal ? `Plant ${result.id} already deleted (journal)` : `Deleted plant ${result.id}`));
       } else if (result.absent) {
         if (!mode.json && !mode.quiet)
           io.out(successLine(io, `Plant ${result.id} already absent${result.note ? ` (${result.note})` : ''}`));
@@ -58,7 +59,11 @@ export function failureLine(io: IO, result: NotDeleted): string {
  * is serialized; the line itself never is (see IO.outJson).
  */
 export function resultJson(result: DeleteResult, mask: (text: string) => string = (text) => text): string {
-  if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  if (result.deleted) {
+    return result.journal
+      ? `{"id":${result.id},"deleted":true,"status":null,"journal":true}`
+      : `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  }
   if (result.absent) return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}}`;
   const fields = [
     `"id":${result.id}`,

@@ -1,12 +1,21 @@
 import type { ExitCode } from '../../errors.js';
 
 /** What happened to one id, as printed (report.ts); worded from the transport's outcome by outcomes.ts. */
-export type DeleteResult = Deleted | Absent | NotDeleted;
+export type DeleteResult = Deleted | DoneEarlier | Absent | NotDeleted;
 
 export interface Deleted {
   id: string;
   deleted: true;
   status: number;
+  journal?: undefined;
+}
+
+/** Recorded as done by an earlier run in the --journal: not sent again, and no answer this run (status null). */
+export interface DoneEarlier {
+  id: string;
+  deleted: true;
+  status: null;
+  journal: true;
 }
 
 /** Under --ignore-missing, the API said there is no such plant: it is not there, which is what was wanted. */
@@ -47,6 +56,10 @@ export interface NotSent {
   attempted: false;
 }
 
+export function doneEarlier(id: string): DoneEarlier {
+  return { id, deleted: true, status: null, journal: true };
+}
+
 export function isFailure(result: DeleteResult): result is NotDeleted {
   return !result.deleted && result.absent !== true;
 }
@@ -61,12 +74,16 @@ export class Tally {
   absent = 0;
   failed = 0;
   notSent = 0;
+  /** Done by an earlier run, as the --journal said: counted apart, as success. */
+  skipped = 0;
   /** The exit code of the first failure in input order. */
   firstFailure: ExitCode | undefined;
 
   add(result: DeleteResult): void {
-    if (result.deleted) this.deleted++;
-    else if (result.absent) this.absent++;
+    if (result.deleted) {
+      if (result.journal) this.skipped++;
+      else this.deleted++;
+    } else if (result.absent) this.absent++;
     else {
       if (result.attempted) this.failed++;
       else this.notSent++;
@@ -75,6 +92,6 @@ export class Tally {
   }
 
   get total(): number {
-    return this.deleted + this.absent + this.failed + this.notSent;
+    return this.deleted + this.skipped + this.absent + this.failed + this.notSent;
   }
 }

@@ -1,23 +1,23 @@
 import { runOrdered } from '../../batch/ordered-pool.js';
-import { describeRate, type Rate } from '../../batch/rate-limit.js';
-import { Throttle, type ThrottleChange, type ThrottleStats } from '../../batch/throttle/throttle.js';
+import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
 import { type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { AuthError, ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
-import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
 import type { NetworkOptions } from '../../http/transport.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
-import { formatRunSeconds } from '../../ui/duration.js';
 import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
+import { printDryRun } from './dry-run.js';
 import type { DeleteOptions, NetworkSettings } from './flags.js';
+import { openRunJournal, planFromJournal, type RunJournal } from './journal.js';
 import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
-import { createReporter, type OutputMode } from './report.js';
-import { deletePlant, plantPath } from './request.js';
+import { createReporter } from './report.js';
+import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
+import { describeChange, summaryLine } from './summary.js';
 
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
@@ -26,12 +26,37 @@ const MIN_STALL_MS = 1000;
 
 /** Deletes each plant; results come out in input order; the exit code is that of the first failing id. */
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
-  const { concurrency, rate, output, verbose, failFast, missing } = opts;
+  const { rate, output, missing } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
   const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
   const network = await networkOptions(opts.network, ctx.signal);
-  if (opts.dryRun) return printDryRun(ids, target, rate, output, ctx);
+  if (opts.dryRun) {
+    const journal = opts.journal && { state: await planFromJournal(opts.journal, target, ctx.signal), ignoreMissing: missing.ignore };
+    return printDryRun({ ids, target, rate, output, ...(journal ? { journal } : {}) }, ctx);
+  }
+  // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
+  const journal = opts.journal === undefined ? undefined : await openRunJournal(opts.journal, target, missing.ignore, ctx);
+  try {
+    return await deleteAll(ids, target, network, journal, opts, ctx);
+  } finally {
+    const lost = journal?.close();
+    if (lost !== undefined) {
+      ctx.io.err(`plantstore: ${lost}; results after that are not recorded in it (exit ${Exit.internal})`);
+    }
+  }
+}
+
+/** The batch itself: every id through the throttle and the transport, results in input order. */
+async function deleteAll(
+  ids: IdList,
+  target: Target,
+  network: NetworkOptions,
+  journal: RunJournal | undefined,
+  opts: DeleteOptions,
+  ctx: Context,
+): Promise<ExitCode> {
+  const { concurrency, rate, output, verbose, failFast, missing } = opts;
 
   const started = Date.now();
   const reporter = createReporter(ctx.io, output);
@@ -53,7 +78,14 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     gate: throttle,
     ...(verbose ? { onEvent: (event) => traceLines(event, describeAttempt).forEach((line) => ctx.io.err(line)) } : {}),
   });
-  const deleteOne = (id: string) => deletePlant(transport, id, ctx.signal).then((outcome) => explainOutcome(outcome, missing));
+  const deleteOne = async (id: string): Promise<DeleteResult> => {
+    const earlier = journal?.doneEarlier(id);
+    if (earlier) return earlier;
+    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing);
+    // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
+    journal?.record(result);
+    return result;
+  };
   let stopReason: { message: string; exit: ExitCode } | undefined;
   try {
     await runOrdered<string, DeleteResult>({
@@ -77,6 +109,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
         reporter.result(result);
       },
       shouldStop(result) {
+        stopReason ??= journal?.stopReason();
         const gaveUp = throttle.gaveUp();
         if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
         if (failFast && isFailure(result)) {
@@ -85,8 +118,12 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
         return stopReason !== undefined;
       },
       notStarted(id) {
+        const earlier = journal?.doneEarlier(id);
+        if (earlier) return earlier;
         const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-        return notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
+        const result = notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
+        journal?.record(result);
+        return result;
       },
     });
   } finally {
@@ -96,13 +133,14 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     await transport.close();
   }
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
-    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats()));
+    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined));
   }
   if (ctx.signal.aborted) {
     ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
   }
-  return tally.firstFailure ?? Exit.ok;
+  // A journal that stopped recording is a lost result, as a full disk on stdout is.
+  return tally.firstFailure ?? journal?.stopReason()?.exit ?? Exit.ok;
 }
 
 /** The target, or what the user must supply, in this command's words. */
@@ -136,56 +174,4 @@ async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {
   }
   if (opts.ids.length === 0) throw new UsageError('no plant id given: try plantstore delete 42, or pipe ids to plantstore delete --stdin');
   return parsePlantIds(opts.ids);
-}
-
-/** What would be sent, exactly, with the token masked. */
-async function printDryRun(ids: IdList, target: Target, rate: Rate | undefined, output: OutputMode, ctx: Context): Promise<ExitCode> {
-  let written = 0;
-  for (const id of ids) {
-    // A million lines into a slow reader: wait for it now and then instead of queuing them all.
-    if (++written % 512 === 0) await ctx.io.backlog();
-    const url = `${target.baseUrl}${plantPath(id)}`;
-    if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
-    else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
-  }
-  const pace = rate ? `; at most ${describeRate(rate)}` : '';
-  ctx.io.err(`dry run: ${ids.size} request${ids.size === 1 ? '' : 's'} not sent (profile '${target.profile}'${pace})`);
-  return Exit.ok;
-}
-
-function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats): string {
-  const counts = `${tally.deleted} deleted, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
-  return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}`;
-}
-
-/** Why a run went slower than it could have: once in the summary, never per request. */
-function throttleNote(stats: ThrottleStats): string {
-  if (stats.refusals === 0) return '';
-  const parts = [
-    `throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (${LOAD_REFUSAL_STATUSES.join('/')})`,
-  ];
-  if (stats.rateCuts > 0)
-    parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
-  if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
-  if (stats.pauses > 0)
-    parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
-  return `; ${parts.join(', ')}`;
-}
-
-/** A --verbose line for each change of pace. */
-function describeChange(change: ThrottleChange): string {
-  switch (change.kind) {
-    case 'slowed':
-      return `throttled: the server refused a request (${change.status}); sending at ~${Math.round(change.ratePerSecond)}/s`;
-    case 'concurrency':
-      return `throttled: the server is overloaded (${change.status}); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
-    case 'paused':
-      return change.reason === 'retry-after'
-        ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`
-        : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
-    case 'recovered':
-      return 'no longer throttled: sending at full speed';
-    case 'gave-up':
-      return `giving up: ${change.reason}`;
-  }
 }

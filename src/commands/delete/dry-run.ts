@@ -1,0 +1,43 @@
+// `delete --dry-run`: every request that would be sent, exactly, with the token masked, and
+// with --journal, the ids an earlier run finished, which would be skipped. Sends and writes nothing.
+
+import type { JournalState } from '../../batch/journal/index.js';
+import { describeRate, type Rate } from '../../batch/rate-limit.js';
+import type { Target } from '../../config/resolve.js';
+import type { Context } from '../../context.js';
+import { Exit, type ExitCode } from '../../errors.js';
+import type { IdList } from '../../ids/list.js';
+import type { OutputMode } from './report.js';
+import { plantPath } from './request.js';
+
+export interface DryRun {
+  ids: IdList;
+  target: Target;
+  rate: Rate | undefined;
+  output: OutputMode;
+  /** The journal as it stands, when --journal names one; its done ids are skipped. */
+  journal?: { state: JournalState; ignoreMissing: boolean };
+}
+
+export async function printDryRun({ ids, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
+  let written = 0;
+  let skipped = 0;
+  for (const id of ids) {
+    // A million lines into a slow reader: wait for it now and then instead of queuing them all.
+    if (++written % 512 === 0) await ctx.io.backlog();
+    if (journal?.state.isDone(id, { ignoreMissing: journal.ignoreMissing })) {
+      skipped++;
+      if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"skip":true,"journal":true}`);
+      else ctx.io.out(`skip ${id}: already done (journal)`);
+      continue;
+    }
+    const url = `${target.baseUrl}${plantPath(id)}`;
+    if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
+    else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
+  }
+  const pace = rate ? `; at most ${describeRate(rate)}` : '';
+  const requests = ids.size - skipped;
+  const skips = journal ? `, ${skipped} skipped (journal)` : '';
+  ctx.io.err(`dry run: ${requests} request${requests === 1 ? '' : 's'} not sent${skips} (profile '${target.profile}'${pace})`);
+  return Exit.ok;
+}

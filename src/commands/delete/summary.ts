@@ -1,0 +1,46 @@
+// The lines a batch ends with, and the --verbose lines for each change of pace: said once,
+// never per request.
+
+import type { ThrottleChange, ThrottleStats } from '../../batch/throttle/throttle.js';
+import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
+import { formatRunSeconds } from '../../ui/duration.js';
+import type { Tally } from './result.js';
+
+/** `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids too. */
+export function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats, journal = false): string {
+  const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
+  const counts = `${tally.deleted} deleted${skipped}, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
+  return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}`;
+}
+
+/** Why a run went slower than it could have: once in the summary, never per request. */
+function throttleNote(stats: ThrottleStats): string {
+  if (stats.refusals === 0) return '';
+  const parts = [
+    `throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (${LOAD_REFUSAL_STATUSES.join('/')})`,
+  ];
+  if (stats.rateCuts > 0)
+    parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
+  if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
+  if (stats.pauses > 0)
+    parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
+  return `; ${parts.join(', ')}`;
+}
+
+/** A --verbose line for each change of pace. */
+export function describeChange(change: ThrottleChange): string {
+  switch (change.kind) {
+    case 'slowed':
+      return `throttled: the server refused a request (${change.status}); sending at ~${Math.round(change.ratePerSecond)}/s`;
+    case 'concurrency':
+      return `throttled: the server is overloaded (${change.status}); at most ${change.limit} request${change.limit === 1 ? '' : 's'} in flight`;
+    case 'paused':
+      return change.reason === 'retry-after'
+        ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`
+        : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
+    case 'recovered':
+      return 'no longer throttled: sending at full speed';
+    case 'gave-up':
+      return `giving up: ${change.reason}`;
+  }
+}
