@@ -1,13 +1,15 @@
 import type { EventEmitter } from 'node:events';
 import { Command, CommanderError } from 'commander';
-import { authCommand } from './commands/auth/command.js';
+import { type AuthSeams, authCommand } from './commands/auth/command.js';
 import { completionCommand } from './commands/completion/command.js';
-import { configCommand } from './commands/config/command.js';
+import type { CompletionOptions } from './commands/completion/flags.js';
+import { type ConfigSeams, configCommand } from './commands/config/command.js';
 import { DELETE_FATAL_FIELDS, deleteCommand } from './commands/delete/command.js';
 import type { DeleteOptions } from './commands/delete/flags.js';
 import { environmentHelp, exitCodeHelp, helpCommand } from './commands/help/command.js';
 import { documented, globalOptionsFor, HELP_WIDTH } from './commands/help/documented.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
+import type { SandboxOptions } from './commands/sandbox/flags.js';
 import type { Context } from './context.js';
 import { Exit, type ExitCode, UsageError } from './errors.js';
 import { COLOR, GLOBAL_FLAGS } from './flags/global.js';
@@ -20,8 +22,10 @@ export interface Reached {
 }
 
 /** Stand-ins for the commands' run functions: a test of argv captures the options and runs nothing. */
-export interface Seams {
+export interface Seams extends AuthSeams, ConfigSeams {
   delete?: (opts: DeleteOptions, ctx: Context) => Promise<ExitCode>;
+  completion?: (opts: CompletionOptions, ctx: Context) => Promise<ExitCode>;
+  sandbox?: (opts: SandboxOptions, ctx: Context) => Promise<ExitCode>;
 }
 
 /** Parses argv and runs one command. */
@@ -101,10 +105,10 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, sea
 
   // Each is created with program.command(), so it inherits the settings above.
   deleteCommand(program, ctx, finish, seams.delete);
-  authCommand(program, ctx, finish);
-  configCommand(program, ctx, finish);
-  completionCommand(program, ctx, finish);
-  sandboxCommand(program, ctx, finish);
+  authCommand(program, ctx, finish, seams);
+  configCommand(program, ctx, finish, seams);
+  completionCommand(program, ctx, finish, seams.completion);
+  sandboxCommand(program, ctx, finish, seams.sandbox);
   helpCommand(program, finish);
 
   return documented(program, {

@@ -1,21 +1,48 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import type { ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import {
   LOGIN_GLOBALS,
   LOGOUT_GLOBALS,
   type LoginFlags,
+  type LoginOptions,
   type LogoutFlags,
+  type LogoutOptions,
+  loginOptions,
+  logoutOptions,
   STATUS_GLOBALS,
   type StatusFlags,
+  type StatusOptions,
+  statusOptions,
   TOKEN_GLOBALS,
   type TokenFlags,
+  type TokenOptions,
+  tokenOptions,
   WITH_TOKEN,
 } from './flags.js';
 import { runLogin, runLogout, runStatus, runToken } from './run.js';
 
-export function authCommand(program: Command, ctx: Context, finish: Finish): Command {
+/** Stand-ins for the run functions of the auth commands: a test of argv captures the options and runs nothing. */
+export interface AuthSeams {
+  login?: (opts: LoginOptions, ctx: Context) => Promise<ExitCode>;
+  logout?: (opts: LogoutOptions, ctx: Context) => Promise<ExitCode>;
+  status?: (opts: StatusOptions, ctx: Context) => Promise<ExitCode>;
+  token?: (opts: TokenOptions, ctx: Context) => Promise<ExitCode>;
+}
+
+/**
+ * Registers `auth` and its commands. `seams` is the seam of gh's `newCmdLogin(f, runF)`: a run
+ * function given there replaces the real one.
+ */
+export function authCommand(program: Command, ctx: Context, finish: Finish, seams: AuthSeams = {}): Command {
+  const run = {
+    login: seams.login ?? runLogin,
+    logout: seams.logout ?? runLogout,
+    status: seams.status ?? runStatus,
+    token: seams.token ?? runToken,
+  };
   const auth = documented(program.command('auth').description('manage the stored bearer token'), {
     examples: [['echo "$TOKEN" | plantstore auth login --with-token'], ['plantstore auth status'], ['plantstore auth logout']],
   });
@@ -24,7 +51,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish): Com
     .command('login')
     .description('store a token: from stdin with --with-token, else a hidden prompt; a --base-url typed here is stored with it')
     .addOption(WITH_TOKEN.option())
-    .action(action(ctx, finish, (flags: LoginFlags) => runLogin(flags, ctx)));
+    .action(action(ctx, finish, (flags: LoginFlags) => run.login(loginOptions(flags), ctx)));
   documented(login, {
     globals: LOGIN_GLOBALS,
     examples: [
@@ -40,7 +67,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish): Com
   const logout = auth
     .command('logout')
     .description('remove the stored token of the profile')
-    .action(action(ctx, finish, (flags: LogoutFlags) => runLogout(flags, ctx)));
+    .action(action(ctx, finish, (flags: LogoutFlags) => run.logout(logoutOptions(flags), ctx)));
   documented(logout, {
     globals: LOGOUT_GLOBALS,
     examples: [['plantstore auth logout'], ['plantstore --profile staging auth logout']],
@@ -49,7 +76,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish): Com
   const status = auth
     .command('status')
     .description('show where the token and base URL come from (exit 4 when there is no token)')
-    .action(action(ctx, finish, (flags: StatusFlags) => runStatus(flags, ctx)));
+    .action(action(ctx, finish, (flags: StatusFlags) => run.status(statusOptions(flags), ctx)));
   documented(status, {
     globals: STATUS_GLOBALS,
     examples: [
@@ -62,7 +89,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish): Com
   const token = auth
     .command('token')
     .description('print the token to stdout, for piping')
-    .action(action(ctx, finish, (flags: TokenFlags) => runToken(flags, ctx)));
+    .action(action(ctx, finish, (flags: TokenFlags) => run.token(tokenOptions(flags), ctx)));
   documented(token, {
     globals: TOKEN_GLOBALS,
     examples: [['curl -H "Authorization: Bearer $(plantstore auth token)" ...']],

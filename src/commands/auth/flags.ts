@@ -1,4 +1,4 @@
-import { Flag, type FlagReader } from '../../flags/flag.js';
+import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
 import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
 
 export const WITH_TOKEN = Flag.switch({ key: 'withToken', flags: '--with-token', help: 'read the token from standard input' });
@@ -12,3 +12,68 @@ export type LoginFlags = FlagReader<typeof WITH_TOKEN | (typeof LOGIN_GLOBALS)[n
 export type LogoutFlags = FlagReader<(typeof LOGOUT_GLOBALS)[number]>;
 export type StatusFlags = FlagReader<(typeof STATUS_GLOBALS)[number]>;
 export type TokenFlags = FlagReader<(typeof TOKEN_GLOBALS)[number]>;
+
+// Each function below reads every flag its command declares, once, in the order written: a bad
+// value is reported by the first read that meets it, so that order is the order problems are found.
+
+/** What `plantstore auth login` was asked. */
+export interface LoginOptions {
+  profile: string;
+  /**
+   * A --base-url typed on this command line, stored with the token. One from the environment
+   * or the profile is not: it is already where it is read.
+   */
+  baseUrl: string | undefined;
+  /** Read the token from standard input rather than a hidden prompt. */
+  withToken: boolean;
+  json: boolean;
+  quiet: boolean;
+}
+
+export function loginOptions(flags: LoginFlags): LoginOptions {
+  return {
+    profile: flags.value(PROFILE),
+    baseUrl: flags.given(BASE_URL)?.value,
+    withToken: flags.value(WITH_TOKEN),
+    json: flags.value(JSON_OUTPUT),
+    quiet: flags.value(QUIET),
+  };
+}
+
+/** What `plantstore auth logout` was asked. */
+export interface LogoutOptions {
+  profile: string;
+  quiet: boolean;
+}
+
+export function logoutOptions(flags: LogoutFlags): LogoutOptions {
+  return { profile: flags.value(PROFILE), quiet: flags.value(QUIET) };
+}
+
+/** What `plantstore auth status` was asked. */
+export interface StatusOptions {
+  profile: string;
+  tokenFile: Sourced<string> | undefined;
+  /** Where the base URL comes from (flag, variable or profile), as status shows it. */
+  baseUrl: Sourced<string> | undefined;
+  json: boolean;
+}
+
+export function statusOptions(flags: StatusFlags): StatusOptions {
+  return {
+    profile: flags.value(PROFILE),
+    tokenFile: flags.sourced(TOKEN_FILE),
+    baseUrl: flags.sourced(BASE_URL),
+    json: flags.value(JSON_OUTPUT),
+  };
+}
+
+/** What `plantstore auth token` was asked. */
+export interface TokenOptions {
+  profile: string;
+  tokenFile: Sourced<string> | undefined;
+}
+
+export function tokenOptions(flags: TokenFlags): TokenOptions {
+  return { profile: flags.value(PROFILE), tokenFile: flags.sourced(TOKEN_FILE) };
+}

@@ -1,16 +1,9 @@
 import { completionScript } from '../../completion/scripts.js';
-import { type CompletionTree, SHELLS, type Shell } from '../../completion/tree.js';
+import { SHELLS, type Shell } from '../../completion/tree.js';
 import { isProfileName } from '../../config/file.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode, UsageError } from '../../errors.js';
-
-export interface CompletionOptions {
-  shell?: string | undefined;
-  /** Hidden: what the scripts call to complete --profile. */
-  listProfiles: boolean;
-  /** The program's commands and options, which the script is written from. */
-  tree: CompletionTree;
-}
+import type { CompletionOptions } from './flags.js';
 
 export async function runCompletion(opts: CompletionOptions, ctx: Context): Promise<ExitCode> {
   if (opts.listProfiles) {

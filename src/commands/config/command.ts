@@ -2,12 +2,50 @@ import { Argument, type Command } from 'commander';
 import { completes } from '../../completion/tree.js';
 import { PROFILE_KEYS } from '../../config/file.js';
 import type { Context } from '../../context.js';
+import type { ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
-import { PATH_GLOBALS, type PathFlags, READ_GLOBALS, type ReadFlags, WRITE_GLOBALS, type WriteFlags } from './flags.js';
+import {
+  type GetOptions,
+  getOptions,
+  type ListOptions,
+  listOptions,
+  PATH_GLOBALS,
+  type PathFlags,
+  type PathOptions,
+  pathOptions,
+  READ_GLOBALS,
+  type ReadFlags,
+  type SetOptions,
+  setOptions,
+  type UnsetOptions,
+  unsetOptions,
+  WRITE_GLOBALS,
+  type WriteFlags,
+} from './flags.js';
 import { runGet, runList, runPath, runSet, runUnset } from './run.js';
 
-export function configCommand(program: Command, ctx: Context, finish: Finish): Command {
+/** Stand-ins for the run functions of the config commands: a test of argv captures the options and runs nothing. */
+export interface ConfigSeams {
+  configGet?: (opts: GetOptions, ctx: Context) => Promise<ExitCode>;
+  configSet?: (opts: SetOptions, ctx: Context) => Promise<ExitCode>;
+  configUnset?: (opts: UnsetOptions, ctx: Context) => Promise<ExitCode>;
+  configList?: (opts: ListOptions, ctx: Context) => Promise<ExitCode>;
+  configPath?: (opts: PathOptions, ctx: Context) => Promise<ExitCode>;
+}
+
+/**
+ * Registers `config` and its commands. `seams` is the seam of gh's `newCmdGet(f, runF)`: a run
+ * function given there replaces the real one.
+ */
+export function configCommand(program: Command, ctx: Context, finish: Finish, seams: ConfigSeams = {}): Command {
+  const run = {
+    get: seams.configGet ?? runGet,
+    set: seams.configSet ?? runSet,
+    unset: seams.configUnset ?? runUnset,
+    list: seams.configList ?? runList,
+    path: seams.configPath ?? runPath,
+  };
   const config = documented(program.command('config').description('read and write profile settings (keys: base-url, missing-error)'), {
     examples: [
       ['plantstore config set base-url https://api.example.com/v1'],
@@ -22,7 +60,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish): C
       .command('get')
       .addArgument(configKey())
       .description('print a setting')
-      .action(action(ctx, finish, (flags: ReadFlags, key: string) => runGet(flags, key, ctx))),
+      .action(action(ctx, finish, (flags: ReadFlags, key: string) => run.get(getOptions(flags, key), ctx))),
     {
       globals: READ_GLOBALS,
       examples: [['plantstore config get base-url'], ['plantstore --profile staging config get base-url --json']],
@@ -34,7 +72,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish): C
       .addArgument(configKey())
       .argument('<value>')
       .description('store a setting')
-      .action(action(ctx, finish, (flags: WriteFlags, key: string, value: string) => runSet(flags, key, value, ctx))),
+      .action(action(ctx, finish, (flags: WriteFlags, key: string, value: string) => run.set(setOptions(flags, key, value), ctx))),
     {
       globals: WRITE_GLOBALS,
       examples: [
@@ -49,14 +87,14 @@ export function configCommand(program: Command, ctx: Context, finish: Finish): C
       .command('unset')
       .addArgument(configKey())
       .description('remove a setting')
-      .action(action(ctx, finish, (flags: WriteFlags, key: string) => runUnset(flags, key, ctx))),
+      .action(action(ctx, finish, (flags: WriteFlags, key: string) => run.unset(unsetOptions(flags, key), ctx))),
     { globals: WRITE_GLOBALS, examples: [['plantstore config unset base-url']] },
   );
   documented(
     config
       .command('list')
       .description('print the settings of the profile')
-      .action(action(ctx, finish, (flags: ReadFlags) => runList(flags, ctx))),
+      .action(action(ctx, finish, (flags: ReadFlags) => run.list(listOptions(flags), ctx))),
     {
       globals: READ_GLOBALS,
       examples: [
@@ -69,7 +107,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish): C
     config
       .command('path')
       .description('print the config file location')
-      .action(action(ctx, finish, (flags: PathFlags) => runPath(flags, ctx))),
+      .action(action(ctx, finish, (flags: PathFlags) => run.path(pathOptions(flags), ctx))),
     {
       globals: PATH_GLOBALS,
       examples: [

@@ -11,3 +11,60 @@ export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number]>;
 export type WriteFlags = FlagReader<(typeof WRITE_GLOBALS)[number]>;
 /** config path. */
 export type PathFlags = FlagReader<(typeof PATH_GLOBALS)[number]>;
+
+// Each function below reads every flag its command declares, once, in the order written: a bad
+// value is reported by the first read that meets it. The key and value are checked by the run,
+// after the flags, as they always were.
+
+/** What `plantstore config get <key>` was asked; the key as typed. */
+export interface GetOptions {
+  key: string;
+  profile: string;
+  json: boolean;
+}
+
+export function getOptions(flags: ReadFlags, key: string): GetOptions {
+  return { key, profile: flags.value(PROFILE), json: flags.value(JSON_OUTPUT) };
+}
+
+/** What `plantstore config set <key> <value>` was asked; the key and value as typed. */
+export interface SetOptions {
+  key: string;
+  value: string;
+  profile: string;
+  quiet: boolean;
+}
+
+export function setOptions(flags: WriteFlags, key: string, value: string): SetOptions {
+  return { key, value, profile: flags.value(PROFILE), quiet: flags.value(QUIET) };
+}
+
+/** What `plantstore config unset <key>` was asked; the key as typed. */
+export interface UnsetOptions {
+  key: string;
+  profile: string;
+  quiet: boolean;
+}
+
+export function unsetOptions(flags: WriteFlags, key: string): UnsetOptions {
+  return { key, profile: flags.value(PROFILE), quiet: flags.value(QUIET) };
+}
+
+/** What `plantstore config list` was asked. */
+export interface ListOptions {
+  profile: string;
+  json: boolean;
+}
+
+export function listOptions(flags: ReadFlags): ListOptions {
+  return { profile: flags.value(PROFILE), json: flags.value(JSON_OUTPUT) };
+}
+
+/** What `plantstore config path` was asked. */
+export interface PathOptions {
+  json: boolean;
+}
+
+export function pathOptions(flags: PathFlags): PathOptions {
+  return { json: flags.value(JSON_OUTPUT) };
+}

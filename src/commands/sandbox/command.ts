@@ -1,18 +1,25 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import type { ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
-import { SANDBOX_FLAGS, SANDBOX_GLOBALS, SANDBOX_TOKEN_ENV, type SandboxFlags } from './flags.js';
+import { SANDBOX_FLAGS, SANDBOX_GLOBALS, SANDBOX_TOKEN_ENV, type SandboxFlags, type SandboxOptions, sandboxOptions } from './flags.js';
 import { runSandbox } from './run.js';
 
-export function sandboxCommand(program: Command, ctx: Context, finish: Finish): Command {
+/** Registers `sandbox`. `run` is the seam of gh's `newCmd…(f, runF)`: a test of argv passes its own and captures the options. */
+export function sandboxCommand(
+  program: Command,
+  ctx: Context,
+  finish: Finish,
+  run: (opts: SandboxOptions, ctx: Context) => Promise<ExitCode> = runSandbox,
+): Command {
   const command = program
     .command('sandbox')
     .description(
       'run a local Plant Store server for trying plantstore out; it answers an unknown plant with 400 and error 1 (so re-runs use --missing-error 1)',
     );
   for (const flag of SANDBOX_FLAGS) command.addOption(flag.option());
-  command.action(action(ctx, finish, (flags: SandboxFlags) => runSandbox(flags, ctx)));
+  command.action(action(ctx, finish, (flags: SandboxFlags) => run(sandboxOptions(flags), ctx)));
   return documented(command, {
     globals: SANDBOX_GLOBALS,
     examples: [

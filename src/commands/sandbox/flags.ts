@@ -72,3 +72,31 @@ export const SANDBOX_FLAGS = [PORT, HOST, SANDBOX_TOKEN, PLANTS] as const;
 export const SANDBOX_GLOBALS = [COLOR] as const;
 
 export type SandboxFlags = FlagReader<(typeof SANDBOX_FLAGS)[number] | (typeof SANDBOX_GLOBALS)[number]>;
+
+/** The token the sandbox accepts, and where it came from: what the run prints depends on it. */
+export interface SandboxToken {
+  value: string;
+  source: '--token' | typeof SANDBOX_TOKEN_ENV | 'default';
+}
+
+/** What `plantstore sandbox` was asked. */
+export interface SandboxOptions {
+  port: number;
+  plants: number;
+  host: string;
+  token: SandboxToken;
+}
+
+/**
+ * Reads every flag the command declares, once, in this order: a bad value is reported by the
+ * first read that meets it, so the order below is the order in which problems are found.
+ */
+export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
+  return {
+    port: flags.value(PORT),
+    plants: flags.value(PLANTS),
+    host: flags.value(HOST),
+    // Where it came from decides what to print: "$PLANTSTORE_SANDBOX_TOKEN", not its value.
+    token: (flags.sourced(SANDBOX_TOKEN) ?? { value: DEFAULT_SANDBOX_TOKEN, source: 'default' }) as SandboxToken,
+  };
+}

@@ -2,23 +2,14 @@ import { isLoopbackHost } from '../../config/base-url.js';
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode } from '../../errors.js';
 import type { Sandbox } from '../../sandbox/server.js';
-import { DEFAULT_SANDBOX_TOKEN, HOST, PLANTS, PORT, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxFlags } from './flags.js';
-
-export interface SandboxToken {
-  value: string;
-  source: '--token' | typeof SANDBOX_TOKEN_ENV | 'default';
-}
+import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxOptions, type SandboxToken } from './flags.js';
 
 /**
  * Serves the spec until Ctrl-C / SIGTERM. The first stdout line is a base URL
  * plantstore accepts and nothing else, so scripts can read it with `head -1`.
  */
-export async function runSandbox(flags: SandboxFlags, ctx: Context): Promise<ExitCode> {
-  const port = flags.value(PORT);
-  const plants = flags.value(PLANTS);
-  const host = flags.value(HOST);
-  // Where it came from decides what to print: "$PLANTSTORE_SANDBOX_TOKEN", not its value.
-  const token = (flags.sourced(SANDBOX_TOKEN) ?? { value: DEFAULT_SANDBOX_TOKEN, source: 'default' }) as SandboxToken;
+export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<ExitCode> {
+  const { port, plants, host, token } = opts;
   const { startSandbox } = await import('../../sandbox/server.js');
   let sandbox: Sandbox;
   try {

@@ -4,8 +4,8 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../../../src/cli.js';
-import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV } from '../../../../src/commands/sandbox/flags.js';
-import { describeListening, type SandboxToken } from '../../../../src/commands/sandbox/run.js';
+import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxToken } from '../../../../src/commands/sandbox/flags.js';
+import { describeListening } from '../../../../src/commands/sandbox/run.js';
 import type { ConfigFile } from '../../../../src/config/file.js';
 import type { Context } from '../../../../src/context.js';
 import { CliError, ConfigError, Exit, UsageError } from '../../../../src/errors.js';
