@@ -5,9 +5,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const E2E = ['test/e2e/**/*.test.ts'];
 // Files that change process-wide state another file would inherit in a shared worker: nock
 // patches the HTTP stack of the whole process, and vi.mock replaces a module that other files
-// import too. They get a fresh module graph each, as every file did before. A new test file
-// that uses nock or vi.mock belongs here.
-const ISOLATED = ['test/http/**/*.test.ts', 'test/unit/commands/sandbox/sandbox.test.ts'];
+// import too. They get a fresh module graph each. The rule is in the name: a file that uses
+// nock or vi.mock is called *.isolated.test.ts (test/unit/test-isolation.test.ts checks it).
+const ISOLATED = ['test/**/*.isolated.test.ts'];
 
 /**
  * End-to-end files first, so the long ones (batch, hostile) do not start last and leave one

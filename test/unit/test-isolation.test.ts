@@ -15,27 +15,20 @@ function testFiles(folder: string): string[] {
     .map((file) => path.posix.join(folder, file.split(path.sep).join('/')));
 }
 
-/** The ISOLATED list of vitest.config.ts, as written there. */
-function isolatedPatterns(): string[] {
-  const config = readFileSync(path.join(ROOT, 'vitest.config.ts'), 'utf8');
-  const list = /const ISOLATED = \[([^\]]*)\]/.exec(config)?.[1] ?? '';
-  return [...list.matchAll(/'([^']+)'/g)].map((match) => match[1] as string);
-}
-
-function isolated(file: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) =>
-    pattern.endsWith('/**/*.test.ts') ? file.startsWith(pattern.slice(0, -'**/*.test.ts'.length)) : file === pattern,
-  );
-}
+const ISOLATED_NAME = /\.isolated\.test\.ts$/;
 
 describe('test isolation', () => {
-  it('runs every file that uses nock or vi.mock isolated', () => {
-    const patterns = isolatedPatterns();
-    expect(patterns.length).toBeGreaterThan(0);
-    const self = 'test/unit/test-isolation.test.ts'; // names what it looks for
-    const files = ['test/unit', 'test/http', 'test/e2e'].flatMap(testFiles).filter((file) => file !== self);
-    const patching = files.filter((file) => PATCHES_GLOBALS.test(readFileSync(path.join(ROOT, file), 'utf8')));
-    expect(patching).toContain('test/http/api.test.ts');
-    expect(patching.filter((file) => !isolated(file, patterns))).toEqual([]);
+  const self = 'test/unit/test-isolation.test.ts'; // names what it looks for
+  const files = ['test/unit', 'test/http', 'test/e2e'].flatMap(testFiles).filter((file) => file !== self);
+  const patching = files.filter((file) => PATCHES_GLOBALS.test(readFileSync(path.join(ROOT, file), 'utf8')));
+
+  it('names every file that uses nock or vi.mock *.isolated.test.ts, which vitest.config.ts runs isolated', () => {
+    expect(patching).toContain('test/http/api.isolated.test.ts');
+    expect(patching.filter((file) => !ISOLATED_NAME.test(file))).toEqual([]);
+    expect(readFileSync(path.join(ROOT, 'vitest.config.ts'), 'utf8')).toContain("const ISOLATED = ['test/**/*.isolated.test.ts'];");
+  });
+
+  it('isolates no file that does not need it: isolation costs a fresh module graph per file', () => {
+    expect(files.filter((file) => ISOLATED_NAME.test(file) && !patching.includes(file))).toEqual([]);
   });
 });
