@@ -26,8 +26,8 @@ function refuse(message, exit) {
   var args = process.argv.slice(2);
   var end = args.indexOf('--');
   var words = end === -1 ? args : args.slice(0, end);
+  var fields = words.indexOf('delete') !== -1 ? { deleted: false } : {};
   if (words.indexOf('--json') !== -1) {
-    var fields = words.indexOf('delete') !== -1 ? { deleted: false } : {};
     process.stdout.write(`${JSON.stringify(Object.assign(fields, { exit: exit, message: message }))}\n`);
   }
   process.stderr.write(`${message}\n`);

@@ -76,7 +76,7 @@ async function deleteAll(
     endpoint: { baseUrl: target.baseUrl, token: target.token },
     network: { ...network, connections: concurrency },
     gate: throttle,
-    ...(verbose ? { onEvent: (event) => traceLines(event, describeAttempt).forEach((line) => ctx.io.err(line)) } : {}),
+    ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
   });
   const deleteOne = async (id: string): Promise<DeleteResult> => {
     const earlier = journal?.doneEarlier(id);
