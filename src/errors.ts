@@ -65,3 +65,12 @@ export class InterruptedError extends CliError {
     super(message, Exit.interrupted);
   }
 }
+
+/**
+ * The error a bad value deserves: typed on this command line, a usage error (exit 2); from
+ * the environment, a profile or a file, a configuration error (exit 3). The one place that
+ * choice is made.
+ */
+export function badValue(message: string, onCommandLine: boolean): CliError {
+  return onCommandLine ? new UsageError(message) : new ConfigError(message);
+}

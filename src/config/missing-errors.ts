@@ -1,4 +1,4 @@
-import { ConfigError, UsageError } from '../errors.js';
+import { badValue } from '../errors.js';
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -31,6 +31,8 @@ export function formatMissingErrors(codes: readonly number[]): string {
 export function missingErrorsFrom(raw: string, source: string, onCommandLine: boolean): number[] {
   const codes = parseMissingErrors(raw);
   if (codes !== undefined) return codes;
-  const Problem = onCommandLine ? UsageError : ConfigError;
-  throw new Problem(`invalid missing-error '${raw}' (from ${source}): give API error codes separated by commas, such as 1 or 1,7`);
+  throw badValue(
+    `invalid missing-error '${raw}' (from ${source}): give API error codes separated by commas, such as 1 or 1,7`,
+    onCommandLine,
+  );
 }

@@ -59,11 +59,7 @@ function readTokenFile(file: string, origin: string, signal: AbortSignal | undef
 
 // A malformed token already in the environment or the file is a configuration problem, not a typo on this command line.
 function checkConfiguredToken(raw: string, source: string): string {
-  try {
-    return normalizeToken(raw, source);
-  } catch (error) {
-    throw new ConfigError((error as Error).message.replace('; nothing was stored', ''));
-  }
+  return normalizeToken(raw, source, false);
 }
 
 export interface Target {

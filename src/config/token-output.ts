@@ -1,4 +1,4 @@
-import { normalizeToken } from './token.js';
+import { tokenRuleBroken } from './token.js';
 
 /** A token as a token command gave it: `expiresAt` in epoch milliseconds, when the command said. */
 export interface ObtainedToken {
@@ -57,14 +57,10 @@ function readJson(text: string): ReadOutput {
 
 function checked(raw: string, expiresAt: number | undefined): ReadOutput {
   if (raw.trim() === '') return { ok: false, reason: 'printed an empty token' };
-  try {
-    const token = normalizeToken(raw, 'its output');
-    return { ok: true, obtained: expiresAt === undefined ? { token } : { token, expiresAt } };
-  } catch (error) {
-    // normalizeToken names the rule the token broke, never the token itself.
-    const rule = (error as Error).message.replace('the token in its output ', '').replace('; nothing was stored', '');
-    return { ok: false, reason: `printed a token that ${rule}` };
-  }
+  const token = raw.trim();
+  const rule = tokenRuleBroken(token);
+  if (rule !== undefined) return { ok: false, reason: `printed a token that ${rule}` };
+  return { ok: true, obtained: expiresAt === undefined ? { token } : { token, expiresAt } };
 }
 
 // RFC 3339 section 5.6: date-time = full-date "T" full-time; "T", "Z" in either case, and a space for "T" (section 5.6 note).

@@ -5,7 +5,7 @@ import type { Sourced } from '../config/resolve.js';
 
 export type { Sourced };
 
-import { ConfigError, UsageError } from '../errors.js';
+import { badValue } from '../errors.js';
 import type { Env } from '../platform/env.js';
 
 /**
@@ -212,5 +212,5 @@ export function invalid(raw: string, origin: Origin, advice: string): Error {
 
 /** The error class a bad value from `origin` deserves. */
 export function problem(origin: Origin, message: string): Error {
-  return origin.onCommandLine ? new UsageError(message) : new ConfigError(message);
+  return badValue(message, origin.onCommandLine);
 }

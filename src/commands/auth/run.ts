@@ -14,7 +14,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
   const { profile, baseUrl, withToken } = opts;
   // Checked before asking for the token, so a typo costs no paste.
   if (baseUrl) assertSafeForToken(baseUrl, '--base-url');
-  const token = normalizeToken(await readToken(withToken, ctx), withToken ? 'standard input' : 'the prompt');
+  const token = tokenToStore(await readToken(withToken, ctx), withToken ? 'standard input' : 'the prompt');
   ctx.io.redact(token);
   // A signal that came as the input ended still means "stop": nothing is stored.
   if (ctx.signal.aborted) throw new InterruptedError(NOT_STORED);
@@ -28,6 +28,15 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
 }
 
 const NOT_STORED = 'interrupted; nothing was stored';
+
+/** The token to store, or why not: a login that fails says that nothing was stored. */
+function tokenToStore(raw: string, source: string): string {
+  try {
+    return normalizeToken(raw, source);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}; nothing was stored`);
+  }
+}
 
 async function readToken(withToken: boolean, ctx: Context): Promise<string> {
   if (withToken) {

@@ -48,12 +48,7 @@ export const SANDBOX_TOKEN = Flag.valued(
         `the sandbox token (from ${origin.source}) is empty: give a token of at least 8 characters (letters, digits, - . _ ~ + /), or ${instead} for the public default ${DEFAULT_SANDBOX_TOKEN}`,
       );
     }
-    try {
-      return normalizeToken(raw, origin.source);
-    } catch (error) {
-      // normalizeToken speaks to a login; nothing is stored here.
-      throw problem(origin, (error as Error).message.replace('; nothing was stored', ''));
-    }
+    return normalizeToken(raw, origin.source, origin.onCommandLine);
   },
 );
 
