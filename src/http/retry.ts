@@ -9,7 +9,7 @@ export const BASE_DELAY_MS = 250;
  * server admits other requests of the run, refusals are how the run finds its pace; so one
  * costs a fifth of a retry then. With --retries 2 such an id may be refused ten times;
  * --retries 0 never retries. A lone id, or a run the server admits nothing of, has no pace
- * to find: its refusals cost a whole retry each (client.ts).
+ * to find: its refusals cost a whole retry each (transport.ts).
  */
 export const REFUSALS_PER_RETRY = 5;
 

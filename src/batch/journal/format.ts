@@ -1,6 +1,6 @@
 /**
  * The journal's format: NDJSON, a header line, then one result line per decided id,
- * each exactly what `--json` prints for that id (ui/report.ts resultJson). Ids are
+ * each exactly what `--json` prints for that id (commands/delete/report.ts resultJson). Ids are
  * int64, past what JSON.parse keeps exact, so an id is read from its digits.
  */
 
