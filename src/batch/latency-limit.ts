@@ -108,6 +108,14 @@ export class LatencyLimit implements ConcurrencyLimit {
   #measuring: { restoreTo: number | undefined } | undefined = { restoreTo: undefined };
   /** In-flight count of the last 503: growth slows to one at a time near it. */
   #overloadedAt: number | undefined;
+  /**
+   * 503s in a row at (or above) the count refused before: each doubles the rounds the limit
+   * waits just below it before asking for it again. A server with a hard limit is otherwise
+   * asked every other round, and each probe costs refusals (the fixed limit does the same).
+   */
+  #refusedAgain = 0;
+  /** Flat, filled rounds spent just below #overloadedAt since the last 503. */
+  #roundsBelowRefused = 0;
   #floorRounds = 0;
   /** The round that led to the last cut for queueing, until a round that is not queueing. */
   #lastCut: { meanInFlight: number; rtt: number } | undefined;
@@ -131,6 +139,14 @@ export class LatencyLimit implements ConcurrencyLimit {
 
   get limit(): number {
     return this.#limit;
+  }
+
+  /**
+   * The limit the run works at: while the base latency is measured again (a few rounds at
+   * BASE_PROBE_LIMIT), the one it goes back to after. What a summary names as where the run settled.
+   */
+  get settled(): number {
+    return this.#measuring?.restoreTo ?? this.#limit;
   }
 
   /** The base latency in ms; undefined until the first round is over. */
@@ -159,6 +175,8 @@ export class LatencyLimit implements ConcurrencyLimit {
     // Sent with more in flight than the limit allows now: the cut already answered its load.
     if (inFlightAtStart > limit || limit <= 1) return;
     const next = Math.max(1, Math.floor(CONCURRENCY_DECREASE * inFlightAtStart));
+    this.#refusedAgain = this.#overloadedAt !== undefined && inFlightAtStart >= this.#overloadedAt ? this.#refusedAgain + 1 : 0;
+    this.#roundsBelowRefused = 0;
     this.#overloadedAt = inFlightAtStart;
     this.#slowStart = false;
     if (this.#measuring?.restoreTo !== undefined) {
@@ -232,13 +250,21 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (this.#overloadedAt !== undefined && limit >= this.#overloadedAt) {
       // A round at the count the server last refused, without a refusal: it takes that now.
       this.#overloadedAt = undefined;
+      this.#refusedAgain = 0;
     }
     // Envoy's headroom (the square root), but never a step that could carry the limit across the
     // band where it holds, from its flat edge past its queueing one (1.5 / 1.25 = 1.2).
     const step = Math.max(1, Math.min(Math.floor(Math.sqrt(limit)), Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
     let next = this.#slowStart ? limit * 2 : limit + step;
     // Quickly back to just below where the server refused, then one at a time.
-    if (this.#overloadedAt !== undefined) next = Math.min(next, Math.max(limit + 1, this.#overloadedAt - 1));
+    if (this.#overloadedAt !== undefined) {
+      next = Math.min(next, Math.max(limit + 1, this.#overloadedAt - 1));
+      // Asking for the refused count again: only after 2^n - 1 good rounds below it, n the refusals there in a row.
+      if (next >= this.#overloadedAt && this.#roundsBelowRefused < 2 ** this.#refusedAgain - 1) {
+        this.#roundsBelowRefused += 1;
+        return;
+      }
+    }
     this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
   }
 

@@ -31,8 +31,11 @@ export interface PoolOptions<T, R> {
   hold?(resume: () => void): boolean;
 }
 
-/** The most requests in flight the CLI allows (--concurrency). The pool itself takes any bound. */
-export const MAX_CONCURRENCY = 64;
+/**
+ * The most requests in flight the CLI allows (--concurrency n): as high as `--concurrency auto`
+ * may go (MAX_AUTO_CONCURRENCY), so a fixed value can be compared with it. The pool itself takes any bound.
+ */
+export const MAX_CONCURRENCY = 256;
 
 /**
  * The default reorder window. A result waiting for a slow earlier item is a small object

@@ -12,9 +12,11 @@ export interface Profile {
   'base-url'?: string;
   /** API error codes meaning "no such plant", comma-separated (missing-errors.ts). */
   'missing-error'?: string;
+  /** A command that prints the token (token-command.ts), run instead of storing one. */
+  'token-command'?: string;
 }
 
-export const PROFILE_KEYS = ['base-url', 'missing-error'] as const;
+export const PROFILE_KEYS = ['base-url', 'missing-error', 'token-command'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 interface ConfigData {
@@ -65,6 +67,8 @@ export interface ConfigFile {
   profileNames(): string[];
   /** Rewrites one profile atomically; `undefined` removes it. Other profiles and keys are kept. */
   updateProfile(name: string, change: (current: Profile) => Profile | undefined): Promise<void>;
+  /** Whether others can write the config folder, so what the file says may be theirs: its mode, or undefined when only we can. */
+  folderWritableByOthers(): number | undefined;
 }
 
 export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
@@ -82,6 +86,7 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
     path: file,
     profile: (name) => ({ ...read().profiles?.[name] }),
     profileNames: () => Object.keys(read().profiles ?? {}),
+    folderWritableByOthers: () => writableByOthers(path.dirname(file)),
     async updateProfile(name, change) {
       if (!ensureFolder(path.dirname(file))) checkFolder();
       // Read, change and write under a lock, so two logins to different profiles both land.
@@ -149,16 +154,21 @@ function warnIfExposed(file: string, warn: (line: string) => void): void {
 // A folder others can write is one where they can put a config file of their own (a base URL
 // of theirs, so the token goes to them), or replace ours unless the sticky bit stops them.
 function warnIfFolderExposed(dir: string, warn: (line: string) => void): void {
-  if (process.platform === 'win32') return;
-  let mode: number;
-  try {
-    mode = fs.statSync(dir).mode & 0o7777;
-  } catch {
-    return; // not there (yet): nothing to say
-  }
-  if ((mode & 0o022) === 0) return;
+  const mode = writableByOthers(dir);
+  if (mode === undefined) return;
   const risk = mode & 0o1000 ? 'others could plant a config file or its lock there' : 'others could replace the config file';
   warn(`warning: config folder ${dir} is writable by others (mode ${mode.toString(8)}): ${risk}; use a folder only you can write`);
+}
+
+/** The folder's mode when others can write it; undefined when only we can, or it is not there (yet). */
+function writableByOthers(dir: string): number | undefined {
+  if (process.platform === 'win32') return undefined;
+  try {
+    const mode = fs.statSync(dir).mode & 0o7777;
+    return (mode & 0o022) === 0 ? undefined : mode;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

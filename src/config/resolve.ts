@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Env } from '../platform/env.js';
 import { assertSafeForToken } from './base-url.js';
@@ -18,10 +19,24 @@ export interface TargetSettings {
   tokenFile: Sourced<string> | undefined;
 }
 
+/** A token, or the command that prints one (run only when a request is about to be sent). */
+export type TokenSource = Sourced<string> | TokenCommand;
+
+export interface TokenCommand {
+  /** The command line, as the user wrote it (token-command.ts splits it into words). */
+  command: string;
+  source: string;
+}
+
+export function isTokenCommand(token: TokenSource): token is TokenCommand {
+  return 'command' in token;
+}
+
 /**
- * Token = PLANTSTORE_TOKEN, else a token file (--token-file, PLANTSTORE_TOKEN_FILE:
- * secrets mounted in CI), else the profile's stored token. The config file is not
- * read when an earlier source has one.
+ * Token, strongest first: PLANTSTORE_TOKEN, a token file (--token-file,
+ * PLANTSTORE_TOKEN_FILE: secrets mounted in CI), PLANTSTORE_TOKEN_COMMAND, the profile's
+ * token-command, the profile's stored token. The config file is not read when an earlier
+ * source has one.
  */
 export async function resolveToken(
   env: Env,
@@ -29,14 +44,26 @@ export async function resolveToken(
   profile: string,
   tokenFile: Sourced<string> | undefined,
   signal?: AbortSignal,
-): Promise<Sourced<string> | undefined> {
+): Promise<TokenSource | undefined> {
   const fromEnv = env['PLANTSTORE_TOKEN'];
   if (fromEnv) return { value: checkConfiguredToken(fromEnv, 'PLANTSTORE_TOKEN'), source: 'PLANTSTORE_TOKEN' };
   if (tokenFile !== undefined) {
     const source = `token file ${tokenFile.value}`;
     return { value: checkConfiguredToken(await readTokenFile(tokenFile.value, tokenFile.source, signal), source), source };
   }
-  const stored = config().profile(profile).token;
+  const commandFromEnv = env['PLANTSTORE_TOKEN_COMMAND']?.trim();
+  if (commandFromEnv) return { command: commandFromEnv, source: 'PLANTSTORE_TOKEN_COMMAND' };
+  const { 'token-command': command, token: stored } = config().profile(profile);
+  if (command) {
+    const exposed = config().folderWritableByOthers();
+    // The command runs with our privileges: from a file others could have planted, it would be theirs to choose.
+    if (exposed !== undefined) {
+      throw new ConfigError(
+        `refusing to run the token-command of profile '${profile}': its config folder ${path.dirname(config().path)} is writable by others (mode ${exposed.toString(8)}); use a folder only you can write`,
+      );
+    }
+    return { command, source: `profile '${profile}' in ${config().path}` };
+  }
   if (stored) {
     const source = `profile '${profile}' in ${config().path}`;
     return { value: checkConfiguredToken(stored, source), source };
@@ -65,7 +92,7 @@ function checkConfiguredToken(raw: string, source: string): string {
 export interface Target {
   profile: string;
   baseUrl: string;
-  token: string;
+  token: TokenSource;
 }
 
 /** What the target lacks: the command says how to supply it, since only it knows its flags. */
@@ -88,9 +115,9 @@ export async function resolveTarget(
 ): Promise<Target | MissingSetting> {
   const { profile, baseUrl } = settings;
   const token = await resolveToken(env, config, profile, settings.tokenFile, signal);
-  if (token) redact(token.value);
+  if (token && !isTokenCommand(token)) redact(token.value);
   if (!baseUrl) return { missing: 'base-url', profile };
   if (!token) return { missing: 'token', profile };
   assertSafeForToken(baseUrl.value, baseUrl.source);
-  return { profile, baseUrl: baseUrl.value, token: token.value };
+  return { profile, baseUrl: baseUrl.value, token };
 }

@@ -133,24 +133,3 @@ export function commandTokens(obtain: () => Promise<ObtainedToken>, options: Lea
     refusalIsFinal: (sent, startedAt) => isFinalRefusal(sent, startedAt, true),
   };
 }
-
-/**
- * One request with the token rule applied: sent with the current lease, and sent once more
- * with a newer one when refused (`refused(answer)`, a 401) with a token that may have
- * expired meanwhile. The resend does not count as a retry: the request never reached the
- * point of failing. A failing renewal rejects with its error (exit 4), and nothing is sent.
- */
-export async function sendWithLease<T>(
-  leases: TokenLeases,
-  send: (lease: Lease) => Promise<T>,
-  refused: (answer: T) => boolean,
-): Promise<T> {
-  const startedAt = leases.generation();
-  let lease = await leases.current();
-  for (;;) {
-    const answer = await send(lease);
-    if (!refused(answer) || leases.refusalIsFinal(lease, startedAt)) return answer;
-    await leases.renewAfter(lease);
-    lease = await leases.current();
-  }
-}

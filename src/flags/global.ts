@@ -136,6 +136,7 @@ export const GLOBAL_FLAGS = [
 /** Variables no flag stands for, for the Environment section of --help: listed before the flags' own. */
 export const VARIABLES_FIRST: ReadonlyArray<readonly [string, string]> = [
   ['PLANTSTORE_TOKEN', 'the bearer token; no config file is needed with it'],
+  ['PLANTSTORE_TOKEN_COMMAND', 'a command that prints the token, run when one is needed (words, not a shell)'],
   ['PLANTSTORE_CONFIG_DIR', 'the folder of config.json'],
 ];
 

@@ -16,6 +16,19 @@ export function wholeNumber(min: number, max: number): Parse<number> {
   };
 }
 
+/** A whole number from `min` to `max`, or `word` (--concurrency auto): refused in one sentence naming both. */
+export function wholeNumberOr<const W extends string>(word: W, min: number, max: number): Parse<number | W> {
+  const number = wholeNumber(min, max);
+  return (raw, origin) => {
+    if (raw.trim() === word) return word;
+    try {
+      return number(raw, origin);
+    } catch {
+      throw invalid(raw, origin, `give a whole number from ${min} to ${max}, or ${word}`);
+    }
+  };
+}
+
 /** The longest wait or timeout accepted: a day. */
 const MAX_SECONDS = 86_400;
 

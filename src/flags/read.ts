@@ -42,7 +42,11 @@ export function flagReader<F extends AnyFlag>(parsed: Readonly<Record<string, un
  * Its other profile settings (missing-error) then come from flags and variables only.
  */
 function configuredOutsideFile(parsed: Readonly<Record<string, unknown>>, env: Env): boolean {
-  const token = Boolean(env['PLANTSTORE_TOKEN']) || typeof parsed[TOKEN_FILE.key] === 'string' || Boolean(env['PLANTSTORE_TOKEN_FILE']);
+  const token =
+    Boolean(env['PLANTSTORE_TOKEN']) ||
+    typeof parsed[TOKEN_FILE.key] === 'string' ||
+    Boolean(env['PLANTSTORE_TOKEN_FILE']) ||
+    Boolean(env['PLANTSTORE_TOKEN_COMMAND']?.trim());
   const baseUrl = typeof parsed[BASE_URL.key] === 'string' || Boolean(env['PLANTSTORE_BASE_URL']);
   return token && baseUrl;
 }

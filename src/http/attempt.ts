@@ -42,6 +42,7 @@ export interface AttemptSetup {
 export async function sendOnce(
   setup: AttemptSetup,
   request: HttpRequest,
+  token: string,
   signal: DeadlineSignal,
   interrupt: AbortSignal,
 ): Promise<Attempt | undefined> {
@@ -62,7 +63,7 @@ export async function sendOnce(
       origin: setup.origin,
       path: `${setup.basePath}${request.path}`,
       method: request.method as Dispatcher.HttpMethod,
-      headers: setup.headers,
+      headers: { ...setup.headers, authorization: `Bearer ${token}` },
       signal,
       [ON_SENT]: onSent,
     };

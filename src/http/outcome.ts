@@ -74,7 +74,11 @@ export interface HttpRequest {
 }
 
 /** Why a request was never sent: the user interrupted first, or the throttle had given up. */
-export type NotSentReason = { kind: 'interrupted' } | { kind: 'gave-up'; reason: string };
+export type NotSentReason =
+  | { kind: 'interrupted' }
+  | { kind: 'gave-up'; reason: string }
+  /** The token command failed (its own words, which never hold its output). */
+  | { kind: 'no-token'; message: string };
 
 /** What became of one request, after every attempt. */
 export type Outcome =

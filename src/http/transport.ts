@@ -3,6 +3,7 @@
 // success means, and the words for what happened, are the command's.
 
 import type { Dispatcher } from 'undici';
+import { type Lease, staticTokens, type TokenLeases } from '../config/token-lease.js';
 import type { Env } from '../platform/env.js';
 import { createMask } from '../text/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
@@ -27,10 +28,13 @@ export interface NetworkOptions {
   connections?: number;
 }
 
-/** Where requests go, and the bearer token they carry. */
+/**
+ * Where requests go, and the bearer token they carry: one token, or a source of them that
+ * renews it (a token command: before it expires, and once after a 401 with it).
+ */
 export interface Endpoint {
   baseUrl: string;
-  token: string;
+  token: string | TokenLeases;
 }
 
 export interface TransportOptions extends NetworkOptions {
@@ -65,8 +69,10 @@ export function createTransport(options: TransportOptions): Transport {
   const dispatcher =
     options.dispatcher ??
     createDispatcher({ ...options, origin: base.origin, proxy: rawProxy, ...(gate?.resent ? { onResend: () => gate.resent?.() } : {}) });
-  // The token in every form a server could echo it back in, hidden before any text is cut to length.
-  const mask = createMask([endpoint.token]);
+  const tokens = typeof endpoint.token === 'string' ? staticTokens(endpoint.token, { now: Date.now }) : endpoint.token;
+  // Every token sent so far, in every form a server could echo it back in, hidden before any text is cut to length.
+  const known = new Set(typeof endpoint.token === 'string' ? [endpoint.token] : []);
+  let mask = createMask([...known]);
   // Outcomes carry these to whoever prints them: masked here, once, like every other string in an outcome.
   const proxy = rawProxy === undefined ? undefined : mask(maskProxy(rawProxy));
   const route: Route = { host: mask(base.host), ...(proxy === undefined ? {} : { via: proxy }) };
@@ -75,7 +81,7 @@ export function createTransport(options: TransportOptions): Transport {
     dispatcher,
     origin: base.origin,
     basePath: endpoint.baseUrl.slice(base.origin.length),
-    headers: { authorization: `Bearer ${endpoint.token}`, 'user-agent': userAgent, accept: 'application/json' },
+    headers: { 'user-agent': userAgent, accept: 'application/json' },
     route,
     timeoutMs: options.timeoutMs,
     mask,
@@ -92,8 +98,18 @@ export function createTransport(options: TransportOptions): Transport {
     return deadlines.signals;
   };
 
+  /** A renewed token, masked from here on in whatever the server says. */
+  const learn = (token: string): void => {
+    if (known.has(token)) return;
+    known.add(token);
+    mask = createMask([...known]);
+    setup.mask = mask;
+  };
+
   async function send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome> {
     const label = request.label ?? request.path;
+    // The newest token when the request started: a 401 with a token obtained since is final.
+    const startedAt = tokens.generation();
     const idempotent = IDEMPOTENT.has(request.method.toUpperCase());
     // Whether an attempt so far may have reached the server with its answer lost.
     let lost = false;
@@ -120,7 +136,16 @@ export function createTransport(options: TransportOptions): Transport {
           ['user-agent', userAgent],
         ],
       });
-      const sent = await sendOnce(setup, request, deadlinesFor(interrupt).signal(), interrupt);
+      let lease: Lease;
+      try {
+        // Waits while a renewal is under way: no request goes out with a token already refused.
+        lease = await tokens.current();
+      } catch (error) {
+        permit?.release(feedbackFor(null));
+        return noToken(previous, error);
+      }
+      learn(lease.token);
+      const sent = await sendOnce(setup, request, lease.token, deadlinesFor(interrupt).signal(), interrupt);
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
@@ -129,8 +154,19 @@ export function createTransport(options: TransportOptions): Transport {
       const { outcome, retryAfterMs } = sent;
       permit?.release(feedbackFor(outcome.status ?? null, retryAfterMs));
       if (outcome.kind === 'ok') return outcome;
-      const verdict = verdictOf(outcome, { idempotent });
       const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
+      if (outcome.status === 401 && !tokens.refusalIsFinal(lease, startedAt)) {
+        // The token may have expired while the request waited: renew it (once, however many
+        // requests were refused) and send again. Not a retry: nothing failed but the token.
+        try {
+          await tokens.renewAfter(lease);
+        } catch (error) {
+          return noToken(failed, error);
+        }
+        previous = failed;
+        continue;
+      }
+      const verdict = verdictOf(outcome, { idempotent });
       const paced = isLoadRefusal(verdict.load) && gate?.admitting() === true;
       spent += paced ? 1 : REFUSALS_PER_RETRY;
       if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
@@ -144,6 +180,14 @@ export function createTransport(options: TransportOptions): Transport {
       await wait(delayMs, interrupt);
       if (interrupt.aborted) return failed;
     }
+  }
+
+  /** No token to send: the token command failed. The run ends; this request was not sent, or not again. */
+  function noToken(previous: Failed | undefined, error: unknown): Outcome {
+    const message = error instanceof Error ? error.message : String(error);
+    return previous === undefined
+      ? { kind: 'not-sent', reason: { kind: 'no-token', message } }
+      : { ...previous, stopped: { kind: 'gave-up', reason: message } };
   }
 
   /** No further attempt: the user interrupted, or the server refused everything for too long. */

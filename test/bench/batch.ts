@@ -13,7 +13,7 @@
 // warm-up (BENCH_WARMUPS 0 skips it). xargs+curl costs a process per id (~4-8 ms
 // of CPU each), so it is timed on the first BENCH_CURL_IDS ids (default 1,000;
 // 10,000 for all of them, ~45 s a run on 2 CPUs): its rate does not depend on the count.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { buildBatchFloor } from './batch-floor.js';
 import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
@@ -268,4 +268,70 @@ export async function benchBatch(options: Options): Promise<Row[]> {
     await server.close();
   }
   return rows;
+}
+
+const JOURNAL_COST_MIN = 0.9; // with --journal / without: the journal costs at most 10% of the throughput
+
+/**
+ * What `--journal` costs a full batch (issue 17): the same 10,000-id loopback batch with a
+ * new journal and without one, interleaved (with, without, with, …) so load from elsewhere
+ * lands on both alike. Each journal run starts a new file: a resumed one would skip every id.
+ * In the journal group (BENCH_ONLY=journal), beside the resume rows of journal.ts.
+ */
+export async function benchJournalCost(options: Options): Promise<Row[]> {
+  const { tmp, pkg } = options;
+  const runs = Math.max(1, count('BENCH_BATCH_RUNS', Math.min(5, options.runs)));
+  const warmups = Math.min(1, options.warmups);
+  const figure = `batch ${formatCount(IDS)} ids with --journal / without, --concurrency ${CONCURRENCY}`;
+  const target = `≥ ${JOURNAL_COST_MIN.toFixed(2)}×`;
+  const journal = path.join(tmp, 'journal-cost', 'batch.journal');
+  const server = await startDeleteServerProcess(TOKEN);
+  try {
+    mkdirSync(path.dirname(journal), { recursive: true });
+    const without: Command = {
+      file: NODE,
+      args: [binOf(pkg), 'delete', '--stdin', '--concurrency', String(CONCURRENCY)],
+      env: benchEnv(tmp, {
+        PLANTSTORE_CONFIG_DIR: path.join(tmp, 'config-batch-unused'),
+        PLANTSTORE_TOKEN: TOKEN,
+        PLANTSTORE_BASE_URL: server.url,
+      }),
+      input: `${Array.from({ length: IDS }, (_, i) => String(i + 1)).join('\n')}\n`,
+    };
+    const withJournal: Command = { ...without, args: [...without.args, '--journal', journal] };
+    const withTimes: Timed[] = [];
+    const withoutTimes: Timed[] = [];
+    for (let i = 0; i < warmups + runs; i++) {
+      rmSync(journal, { force: true });
+      const a = await timedBatch(server, withJournal, 'plantstore delete --stdin --journal', IDS);
+      const lines = readFileSync(journal, 'utf8').split('\n').length - 2; // less the header and the last newline
+      if (lines !== IDS) throw new Error(`the journal holds ${formatCount(lines)} result lines, not ${formatCount(IDS)}`);
+      const b = await timedBatch(server, without, 'plantstore delete --stdin', IDS);
+      if (i >= warmups) {
+        withTimes.push(a);
+        withoutTimes.push(b);
+      }
+    }
+    const withMs = median(withTimes.map((t) => t.ms));
+    const withoutMs = median(withoutTimes.map((t) => t.ms));
+    const ratio = withoutMs / withMs; // rate with / rate without
+    return [
+      {
+        figure,
+        value: formatRate((IDS / withMs) * 1000),
+        floor: formatRate((IDS / withoutMs) * 1000),
+        ratio,
+        target,
+        met: atLeast(ratio, JOURNAL_COST_MIN),
+        notes: [
+          `deletions per second, spawn to exit, median of ${runs} run${runs === 1 ? '' : 's'} each${warmups ? ` after ${warmups} warm-up` : ''}, interleaved: ` +
+            `with a new journal ${formatMs(withMs)} (every run checked to hold ${formatCount(IDS)} result lines), without ${formatMs(withoutMs)}; the floor column is the run without`,
+        ],
+      },
+    ];
+  } catch (error) {
+    return [failedRow(figure, target, error)];
+  } finally {
+    await server.close();
+  }
 }

@@ -2,9 +2,9 @@
 // server serves K requests at once and queues the rest in arrival order, so past K more in
 // flight buys nothing but a queue. For each server, plantstore runs at each --concurrency in
 // the scenario's list, and each row is judged against the best of them in the same run:
-//   k48       K = 48, 50 ms answers, 4,000 ids: 8, 16, 32, 48, 64, 128
-//   k6        K = 6, 50 ms answers, 1,000 ids: 8, 16, 32, 64
-//   k200-tls  K = 200, 20 ms answers, 10,000 ids over TLS (h2 offered): 16, 32, 64, 128, 200, 256
+//   k48       K = 48, 50 ms answers, 4,000 ids: 8, 16, 32, 48, 64, 128, auto
+//   k6        K = 6, 50 ms answers, 1,000 ids: 8, 16, 32, 64, auto
+//   k200-tls  K = 200, 20 ms answers, 10,000 ids over TLS (h2 offered): 16, 32, 64, 128, 200, 256, auto
 // The fixed settings are the reference (target n/a). A setting may also be 'auto' (issue 19):
 // its row is then judged by the scenario's `autoTarget` (≥ 0.85× the best fixed setting, and
 // what each server adds: little queueing at K = 48, at most 2 K in flight after 1 s at K = 6).
@@ -66,7 +66,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     latencyMs: 50,
     ids: 4000,
     tls: false,
-    settings: [8, 16, 32, 48, 64, 128],
+    settings: [8, 16, 32, 48, 64, 128, 'auto'],
     autoTarget: {
       text: '≥ 0.85× best, queueing ≤ 50 ms',
       met: (run, best) => atLeast85(run, best) && run.batch.stats.meanQueueingMs <= 50,
@@ -77,7 +77,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     latencyMs: 50,
     ids: 1000,
     tls: false,
-    settings: [8, 16, 32, 64],
+    settings: [8, 16, 32, 64, 'auto'],
     autoTarget: {
       text: '≥ 0.85× best, ≤ 12 in flight after 1 s',
       met: (run, best) => atLeast85(run, best) && run.batch.stats.peakInFlightAfterFirstSecond <= 12,
@@ -88,7 +88,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
     latencyMs: 20,
     ids: 10_000,
     tls: true,
-    settings: [16, 32, 64, 128, 200, 256],
+    settings: [16, 32, 64, 128, 200, 256, 'auto'],
     autoTarget: { text: '≥ 0.85× best', met: atLeast85 },
   },
 };

@@ -7,12 +7,14 @@
 // Figures: the read's wall-clock (open, lock, stream, parse) beside the least a Node
 // program does to go through the same file line by line (readline, counting); and the
 // whole process's peak RSS beside the same process holding the ids without a journal.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { openJournal } from '../../src/batch/journal/index.js';
 import { resultJson } from '../../src/commands/delete/report.js';
-import { benchEnv, checkOk, median, NODE, type Options, peakRssKiB, ROOT, rssMethod, runOnce } from './proc.js';
+import { benchJournalCost } from './batch.js';
+import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, ROOT, rssMethod, runOnce } from './proc.js';
+import { startDeleteServerProcess } from './server-process.js';
 import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 
 const IDS = 1_000_000;
@@ -59,8 +61,8 @@ async function bundle(dir: string): Promise<string> {
   return outfile;
 }
 
-async function writeJournal(file: string): Promise<void> {
-  const journal = await openJournal(file, RUN);
+async function writeJournal(file: string, run: typeof RUN = RUN): Promise<void> {
+  const journal = await openJournal(file, run);
   for (let i = 0; i < IDS; i++) {
     const id = String(FIRST_ID + i);
     journal.record(
@@ -144,6 +146,106 @@ export async function benchJournal(options: Options): Promise<Row[]> {
     });
   } catch (error) {
     rows.push(failedRow(rssFigure, '< 200 MB', error));
+  }
+  rows.push(...(await benchResumeThroughCli(options)));
+  rows.push(...(await benchJournalCost(options)));
+  return rows;
+}
+
+const CLI_TOKEN = 'bench-journal-token-0123456789';
+
+/**
+ * The same resume through the built CLI: `plantstore delete --journal FILE --stdin` with the
+ * 1,000,000 ids on stdin and a journal recording 999,000 of them done, against the loopback
+ * server of server.ts (in its own process), which must see exactly the 1,000 others. Each run
+ * starts from a copy of the same journal (a run appends its 1,000 results). Wall-clock beside
+ * the floor of sending those 1,000 ids alone without a journal; peak RSS against its target.
+ */
+async function benchResumeThroughCli(options: Options): Promise<Row[]> {
+  const timeFigure = 'resume through the CLI: 1,000,000 ids on stdin, 999,000 done in the journal, 1,000 sent';
+  const rssFigure = 'resume through the CLI: peak RSS, the same run';
+  const runs = Math.max(1, Math.min(3, options.runs));
+  const warmups = Math.min(1, options.warmups);
+  const dir = path.join(options.tmp, 'journal-cli');
+  mkdirSync(dir, { recursive: true });
+  const pristine = path.join(dir, 'pristine.journal');
+  const journal = path.join(dir, 'run.journal');
+  const ids = Array.from({ length: IDS }, (_, i) => String(FIRST_ID + i));
+  const remaining = ids.filter((_, i) => i % FAILED_EVERY === FAILED_EVERY - 1);
+  const server = await startDeleteServerProcess(CLI_TOKEN);
+  const rows: Row[] = [];
+  try {
+    await writeJournal(pristine, { baseUrl: server.url, profile: 'default' });
+    const env = benchEnv(options.tmp, {
+      PLANTSTORE_CONFIG_DIR: path.join(options.tmp, 'config-journal-unused'),
+      PLANTSTORE_TOKEN: CLI_TOKEN,
+      PLANTSTORE_BASE_URL: server.url,
+    });
+    const resume: Command = {
+      file: NODE,
+      args: [binOf(options.pkg), 'delete', '--journal', journal, '--stdin'],
+      env,
+      input: `${ids.join('\n')}\n`,
+    };
+    const floor: Command = { file: NODE, args: [binOf(options.pkg), 'delete', '--stdin'], env, input: `${remaining.join('\n')}\n` };
+    /** Runs `command` (through `how`) after a fresh copy of the journal, and checks the server saw exactly the 1,000 remaining ids. */
+    const checked = async <T>(what: string, how: () => Promise<T>): Promise<T> => {
+      rmSync(`${journal}.lock`, { force: true });
+      copyFileSync(pristine, journal);
+      const before = await server.stats();
+      const result = await how();
+      const sent = (await server.stats()).authorized - before.authorized;
+      if (sent !== remaining.length) throw new Error(`${what} sent ${sent} DELETEs, not ${remaining.length}`);
+      return result;
+    };
+
+    try {
+      const times: number[] = [];
+      const floors: number[] = [];
+      for (let i = 0; i < warmups + runs; i++) {
+        const ran = await checked(timeFigure, async () => checkOk(await runOnce(resume), timeFigure));
+        if (!ran.stderr.includes(`${IDS - remaining.length} skipped (journal)`))
+          throw new Error(`no "999000 skipped (journal)" in: ${ran.stderr.trim()}`);
+        const floorRan = await checked('the 1,000 ids alone', async () => checkOk(await runOnce(floor), 'the 1,000 ids alone'));
+        if (i < warmups) continue;
+        times.push(ran.ms);
+        floors.push(floorRan.ms);
+      }
+      const ms = median(times);
+      const floorMs = median(floors);
+      rows.push({
+        figure: timeFigure,
+        value: formatMs(ms),
+        floor: formatMs(floorMs),
+        ratio: ms / floorMs,
+        target: '—',
+        notes: [
+          `spawn to exit, stdout (1,001,000 lines) drained through a pipe; floor: the 1,000 remaining ids alone on stdin, no journal; median of ${runs} after ${warmups} warm-up, interleaved`,
+        ],
+      });
+    } catch (error) {
+      rows.push(failedRow(timeFigure, '—', error));
+    }
+
+    try {
+      const figures: number[] = [];
+      for (let i = 0; i < runs; i++) figures.push(await checked(rssFigure, () => peakRssKiB(resume, options.tmp, rssFigure)));
+      const rss = median(figures);
+      rows.push({
+        figure: rssFigure,
+        value: formatMiB(rss),
+        floor: '—',
+        target: '< 200 MB',
+        met: rss < RSS_TARGET_KIB,
+        notes: [`the built CLI's whole process, ${rssMethod()}; median of ${runs}`],
+      });
+    } catch (error) {
+      rows.push(failedRow(rssFigure, '< 200 MB', error));
+    }
+  } catch (error) {
+    rows.push(failedRow(timeFigure, '—', error), failedRow(rssFigure, '< 200 MB', error));
+  } finally {
+    await server.close();
   }
   return rows;
 }

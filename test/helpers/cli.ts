@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,17 +44,34 @@ export async function runPlantstore(args: readonly string[], options: RunOptions
 /**
  * Every run of the whole suite, whatever it tests, is also a leak test: a token
  * handed in through the environment or piped to a login must not come back out,
- * except from `auth token`, whose job is to print it.
+ * except from `auth token`, whose job is to print it; nor be written into the
+ * journal of a `--journal FILE` run. Exported for runs a test starts and ends itself
+ * (startPlantstore, a kill -9).
  */
-function assertNoTokenLeak(args: readonly string[], options: RunOptions, result: RunResult): void {
+export function assertNoTokenLeak(args: readonly string[], options: RunOptions, result: RunResult): void {
   const secrets = [options.env?.['PLANTSTORE_TOKEN'], options.input?.trim()].filter(
     (s): s is string => !!s && s.length >= 8 && !/\s/.test(s),
   );
   const printsToken = args.includes('auth') && args.includes('token');
+  // Regular files only: a test may plant a FIFO (which would block the read), a folder or a symlink there.
+  const journals = journalsOf(args).filter((file) => lstatSync(file, { throwIfNoEntry: false })?.isFile());
   for (const secret of secrets) {
     const leaked = printsToken ? result.stderr.includes(secret) : result.stdout.includes(secret) || result.stderr.includes(secret);
     if (leaked) throw new Error(`plantstore ${args.join(' ')} printed the token it was given`);
+    for (const file of journals) {
+      if (readFileSync(file, 'utf8').includes(secret))
+        throw new Error(`plantstore ${args.join(' ')} wrote the token it was given into ${file}`);
+    }
   }
+}
+
+/** The files a run was given with `--journal FILE` or `--journal=FILE`. */
+export function journalsOf(args: readonly string[]): string[] {
+  return args.flatMap((arg, i) => {
+    if (arg.startsWith('--journal=')) return [arg.slice('--journal='.length)];
+    const next = args[i + 1];
+    return arg === '--journal' && next !== undefined ? [next] : [];
+  });
 }
 
 export function startPlantstore(args: readonly string[], options: RunOptions = {}): ChildProcess {

@@ -10,7 +10,7 @@
 // Imports only the stable entry points: src/cli.ts, src/context.ts (types), src/errors.ts,
 // src/ui/io.ts and src/config/file.ts. The shape of an answer is taken from the Context
 // type, so a change to it fails to compile here, in one place.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -21,6 +21,7 @@ import { type Context, type ContextParts, createContext, type TransportRequest }
 import { CliError, Exit, UsageError } from '../../src/errors.js';
 import type { Stdin } from '../../src/platform/stdin.js';
 import { createTestIO } from '../../src/ui/io.js';
+import { journalsOf } from './cli.js';
 
 /** What `plantstore --version` prints in process. */
 export const VERSION = '0.0.0-test';
@@ -175,13 +176,25 @@ export function expectUsageError(run: InProcessRun, message: RegExp): void {
 
 /**
  * The same sweep test/helpers/cli.ts makes over every spawned run: a token handed in through
- * the environment or standard input never comes back out, except from `auth token`.
+ * the environment or standard input never comes back out, except from `auth token`, and is
+ * never written into the journal of a `--journal FILE` run.
  */
-function assertNoTokenLeak(argv: readonly string[], env: Record<string, string>, stdin: string[] | undefined, run: InProcessRun): void {
+export function assertNoTokenLeak(
+  argv: readonly string[],
+  env: Record<string, string>,
+  stdin: string[] | undefined,
+  run: Pick<InProcessRun, 'stdout' | 'stderr' | 'error'>,
+): void {
   const secrets = [env['PLANTSTORE_TOKEN'], stdin?.join('').trim()].filter((s): s is string => !!s && s.length >= 8 && !/\s/.test(s));
   const printsToken = argv.includes('auth') && argv.includes('token');
   const shown = printsToken ? [run.stderr, run.error ?? ''] : [run.stdout, run.stderr, run.error ?? ''];
+  // Regular files only: a test may plant a FIFO (which would block the read), a folder or a symlink there.
+  const journals = journalsOf(argv).filter((file) => lstatSync(file, { throwIfNoEntry: false })?.isFile());
   for (const secret of secrets) {
     if (shown.some((text) => text.includes(secret))) throw new Error(`plantstore ${argv.join(' ')} printed the token it was given`);
+    for (const file of journals) {
+      if (readFileSync(file, 'utf8').includes(secret))
+        throw new Error(`plantstore ${argv.join(' ')} wrote the token it was given into ${file}`);
+    }
   }
 }

@@ -27,7 +27,23 @@ export interface Sample {
   inFlightAtStart: number;
 }
 
-export class ConcurrencyLimit {
+/**
+ * What the controller asks of the limit on requests in flight: this file's fixed-ceiling one,
+ * or with `--concurrency auto` the latency-based one (auto-concurrency.ts).
+ */
+export interface InFlightLimit {
+  /** Requests allowed in flight now. */
+  readonly limit: number;
+  /** 503 cuts so far. */
+  readonly cuts: number;
+  /** Whether recovery from a 503 cut may be reported: the limit is back where it started. */
+  readonly atCeiling: boolean;
+  onAdmitted(sample: Sample): void;
+  onRefused(): void;
+  onOverloaded(inFlightAtStart: number): void;
+}
+
+export class ConcurrencyLimit implements InFlightLimit {
   #limit: number;
   #goodStreak = 0;
   /** How many times the current limit's probe (limit + 1) was refused: see CONCURRENCY_INCREASE_AFTER. */

@@ -6,14 +6,18 @@
 
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
+import type { LimitChangeReason } from '../latency-limit.js';
 import { AdaptiveRate } from './adaptive-rate.js';
-import { ConcurrencyLimit } from './concurrency-limit.js';
+import { AutoConcurrency } from './auto-concurrency.js';
+import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
 
 /** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
 export type ThrottleChange =
   | { kind: 'slowed'; status: number; ratePerSecond: number }
   | { kind: 'concurrency'; status: number; limit: number }
+  /** `--concurrency auto`: the limit moved, a 503 cut included (then no 'concurrency' change). */
+  | { kind: 'limit'; from: number; to: number; reason: LimitChangeReason }
   | { kind: 'paused'; forMs: number; reason: PauseReason }
   | { kind: 'recovered' }
   | { kind: 'gave-up'; reason: string };
@@ -33,6 +37,8 @@ export interface ThrottleStats {
   ratePerSecond: number | undefined;
   /** Requests allowed in flight now. */
   concurrencyLimit: number;
+  /** With `--concurrency auto` only: the limit the run works at (see AutoConcurrency.settled). */
+  settledConcurrency?: number;
 }
 
 /** A start, as the controller numbered it (onStart). */
@@ -45,7 +51,10 @@ export interface Started {
 }
 
 export interface ControllerOptions {
-  ceiling: number;
+  /** A fixed ceiling (--concurrency n), or 'auto': the limit found from the server's latency. */
+  ceiling: number | 'auto';
+  /** The clock of the starts and answers, which the auto limit's rounds are timed by. */
+  now?: (() => number) | undefined;
   stallMs?: number | undefined;
   maxPauseMs?: number | undefined;
   onChange?: ((change: ThrottleChange) => void) | undefined;
@@ -53,7 +62,8 @@ export interface ControllerOptions {
 
 export class LoadController {
   readonly #rate = new AdaptiveRate();
-  readonly #limit: ConcurrencyLimit;
+  readonly #limit: InFlightLimit;
+  readonly #auto: AutoConcurrency | undefined;
   readonly #pauses: PauseRule;
   readonly #onChange: ((change: ThrottleChange) => void) | undefined;
   #started = 0;
@@ -66,7 +76,12 @@ export class LoadController {
   #refusals = 0;
 
   constructor(options: ControllerOptions) {
-    this.#limit = new ConcurrencyLimit(options.ceiling);
+    const onChange = options.onChange;
+    this.#auto =
+      options.ceiling === 'auto'
+        ? new AutoConcurrency({ now: options.now, onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })) })
+        : undefined;
+    this.#limit = this.#auto ?? new ConcurrencyLimit(options.ceiling as number);
     this.#pauses = new PauseRule({ stallMs: options.stallMs, maxPauseMs: options.maxPauseMs });
     this.#onChange = options.onChange;
   }
@@ -119,6 +134,7 @@ export class LoadController {
       ...this.#pauses.totals(end),
       ratePerSecond: rate === Number.POSITIVE_INFINITY ? undefined : rate,
       concurrencyLimit: this.#limit.limit,
+      ...(this.#auto ? { settledConcurrency: this.#auto.settled } : {}),
     };
   }
 
@@ -158,8 +174,11 @@ export class LoadController {
       this.#pauses.onCut();
       if (cutsInFlight) {
         this.#limit.onOverloaded(start.inFlightAtStart);
-        this.#slowed = true;
-        this.#onChange?.({ kind: 'concurrency', status, limit: this.#limit.limit });
+        // The auto limit reports its own changes, the cut among them, and grows back on its own.
+        if (this.#auto === undefined) {
+          this.#slowed = true;
+          this.#onChange?.({ kind: 'concurrency', status, limit: this.#limit.limit });
+        }
       } else {
         this.#rate.cut(now);
         this.#slowedDown(status);

@@ -5,7 +5,8 @@
 // - adaptive-rate.ts: a server that is rate-limiting cuts the sending rate, and requests are
 //   then paced; good answers grow it back along CUBIC's curve;
 // - concurrency-limit.ts: an overloaded server cuts how many requests may be in flight;
-//   good answers grow it back one by one;
+//   good answers grow it back one by one; with `--concurrency auto`, auto-concurrency.ts
+//   stands in its place: the limit follows the server's latency, and a 503 cuts that same limit;
 // - pause.ts: a long Retry-After, or refusals that go on although we slowed down, pause the
 //   whole run; a server that refuses everything for `stallMs` makes the throttle give up.
 // controller.ts puts them together, one reaction per round trip. This file is the queue on
@@ -13,14 +14,15 @@
 // holds the ordered pool's new items back meanwhile.
 
 import type { AttemptGate, Feedback, Permit } from '../../http/gate.js';
+import { MAX_AUTO_CONCURRENCY } from '../latency-limit.js';
 import { type Rate, SlidingWindowLimiter } from '../rate-limit.js';
 import { LoadController, type Started, type ThrottleChange, type ThrottleStats } from './controller.js';
 
 export type { ThrottleChange, ThrottleStats } from './controller.js';
 
 export interface ThrottleOptions {
-  /** Never more requests in flight than this (--concurrency). */
-  ceiling: number;
+  /** Never more requests in flight than this (--concurrency n), or 'auto': up to MAX_AUTO_CONCURRENCY, found from latency. */
+  ceiling: number | 'auto';
   /** A hard cap on starts in any window (--rate), on top of the adaptive rate. */
   rate?: Rate;
   /** Give up once the server has refused every request for this long (default DEFAULT_STALL_MS). */
@@ -81,9 +83,12 @@ export class Throttle implements AttemptGate {
 
   #inFlight = 0;
   #lastStartAt = Number.NEGATIVE_INFINITY;
+  /** The most requests it ever lets be in flight: what the connection pool must allow. */
+  readonly maxInFlight: number;
 
   constructor(options: ThrottleOptions) {
     this.#load = new LoadController(options);
+    this.maxInFlight = options.ceiling === 'auto' ? MAX_AUTO_CONCURRENCY : options.ceiling;
     this.#now = options.now ?? (() => performance.now());
     this.#setTimer = options.setTimer ?? wakeTimer;
     this.#onChange = options.onChange;

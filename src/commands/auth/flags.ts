@@ -1,12 +1,12 @@
 import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
-import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
+import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TIMEOUT, TOKEN_FILE } from '../../flags/global.js';
 
 export const WITH_TOKEN = Flag.switch({ key: 'withToken', flags: '--with-token', help: 'read the token from standard input' });
 
 export const LOGIN_GLOBALS = [PROFILE, BASE_URL, JSON_OUTPUT, QUIET, COLOR] as const;
 export const LOGOUT_GLOBALS = [PROFILE, QUIET, COLOR] as const;
-export const STATUS_GLOBALS = [PROFILE, BASE_URL, JSON_OUTPUT, COLOR, TOKEN_FILE] as const;
-export const TOKEN_GLOBALS = [PROFILE, COLOR, TOKEN_FILE] as const;
+export const STATUS_GLOBALS = [PROFILE, BASE_URL, JSON_OUTPUT, COLOR, TOKEN_FILE, TIMEOUT] as const;
+export const TOKEN_GLOBALS = [PROFILE, COLOR, TOKEN_FILE, TIMEOUT] as const;
 
 export type LoginFlags = FlagReader<typeof WITH_TOKEN | (typeof LOGIN_GLOBALS)[number]>;
 export type LogoutFlags = FlagReader<(typeof LOGOUT_GLOBALS)[number]>;
@@ -57,6 +57,8 @@ export interface StatusOptions {
   /** Where the base URL comes from (flag, variable or profile), as status shows it. */
   baseUrl: Sourced<string> | undefined;
   json: boolean;
+  /** --timeout: how long a token command may take to answer. */
+  timeoutMs: number;
 }
 
 export function statusOptions(flags: StatusFlags): StatusOptions {
@@ -65,6 +67,7 @@ export function statusOptions(flags: StatusFlags): StatusOptions {
     tokenFile: flags.sourced(TOKEN_FILE),
     baseUrl: flags.sourced(BASE_URL),
     json: flags.value(JSON_OUTPUT),
+    timeoutMs: flags.value(TIMEOUT),
   };
 }
 
@@ -72,8 +75,10 @@ export function statusOptions(flags: StatusFlags): StatusOptions {
 export interface TokenOptions {
   profile: string;
   tokenFile: Sourced<string> | undefined;
+  /** --timeout: how long a token command may take to answer. */
+  timeoutMs: number;
 }
 
 export function tokenOptions(flags: TokenFlags): TokenOptions {
-  return { profile: flags.value(PROFILE), tokenFile: flags.sourced(TOKEN_FILE) };
+  return { profile: flags.value(PROFILE), tokenFile: flags.sourced(TOKEN_FILE), timeoutMs: flags.value(TIMEOUT) };
 }

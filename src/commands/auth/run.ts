@@ -1,7 +1,8 @@
 import { assertSafeForToken } from '../../config/base-url.js';
 import { MAX_TOKEN_INPUT_BYTES } from '../../config/bounded-read.js';
-import { resolveToken } from '../../config/resolve.js';
+import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
+import { tokenLeases } from '../../config/token-leases.js';
 import type { Context } from '../../context.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { shown } from '../../text/shown.js';
@@ -68,11 +69,13 @@ export async function runLogout(opts: LogoutOptions, ctx: Context): Promise<Exit
   return Exit.ok;
 }
 
-/** Says where the token and base URL come from. It cannot check the token: the service has no read-only operation. */
+/**
+ * Says where the token and base URL come from. It cannot check the token: the service has no
+ * read-only operation. A token command is run once, to show that it works (exit 4 if not).
+ */
 export async function runStatus(opts: StatusOptions, ctx: Context): Promise<ExitCode> {
   const { profile, baseUrl } = opts;
-  const token = await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal);
-  if (token) ctx.io.redact(token.value);
+  const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
   if (opts.json) {
     ctx.io.outObject({
       profile,
@@ -94,11 +97,23 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
   return Exit.ok;
 }
 
-/** Prints the token itself, for piping into other tools. The one place it is ever shown. */
+/** Prints the token itself (a token command's, once run), for piping into other tools. The one place it is ever shown. */
 export async function runToken(opts: TokenOptions, ctx: Context): Promise<ExitCode> {
   const { profile } = opts;
-  const token = await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal);
+  const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
   if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
   ctx.io.outUnredacted(token.value);
   return Exit.ok;
+}
+
+/** The token and where it came from; a token command is run for it (a failure is exit 4), and named as its source. */
+async function tokenOf(token: TokenSource | undefined, timeoutMs: number, ctx: Context): Promise<Sourced<string> | undefined> {
+  if (token === undefined) return undefined;
+  if (!isTokenCommand(token)) {
+    ctx.io.redact(token.value);
+    return token;
+  }
+  const leases = tokenLeases(token, { onToken: ctx.io.redact, timeoutMs, signal: ctx.signal, env: ctx.env, onStderr: ctx.io.errText });
+  const { token: value } = await leases.current();
+  return { value, source: `token command '${token.command}' (from ${token.source})` };
 }

@@ -46,15 +46,18 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
     list: seams.configList ?? runList,
     path: seams.configPath ?? runPath,
   };
-  const config = documented(program.command('config').description('read and write profile settings (keys: base-url, missing-error)'), {
-    examples: [
-      ['plantstore config set base-url https://api.example.com/v1'],
-      ['plantstore config get base-url', 'prints it; exit 3 when it is not set'],
-      ['plantstore config unset base-url'],
-      ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
-      ['plantstore config path', 'where the file is'],
-    ],
-  });
+  const config = documented(
+    program.command('config').description('read and write profile settings (keys: base-url, missing-error, token-command)'),
+    {
+      examples: [
+        ['plantstore config set base-url https://api.example.com/v1'],
+        ['plantstore config get base-url', 'prints it; exit 3 when it is not set'],
+        ['plantstore config unset base-url'],
+        ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
+        ['plantstore config path', 'where the file is'],
+      ],
+    },
+  );
   documented(
     config
       .command('get')

@@ -1,4 +1,5 @@
 import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
+import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
 import type { Context } from '../../context.js';
@@ -43,11 +44,33 @@ export async function runSet(opts: SetOptions, ctx: Context): Promise<ExitCode> 
   const config = ctx.config();
   const { profile } = opts;
   const key = checkKey(opts.key);
-  const value =
-    key === 'base-url' ? checkedBaseUrl(opts.value) : formatMissingErrors(missingErrorsFrom(opts.value, 'the command line', true));
+  const value = checkedValue(key, opts.value);
   await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
   done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${value}`);
   return Exit.ok;
+}
+
+/** The value to store, in its canonical spelling, or the usage error that says what is wrong with it. */
+function checkedValue(key: ProfileKey, raw: string): string {
+  switch (key) {
+    case 'base-url':
+      return checkedBaseUrl(raw);
+    case 'missing-error':
+      return formatMissingErrors(missingErrorsFrom(raw, 'the command line', true));
+    case 'token-command':
+      return checkedTokenCommand(raw);
+  }
+}
+
+// Split now, as it will be split when it runs, so a quote left open is a typo found here, not at the next delete.
+function checkedTokenCommand(raw: string): string {
+  try {
+    splitWords(raw);
+  } catch (error) {
+    if (!(error instanceof CommandLineProblem)) throw error;
+    throw new UsageError(`invalid token-command '${shown(raw)}': ${error.message}`);
+  }
+  return raw.trim();
 }
 
 export async function runUnset(opts: UnsetOptions, ctx: Context): Promise<ExitCode> {

@@ -15,7 +15,7 @@ import {
   TOKEN_FILE,
   VERBOSE,
 } from '../../flags/global.js';
-import { missingErrors, rate, text, wholeNumber } from '../../flags/kinds.js';
+import { missingErrors, rate, text, wholeNumberOr } from '../../flags/kinds.js';
 import type { MissingRule } from './outcomes.js';
 import type { OutputMode } from './report.js';
 
@@ -28,11 +28,14 @@ export const STDIN = Flag.switch({
 export const CONCURRENCY = Flag.valued(
   {
     key: 'concurrency',
-    flags: '--concurrency <n>',
-    help: `requests in flight at once, 1..${MAX_CONCURRENCY}`,
+    flags: '--concurrency <n|auto>',
+    help: `requests in flight at once, 1..${MAX_CONCURRENCY}; auto finds it from the server's latency (up to ${MAX_CONCURRENCY})`,
+    env: 'PLANTSTORE_CONCURRENCY',
+    envHelp: 'like delete --concurrency: a number, or auto',
     default: '8',
+    completes: { kind: 'words', words: ['auto'] },
   },
-  wholeNumber(1, MAX_CONCURRENCY),
+  wholeNumberOr('auto', 1, MAX_CONCURRENCY),
 );
 
 export const RATE = Flag.valued(
@@ -90,7 +93,8 @@ export interface DeleteOptions {
   /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
   ids: string[];
   stdin: boolean;
-  concurrency: number;
+  /** A fixed number of requests in flight, or 'auto': found from the server's latency. */
+  concurrency: number | 'auto';
   rate: Rate | undefined;
   missing: MissingRule;
   failFast: boolean;

@@ -51,10 +51,15 @@ function stopNote(stop: Stop): string {
 
 /** An id that was never sent: its message and exit code, also for ids the command itself stopped before sending. */
 export function whyNotSent(reason: NotSentReason): { message: string; exit: ExitCode } {
-  return reason.kind === 'interrupted'
-    ? { message: 'not sent: interrupted before its turn', exit: Exit.interrupted }
-    : // A server that refuses everything for that long is failing, as a 503 is.
-      { message: `not sent: ${reason.reason}`, exit: Exit.server };
+  switch (reason.kind) {
+    case 'interrupted':
+      return { message: 'not sent: interrupted before its turn', exit: Exit.interrupted };
+    case 'gave-up':
+      // A server that refuses everything for that long is failing, as a 503 is.
+      return { message: `not sent: ${reason.reason}`, exit: Exit.server };
+    case 'no-token':
+      return { message: `not sent: ${reason.message}`, exit: Exit.auth };
+  }
 }
 
 /** What became of an id, as printed, before --missing-error and --ignore-missing are applied. */

@@ -1,7 +1,9 @@
 import { runOrdered } from '../../batch/ordered-pool.js';
 import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
-import { type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
+import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
+import type { TokenEvent, TokenLeases } from '../../config/token-lease.js';
+import { tokenLeases } from '../../config/token-leases.js';
 import type { Context } from '../../context.js';
 import { AuthError, ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import type { NetworkOptions } from '../../http/transport.js';
@@ -17,7 +19,7 @@ import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
 import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
-import { describeChange, summaryLine } from './summary.js';
+import { describeChange, describeTokenEvent, summaryLine } from './summary.js';
 
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
@@ -38,7 +40,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
   const journal = opts.journal === undefined ? undefined : await openRunJournal(opts.journal, target, missing.ignore, ctx);
   try {
-    return await deleteAll(ids, target, network, journal, opts, ctx);
+    const token = await firstToken(target, network, opts.verbose, ctx);
+    return await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) {
@@ -47,10 +50,29 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   }
 }
 
+/**
+ * The token for the run: a static one as it is, or a token command's leases, run now for the
+ * first token, so that a command that fails stops the run (exit 4) before anything is sent.
+ */
+async function firstToken(target: Target, network: NetworkOptions, verbose: boolean, ctx: Context): Promise<string | TokenLeases> {
+  if (!isTokenCommand(target.token)) return target.token.value;
+  const leases = tokenLeases(target.token, {
+    onToken: ctx.io.redact,
+    timeoutMs: network.timeoutMs,
+    signal: ctx.signal,
+    env: ctx.env,
+    onStderr: ctx.io.errText,
+    ...(verbose ? { onEvent: (event: TokenEvent) => ctx.io.err(`* ${describeTokenEvent(event)}`) } : {}),
+  });
+  await leases.current();
+  return leases;
+}
+
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function deleteAll(
   ids: IdList,
-  target: Target,
+  baseUrl: string,
+  token: string | TokenLeases,
   network: NetworkOptions,
   journal: RunJournal | undefined,
   opts: DeleteOptions,
@@ -73,8 +95,8 @@ async function deleteAll(
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
   const transport = await ctx.transport({
-    endpoint: { baseUrl: target.baseUrl, token: target.token },
-    network: { ...network, connections: concurrency },
+    endpoint: { baseUrl, token },
+    network: { ...network, connections: throttle.maxInFlight },
     gate: throttle,
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
   });

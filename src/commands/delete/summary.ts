@@ -2,15 +2,20 @@
 // never per request.
 
 import type { ThrottleChange, ThrottleStats } from '../../batch/throttle/throttle.js';
+import type { TokenEvent } from '../../config/token-lease.js';
 import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
 import { formatRunSeconds } from '../../ui/duration.js';
 import type { Tally } from './result.js';
 
-/** `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids too. */
+/**
+ * `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids
+ * too; with --concurrency auto, the limit the run settled at.
+ */
 export function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats, journal = false): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
   const counts = `${tally.deleted} deleted${skipped}, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
-  return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}`;
+  const settled = throttled.settledConcurrency === undefined ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;
+  return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
 }
 
 /** Why a run went slower than it could have: once in the summary, never per request. */
@@ -21,7 +26,8 @@ function throttleNote(stats: ThrottleStats): string {
   ];
   if (stats.rateCuts > 0)
     parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
-  if (stats.concurrencyCuts > 0) parts.push(`${stats.concurrencyLimit} in flight`);
+  // With auto, the limit is named once, as where the run settled.
+  if (stats.concurrencyCuts > 0 && stats.settledConcurrency === undefined) parts.push(`${stats.concurrencyLimit} in flight`);
   if (stats.pauses > 0)
     parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
   return `; ${parts.join(', ')}`;
@@ -38,9 +44,25 @@ export function describeChange(change: ThrottleChange): string {
       return change.reason === 'retry-after'
         ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`
         : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
+    case 'limit':
+      return `concurrency ${change.from} → ${change.to}: ${change.reason}`;
     case 'recovered':
       return 'no longer throttled: sending at full speed';
     case 'gave-up':
       return `giving up: ${change.reason}`;
+  }
+}
+
+/** A --verbose line for each token a token command gave, and why it was asked again; never the token. */
+export function describeTokenEvent(event: TokenEvent): string {
+  switch (event.kind) {
+    case 'obtained':
+      return event.expiresAt === undefined
+        ? `token ${event.generation} obtained from the token command`
+        : `token ${event.generation} obtained from the token command; it expires in ${formatRunSeconds(event.expiresAt - Date.now())}`;
+    case 'renewing':
+      return event.reason === 'expiring'
+        ? `renewing token ${event.generation}: it expires in ${formatRunSeconds(Math.max(0, event.expiresAt - Date.now()))}`
+        : `renewing token ${event.generation}: the server answered 401`;
   }
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveTarget, resolveToken } from '../../../src/config/resolve.js';
@@ -18,19 +19,19 @@ describe('resolveToken', () => {
     writeConfig({ profiles: { default: { token: TOKEN } } });
     const e = envWith();
     const result = await resolveToken(e, configFor(e), 'default', undefined);
-    expect(result?.value).toBe(TOKEN);
+    expect(result).toMatchObject({ value: TOKEN });
     expect(result?.source).toContain(path.join(dir(), 'config.json'));
   });
 
   it('does not read the config file when the env has a token', async () => {
     writeConfigText('{ corrupt');
     const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
-    expect((await resolveToken(e, configFor(e), 'default', undefined))?.value).toBe(ENV_TOKEN);
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toMatchObject({ value: ENV_TOKEN });
   });
 
   it('trims the env token', async () => {
     const e = envWith({ PLANTSTORE_TOKEN: `  ${ENV_TOKEN}\n` });
-    expect((await resolveToken(e, configFor(e), 'default', undefined))?.value).toBe(ENV_TOKEN);
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toMatchObject({ value: ENV_TOKEN });
   });
 
   it.each(['has space', 'new\nline', 'bad"quote', 'é-accent', '  '])('an invalid env token %j is a ConfigError (exit 3)', async (raw) => {
@@ -63,7 +64,7 @@ describe('resolveTarget', () => {
     expect(await targetOf({}, e)).toEqual({
       profile: 'work',
       baseUrl: 'https://api.example.com/v1',
-      token: TOKEN,
+      token: { value: TOKEN, source: expect.stringContaining("profile 'work'") },
     });
   });
 
@@ -108,5 +109,71 @@ describe('resolveTarget', () => {
   it('a missing token is named, not worded', async () => {
     const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
     expect(await resolveTarget(targetFrom({}, e), e, configFor(e))).toEqual({ missing: 'token', profile: 'default' });
+  });
+});
+
+describe('a token command among the sources, strongest first', () => {
+  const CMD = 'pass show plantstore';
+  it.each<[string, Record<string, string>, Record<string, string>, unknown]>([
+    [
+      'PLANTSTORE_TOKEN over everything',
+      { PLANTSTORE_TOKEN: ENV_TOKEN, PLANTSTORE_TOKEN_COMMAND: 'env-cmd' },
+      { 'token-command': CMD, token: TOKEN },
+      { value: ENV_TOKEN, source: 'PLANTSTORE_TOKEN' },
+    ],
+    [
+      'PLANTSTORE_TOKEN_COMMAND over the profile',
+      { PLANTSTORE_TOKEN_COMMAND: ' env-cmd --x ' },
+      { 'token-command': CMD, token: TOKEN },
+      { command: 'env-cmd --x', source: 'PLANTSTORE_TOKEN_COMMAND' },
+    ],
+    [
+      "the profile's token-command over its token",
+      {},
+      { 'token-command': CMD, token: TOKEN },
+      { command: CMD, source: expect.stringContaining("profile 'default'") },
+    ],
+    ["the profile's token last", {}, { token: TOKEN }, { value: TOKEN, source: expect.stringContaining("profile 'default'") }],
+    [
+      'an empty PLANTSTORE_TOKEN_COMMAND is unset',
+      { PLANTSTORE_TOKEN_COMMAND: '  ' },
+      { token: TOKEN },
+      { value: TOKEN, source: expect.any(String) },
+    ],
+  ])('%s', async (_name, env, profile, expected) => {
+    writeConfig({ profiles: { default: profile } });
+    const e = envWith(env);
+    expect(await resolveToken(e, configFor(e), 'default', undefined)).toEqual(expected);
+  });
+
+  it('a token file comes before PLANTSTORE_TOKEN_COMMAND', async () => {
+    const file = path.join(dir(), 'token.txt');
+    fs.writeFileSync(file, `${TOKEN}\n`);
+    const e = envWith({ PLANTSTORE_TOKEN_COMMAND: 'env-cmd' });
+    expect(await resolveToken(e, configFor(e), 'default', { value: file, source: '--token-file' })).toMatchObject({ value: TOKEN });
+  });
+
+  it("refuses a profile's token-command from a config folder others can write (exit 3), never running it", async () => {
+    writeConfig({ profiles: { default: { 'token-command': CMD } } });
+    fs.chmodSync(dir(), 0o777);
+    try {
+      const e = envWith();
+      const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toMatch(
+        /refusing to run the token-command of profile 'default': its config folder .* is writable by others \(mode 777\)/,
+      );
+    } finally {
+      fs.chmodSync(dir(), 0o700);
+    }
+  });
+
+  it('a target with a token command carries the command, and redacts nothing yet', async () => {
+    writeConfig({ profiles: { default: { 'token-command': CMD, 'base-url': 'https://api.example.com' } } });
+    const e = envWith();
+    const redacted: string[] = [];
+    const target = await resolveTarget(targetFrom({}, e), e, configFor(e), (secret) => redacted.push(secret));
+    expect(target).toMatchObject({ token: { command: CMD } });
+    expect(redacted).toEqual([]);
   });
 });

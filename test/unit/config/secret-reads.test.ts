@@ -236,10 +236,10 @@ describe('a token file', () => {
 
   it('may hold the longest token with whitespace around it, up to the limit', async () => {
     const token = 'a'.repeat(MAX_TOKEN_BYTES);
-    expect((await fromFile(file('newline', `${token}\n`)))?.value).toBe(token);
+    expect(await fromFile(file('newline', `${token}\n`))).toMatchObject({ value: token });
     const padded = `${' '.repeat(MAX_TOKEN_BYTES / 2)}${token}${'\n'.repeat(MAX_TOKEN_BYTES / 2)}`;
     expect(Buffer.byteLength(padded)).toBe(MAX_TOKEN_INPUT_BYTES);
-    expect((await fromFile(file('padded', padded)))?.value).toBe(token);
+    expect(await fromFile(file('padded', padded))).toMatchObject({ value: token });
   });
 
   it.each<[string, () => string]>([

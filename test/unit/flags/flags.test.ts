@@ -179,7 +179,7 @@ describe('the program, walked', () => {
     const token = commands.find((command) => command.name() === 'token' && command.parent?.name() === 'auth');
     const help = token?.helpInformation() ?? '';
     expect(help).toContain('--token-file');
-    expect(help).not.toContain('--timeout');
+    expect(help).not.toContain('--retries');
   });
 });
 

@@ -3,11 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, Exit } from '../../../../src/errors.js';
 import { expectUsageError, inProcess } from '../../../helpers/in-process.js';
+import { normalize } from '../normalize.js';
 
 const TOKEN = 'sandbox-token-0123456789';
 const BASE = 'https://api.example.com';
 
-const { run, stored } = inProcess();
+const { run, stored, dir } = inProcess();
 
 describe('auth', () => {
   it('login --with-token stores a trimmed token; status masks it; logout keeps base-url', async () => {
@@ -56,8 +57,17 @@ describe('auth', () => {
     const result = await run(['auth', 'status']);
     expect(result.error).toBeUndefined();
     expect(result.exit).toBe(Exit.auth);
-    expect(result.stdout).toMatch(/Token:\s+none/);
-    expect(result.stderr).toMatch(/no token for profile 'default'/i);
+    expect({ stdout: normalize(result.stdout, { '<dir>': dir() }), stderr: result.stderr }).toMatchInlineSnapshot(`
+      {
+        "stderr": "No token for profile 'default': run plantstore auth login, or set PLANTSTORE_TOKEN
+      ",
+        "stdout": "Profile:  default
+      Token:    none
+      Base URL: not set
+      Config:   <dir>/config.json
+      ",
+      }
+    `);
   });
 
   it('token prints the stored token, alone, on stdout', async () => {
@@ -81,7 +91,10 @@ describe('auth', () => {
 
   it('login without --with-token on a non-TTY stdin is a usage error', async () => {
     const result = await run(['auth', 'login'], { stdin: [`${TOKEN}\n`] });
-    expectUsageError(result, /not a terminal.*--with-token/);
+    expectUsageError(result, /--with-token/);
+    expect(result.error).toMatchInlineSnapshot(
+      `"standard input is not a terminal: pipe the token with plantstore auth login --with-token"`,
+    );
     expect(stored()).toBeUndefined();
   });
 
@@ -93,6 +106,7 @@ describe('auth', () => {
   ])('login with %s is exit 2 and stores nothing', async (_name, stdin) => {
     const result = await run(['auth', 'login', '--with-token'], { stdin });
     expectUsageError(result, /token/);
+    expect(result.error).toMatchSnapshot();
     expect(stored()).toBeUndefined();
   });
 

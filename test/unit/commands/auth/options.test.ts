@@ -78,16 +78,17 @@ describe('auth logout: argv to options', () => {
 
 describe('auth status: argv to options', () => {
   it.each<[string, string[], OptionsOfRun, StatusOptions]>([
-    ['defaults', ['auth', 'status'], {}, { profile: 'default', tokenFile: undefined, baseUrl: undefined, json: false }],
+    ['defaults', ['auth', 'status'], {}, { profile: 'default', tokenFile: undefined, baseUrl: undefined, json: false, timeoutMs: 30_000 }],
     [
       '--token-file, --base-url, --json',
-      ['auth', 'status', '--token-file', 'tok.txt', '--base-url', BASE, '--json'],
+      ['auth', 'status', '--token-file', 'tok.txt', '--base-url', BASE, '--json', '--timeout', '5'],
       {},
       {
         profile: 'default',
         tokenFile: { value: 'tok.txt', source: '--token-file' },
         baseUrl: { value: BASE, source: '--base-url' },
         json: true,
+        timeoutMs: 5_000,
       },
     ],
     [
@@ -99,13 +100,14 @@ describe('auth status: argv to options', () => {
         tokenFile: { value: 't', source: 'PLANTSTORE_TOKEN_FILE' },
         baseUrl: { value: BASE, source: 'PLANTSTORE_BASE_URL' },
         json: false,
+        timeoutMs: 30_000,
       },
     ],
     [
       'the base URL of the profile',
       ['auth', 'status'],
       { profiles: { default: { 'base-url': BASE } } },
-      { profile: 'default', tokenFile: undefined, baseUrl: { value: BASE, source: FROM_PROFILE }, json: false },
+      { profile: 'default', tokenFile: undefined, baseUrl: { value: BASE, source: FROM_PROFILE }, json: false, timeoutMs: 30_000 },
     ],
   ])('%s', async (_name, argv, run, expected) => {
     expect(await status(argv, run)).toEqual(expected);
@@ -124,18 +126,18 @@ describe('auth status: argv to options', () => {
 
 describe('auth token: argv to options', () => {
   it.each<[string, string[], OptionsOfRun, TokenOptions]>([
-    ['defaults', ['auth', 'token'], {}, { profile: 'default', tokenFile: undefined }],
+    ['defaults', ['auth', 'token'], {}, { profile: 'default', tokenFile: undefined, timeoutMs: 30_000 }],
     [
       '--profile --token-file',
-      ['--profile', 'work', 'auth', 'token', '--token-file', '/run/secrets/t'],
+      ['--profile', 'work', 'auth', 'token', '--token-file', '/run/secrets/t', '--timeout', '2'],
       {},
-      { profile: 'work', tokenFile: { value: '/run/secrets/t', source: '--token-file' } },
+      { profile: 'work', tokenFile: { value: '/run/secrets/t', source: '--token-file' }, timeoutMs: 2_000 },
     ],
     [
       'PLANTSTORE_TOKEN_FILE',
       ['auth', 'token'],
       { env: { PLANTSTORE_TOKEN_FILE: 't' } },
-      { profile: 'default', tokenFile: { value: 't', source: 'PLANTSTORE_TOKEN_FILE' } },
+      { profile: 'default', tokenFile: { value: 't', source: 'PLANTSTORE_TOKEN_FILE' }, timeoutMs: 30_000 },
     ],
   ])('%s', async (_name, argv, run, expected) => {
     expect(await token(argv, run)).toEqual(expected);

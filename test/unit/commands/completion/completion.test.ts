@@ -152,7 +152,7 @@ describe('bash', () => {
     ],
     [
       ['plantstore', 'config', 'get', ''],
-      ['base-url', 'missing-error'],
+      ['base-url', 'missing-error', 'token-command'],
     ],
     [['plantstore', 'config', 'unset', 'b'], ['base-url']],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
@@ -240,7 +240,7 @@ printf '<%s>\\n' "\${COMPREPLY[@]}"`,
   it.each<[string, string, string[]]>([
     ['', 'de', ['delete']],
     ['', '', COMMANDS],
-    ['COMP_WORDS=(plantstore config get)', '', ['base-url', 'missing-error']],
+    ['COMP_WORDS=(plantstore config get)', '', ['base-url', 'missing-error', 'token-command']],
     ['COMP_WORDS=(plantstore auth lo)', 'lo', ['login', 'logout']],
     ['COMP_WORDS=(plantstore --profile)', '', ['default', 'staging']],
   ])('compgen -F _plantstore with %s -- %j', (setup, word, expected) => {
@@ -291,7 +291,7 @@ _plantstore`;
     ],
     [
       ['plantstore', 'config', 'set', ''],
-      ['base-url', 'missing-error'],
+      ['base-url', 'missing-error', 'token-command'],
     ],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
     [
@@ -304,7 +304,7 @@ _plantstore`;
     ],
     [
       ['plantstore', 'config', 'get', 'm'],
-      ['base-url', 'missing-error'],
+      ['base-url', 'missing-error', 'token-command'],
     ],
     [['plantstore', 'delete', ''], []],
     [['plantstore', '-'], spellings(program, true)],
@@ -343,7 +343,7 @@ describe.skipIf(!hasFish)('fish', () => {
     ['plantstore de', ['delete']],
     ['plantstore auth l', ['login', 'logout']],
     ['plantstore config ', ['get', 'set', 'unset', 'list', 'path']],
-    ['plantstore config get ', ['base-url', 'missing-error']],
+    ['plantstore config get ', ['base-url', 'missing-error', 'token-command']],
     ['plantstore config set base-url ', []],
     ['plantstore completion ', ['bash', 'zsh', 'fish', 'powershell']],
     ['plantstore help ', COMMANDS],

@@ -13,7 +13,10 @@ describe('config', () => {
     expect(set.error).toBeUndefined();
     expect(set.exit).toBe(0);
     expect(set.stdout).toBe('');
-    expect(set.stderr).toMatch(/Set base-url for profile 'default' to https:\/\/api\.example\.com\/v1/);
+    expect(set.stderr).toMatchInlineSnapshot(`
+      "✓ Set base-url for profile 'default' to https://api.example.com/v1
+      "
+    `);
 
     const get = await run(['config', 'get', 'base-url']);
     expect(get.exit).toBe(0);
@@ -25,7 +28,7 @@ describe('config', () => {
     await run(['--profile', 'work', 'config', 'set', 'base-url', 'https://work.example.com']);
     expect((await run(['config', 'get', 'base-url', '--profile', 'work'])).stdout).toBe('https://work.example.com\n');
     const unset = await run(['config', 'get', 'base-url']);
-    expect(unset.error).toBe("base-url is not set for profile 'default'");
+    expect(unset.error).toMatchInlineSnapshot(`"base-url is not set for profile 'default'"`);
     expect(unset.exit).toBe(Exit.config);
     expect(unset.stdout).toBe('');
   });
@@ -37,13 +40,15 @@ describe('config', () => {
     expect(stored()).toBeUndefined();
   });
 
-  it.each<[string[], RegExp]>([
-    [['config', 'get', 'token'], /unknown config key 'token'.*auth login/],
-    [['config', 'set', 'token', 'abc'], /unknown config key 'token'.*auth login/],
-    [['config', 'get', 'colour'], /unknown config key 'colour'/],
-    [['config', 'set', 'base-url'], /missing required argument 'value'/],
-  ])('%j is a usage error', async (argv, message) => {
-    expectUsageError(await run(argv), message);
+  it.each<[string[]]>([
+    [['config', 'get', 'token']],
+    [['config', 'set', 'token', 'abc']],
+    [['config', 'get', 'colour']],
+    [['config', 'set', 'base-url']],
+  ])('%j is a usage error', async (argv) => {
+    const result = await run(argv);
+    expectUsageError(result, /./);
+    expect(result.error).toMatchSnapshot();
     expect(stored()).toBeUndefined();
   });
 

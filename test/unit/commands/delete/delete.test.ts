@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeleteOptions } from '../../../../src/commands/delete/flags.js';
 import { CliError, Exit } from '../../../../src/errors.js';
 import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
+import { normalize } from '../normalize.js';
 
 const TOKEN = 'sandbox-token-0123456789';
 const BASE = 'https://api.example.com';
@@ -45,7 +46,7 @@ describe('argv reaches the delete command', () => {
     return captured;
   }
 
-  it.each<[string, string[], Partial<DeleteOptions>]>([
+  it.each<[string, string[], Partial<DeleteOptions>, Record<string, string>?]>([
     [
       'defaults',
       ['delete', '1'],
@@ -79,6 +80,16 @@ describe('argv reaches the delete command', () => {
       { ids: [], stdin: true, dryRun: true, failFast: true },
     ],
     ['--concurrency', ['delete', '--concurrency', '3', '1'], { concurrency: 3 }],
+    ['--concurrency at its maximum', ['delete', '--concurrency', '256', '1'], { concurrency: 256 }],
+    ['--concurrency auto', ['delete', '--concurrency', 'auto', '1'], { concurrency: 'auto' }],
+    [
+      '--concurrency over PLANTSTORE_CONCURRENCY',
+      ['delete', '--concurrency', '3', '1'],
+      { concurrency: 3 },
+      { PLANTSTORE_CONCURRENCY: 'auto' },
+    ],
+    ['PLANTSTORE_CONCURRENCY=auto', ['delete', '1'], { concurrency: 'auto' }, { PLANTSTORE_CONCURRENCY: 'auto' }],
+    ['PLANTSTORE_CONCURRENCY=16', ['delete', '1'], { concurrency: 16 }, { PLANTSTORE_CONCURRENCY: '16' }],
     [
       '--ignore-missing --missing-error',
       ['delete', '--ignore-missing', '--missing-error', '1,7', '1'],
@@ -95,8 +106,43 @@ describe('argv reaches the delete command', () => {
       ['delete', '--cacert', 'ca.pem', '1'],
       { network: expect.objectContaining({ caFile: { value: 'ca.pem', source: '--cacert' } }) },
     ],
-  ])('%s', async (_name, argv, expected) => {
-    expect(await optionsOf(argv)).toMatchObject(expected);
+  ])('%s', async (_name, argv, expected, env = {}) => {
+    expect(await optionsOf(argv, { ...READY, ...env })).toMatchObject(expected);
+  });
+
+  it.each<[string, string[], Record<string, string>, number, string]>([
+    [
+      '--concurrency 0',
+      ['delete', '--concurrency', '0', '1'],
+      {},
+      Exit.usage,
+      "invalid --concurrency '0': give a whole number from 1 to 256, or auto",
+    ],
+    ['--concurrency 257', ['delete', '--concurrency', '257', '1'], {}, Exit.usage, "invalid --concurrency '257'"],
+    ['--concurrency Auto', ['delete', '--concurrency', 'Auto', '1'], {}, Exit.usage, "invalid --concurrency 'Auto'"],
+    [
+      'PLANTSTORE_CONCURRENCY=fast',
+      ['delete', '1'],
+      { PLANTSTORE_CONCURRENCY: 'fast' },
+      Exit.config,
+      "invalid PLANTSTORE_CONCURRENCY 'fast': give a whole number from 1 to 256, or auto",
+    ],
+    ['PLANTSTORE_CONCURRENCY=0', ['delete', '1'], { PLANTSTORE_CONCURRENCY: '0' }, Exit.config, "invalid PLANTSTORE_CONCURRENCY '0'"],
+  ])('%s is refused before anything is built', async (_name, argv, env, exit, message) => {
+    const result = await run(argv, { env: { ...READY, ...env } });
+    expect(result.exit).toBe(exit);
+    expect(result.error).toContain(message);
+    expect(result.built).toEqual([]);
+  });
+
+  it.each<[string, string[], Record<string, string>, number]>([
+    ['a fixed --concurrency', ['delete', '--concurrency', '3', '1'], {}, 3],
+    ['--concurrency auto', ['delete', '--concurrency', 'auto', '1'], {}, 256],
+    ['PLANTSTORE_CONCURRENCY=auto', ['delete', '1'], { PLANTSTORE_CONCURRENCY: 'auto' }, 256],
+  ])('%s: the connection pool allows as many in flight as the throttle may', async (_name, argv, env, connections) => {
+    const result = await run(argv, { env: { ...READY, ...env } });
+    expect(result.error).toBeUndefined();
+    expect(result.built).toEqual([expect.objectContaining({ network: expect.objectContaining({ connections }) })]);
   });
 
   it('the run builds one transport with the endpoint and network options it was given', async () => {
@@ -119,7 +165,10 @@ describe('argv reaches the delete command', () => {
     expect(result.exit).toBe(0);
     expect(result.stdout).toBe('{"id":1,"deleted":true,"status":204}\n{"id":2,"deleted":true,"status":204}\n');
     // Human text, here the summary of a multi-id run, stays on stderr.
-    expect(result.stderr).toMatch(/^2 deleted, 0 already absent, 0 failed, 0 not sent in \d+\.\ds\n$/);
+    expect(normalize(result.stderr)).toMatchInlineSnapshot(`
+      "2 deleted, 0 already absent, 0 failed, 0 not sent in <t>s
+      "
+    `);
   });
 
   it.each([['--quiet'], ['-q']])('%s: nothing printed on success', async (flag) => {
@@ -132,7 +181,11 @@ describe('argv reaches the delete command', () => {
 
   it('without flags: one human line per id', async () => {
     const result = await run(['delete', '1', '2'], { env: READY });
-    expect(result.stdout).toBe('Deleted plant 1\nDeleted plant 2\n');
+    expect(normalize(result.stdout)).toMatchInlineSnapshot(`
+      "Deleted plant 1
+      Deleted plant 2
+      "
+    `);
   });
 
   it('the first failing id decides the exit code, and every id is still tried', async () => {
@@ -146,10 +199,13 @@ describe('argv reaches the delete command', () => {
     expect(result.error).toBeUndefined();
     expect(result.exit).toBe(Exit.notFound);
     expect(result.sent).toEqual(['1', '2', '3']);
-    expect(result.stderr).toMatch(
-      // A 404 without the API's Error object carries the hint that the base URL may be wrong.
-      /^✗ plant 2: Not Found; the answer is not the API's Error object, so the base URL may be wrong \(check it with plantstore auth status\) \(HTTP 404\)\n✗ plant 3: error 13: plant 3 is protected \(HTTP 400\)\n\d+ deleted, 0 already absent, 2 failed, 0 not sent in \d+\.\ds\n$/,
-    );
+    // A 404 without the API's Error object carries the hint that the base URL may be wrong.
+    expect(normalize(result.stderr)).toMatchInlineSnapshot(`
+      "✗ plant 2: Not Found; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status) (HTTP 404)
+      ✗ plant 3: error 13: plant 3 is protected (HTTP 400)
+      1 deleted, 0 already absent, 2 failed, 0 not sent in <t>s
+      "
+    `);
   });
 
   describe('--no-color', () => {
@@ -169,7 +225,10 @@ describe('argv reaches the delete command', () => {
       const result = await run(argv, { env, answer: refuse });
       expect(result.error).toBeUndefined();
       expect(result.exit).toBe(1);
-      expect(result.stderr).toBe('✗ plant 5: error 1: no (HTTP 400)\n');
+      expect(result.stderr).toMatchInlineSnapshot(`
+        "✗ plant 5: error 1: no (HTTP 400)
+        "
+      `);
     });
   });
 

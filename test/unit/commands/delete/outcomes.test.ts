@@ -178,21 +178,19 @@ describe('describeOutcome: the printed record of an id', () => {
     expect(describeOutcome(failed({ kind: 'network', host: HOST, what: 'refused' }))).toMatchObject({ status: null, error: null });
   });
 
-  it.each<[string, Partial<Extract<PlantOutcome, { kind: 'failed' }>>, string]>([
-    ['one attempt', {}, 'Service Unavailable'],
-    ['several', { attempts: 3 }, 'Service Unavailable (after 3 attempts)'],
+  it.each<[string, Partial<Extract<PlantOutcome, { kind: 'failed' }>>]>([
+    ['one attempt', {}],
+    ['several', { attempts: 3 }],
     [
       'a Retry-After past --max-retry-wait',
       { attempts: 2, stopped: { kind: 'retry-after-too-long', retryAfterMs: 120_000, maxRetryWaitMs: 30_000 } },
-      'Service Unavailable; the server asked to retry after 120s, longer than --max-retry-wait 30s (after 2 attempts)',
     ],
-    [
-      'a throttle that gave up',
-      { attempts: 4, stopped: { kind: 'gave-up', reason: 'the server refused every request for 4s' } },
-      'Service Unavailable; the server refused every request for 4s, so it was not tried again (after 4 attempts)',
-    ],
-  ])('how the attempts ended: %s', (_name, more, message) => {
-    expect(describeOutcome(failed(busy, more))).toMatchObject({ message, exit: Exit.server, status: 503, attempted: true });
+    ['a throttle that gave up', { attempts: 4, stopped: { kind: 'gave-up', reason: 'the server refused every request for 4s' } }],
+  ])('how the attempts ended: %s', (_name, more) => {
+    const outcome = describeOutcome(failed(busy, more));
+    expect(outcome).toMatchObject({ exit: Exit.server, status: 503, attempted: true });
+    expect(outcome).toHaveProperty('message');
+    expect('message' in outcome ? outcome.message : undefined).toMatchSnapshot();
   });
 
   it.each<[PlantOutcome, string, number]>([

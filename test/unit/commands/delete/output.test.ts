@@ -113,23 +113,39 @@ describe('createReporter', () => {
   };
 
   it('human: a success line on stdout, nothing on stderr', () => {
-    expect(run({ json: false, quiet: false }, [deleted('42')])).toEqual({ stdout: 'Deleted plant 42\n', stderr: '' });
+    expect(run({ json: false, quiet: false }, [deleted('42')])).toMatchInlineSnapshot(`
+      {
+        "stderr": "",
+        "stdout": "Deleted plant 42
+      ",
+      }
+    `);
   });
 
   it('human: a failure line on stderr in the documented format', () => {
-    expect(run({ json: false, quiet: false }, [refused])).toEqual({
-      stdout: '',
-      stderr: '✗ plant 13: error 13: plant 13 is protected (HTTP 400)\n',
-    });
+    expect(run({ json: false, quiet: false }, [refused])).toMatchInlineSnapshot(`
+      {
+        "stderr": "✗ plant 13: error 13: plant 13 is protected (HTTP 400)
+      ",
+        "stdout": "",
+      }
+    `);
   });
 
   it('human: a failure without an answer has no code and no HTTP status', () => {
-    expect(run({ json: false, quiet: false }, [unreachable]).stderr).toBe(`✗ plant ${MAX_ID}: connection refused (api.example.com)\n`);
+    expect(run({ json: false, quiet: false }, [unreachable]).stderr).toMatchInlineSnapshot(`
+      "✗ plant 9223372036854775807: connection refused (api.example.com)
+      "
+    `);
   });
 
   it('human: results stay in order, each on its own stream', () => {
     const out = run({ json: false, quiet: false }, [deleted('1'), refused, deleted('2')]);
-    expect(out.stdout).toBe('Deleted plant 1\nDeleted plant 2\n');
+    expect(out.stdout).toMatchInlineSnapshot(`
+      "Deleted plant 1
+      Deleted plant 2
+      "
+    `);
     expect(lines(out.stderr)).toHaveLength(1);
   });
 
@@ -139,8 +155,13 @@ describe('createReporter', () => {
 
   it('--quiet: failures still reach stderr', () => {
     const out = run({ json: false, quiet: true }, [deleted('1'), refused]);
-    expect(out.stdout).toBe('');
-    expect(out.stderr).toBe('✗ plant 13: error 13: plant 13 is protected (HTTP 400)\n');
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "stderr": "✗ plant 13: error 13: plant 13 is protected (HTTP 400)
+      ",
+        "stdout": "",
+      }
+    `);
   });
 
   it.each([
@@ -212,7 +233,10 @@ describe('reportFatal', () => {
   it('folds a multi-line message into one line', () => {
     const io = createTestIO();
     reportFatal(new UsageError('first\n  second\nthird'), io, options());
-    expect(io.stderr()).toBe('plantstore: first second third\n');
+    expect(io.stderr()).toMatchInlineSnapshot(`
+      "plantstore: first second third
+      "
+    `);
   });
 
   it.each([
@@ -224,7 +248,8 @@ describe('reportFatal', () => {
     const stderr = lines(io.stderr());
     expect(stderr).toHaveLength(1);
     expect(stderr[0]).toContain(`internal error: ${text}`);
-    expect(stderr[0]).toContain('please report');
+    // The whole sentence, word for word, for each thrown value.
+    expect(stderr[0]).toMatchSnapshot();
     expect(io.stderr()).not.toMatch(/\n\s+at /);
   });
 
@@ -239,7 +264,10 @@ describe('reportFatal', () => {
   it('does not print a stack for a CliError even with debug', () => {
     const io = createTestIO();
     reportFatal(new ConfigError('bad file'), io, options({ debug: true }));
-    expect(io.stderr()).toBe('plantstore: bad file\n');
+    expect(io.stderr()).toMatchInlineSnapshot(`
+      "plantstore: bad file
+      "
+    `);
   });
 
   it.each([
@@ -261,7 +289,10 @@ describe('reportFatal', () => {
     expect(reportFatal(new UsageError('no plant id given'), io, options({ json: true, jsonFields: { deleted: false } }))).toBe(2);
     expect(io.stdout()).toBe(`${fatalJson(2, 'no plant id given', { deleted: false })}\n`);
     expect(JSON.parse(io.stdout()) as unknown).toEqual({ deleted: false, exit: 2, message: 'no plant id given' });
-    expect(io.stderr()).toBe('plantstore: no plant id given\n');
+    expect(io.stderr()).toMatchInlineSnapshot(`
+      "plantstore: no plant id given
+      "
+    `);
   });
 
   it('json mode for an internal error carries exit 70', () => {

@@ -1,0 +1,57 @@
+// `--concurrency auto` inside the throttle: the latency-based limit (../latency-limit.ts) stands
+// where the fixed-ceiling limit (concurrency-limit.ts) stands otherwise, so a 503 cut and the
+// latency's growth and back-off move one limit, never two that fight.
+
+import { LatencyLimit, type LimitChange, MAX_AUTO_CONCURRENCY } from '../latency-limit.js';
+import type { InFlightLimit, Sample } from './concurrency-limit.js';
+
+export class AutoConcurrency implements InFlightLimit {
+  readonly #latency: LatencyLimit;
+  #cuts = 0;
+
+  constructor(options: { now?: (() => number) | undefined; onChange?: ((change: LimitChange) => void) | undefined } = {}) {
+    this.#latency = new LatencyLimit({
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.onChange ? { onChange: options.onChange } : {}),
+    });
+  }
+
+  /** The most it ever allows: what the connection pool must hold. */
+  get ceiling(): number {
+    return MAX_AUTO_CONCURRENCY;
+  }
+
+  get limit(): number {
+    return this.#latency.limit;
+  }
+
+  /** Where the run works, leaving out the short dips to measure the base latency again. */
+  get settled(): number {
+    return this.#latency.settled;
+  }
+
+  get cuts(): number {
+    return this.#cuts;
+  }
+
+  /**
+   * Never holds back the report of recovery: the limit's every change is reported on its own
+   * (`concurrency 24 → 32: latency flat`), and it has no fixed ceiling to come back to.
+   */
+  get atCeiling(): boolean {
+    return true;
+  }
+
+  onAdmitted(sample: Sample): void {
+    this.#latency.onAdmitted(sample.rttMs, sample.inFlightAtStart);
+  }
+
+  /** A 429 is the rate's business; it says nothing of how many the server holds at once. */
+  onRefused(): void {}
+
+  onOverloaded(inFlightAtStart: number): void {
+    const before = this.#latency.limit;
+    this.#latency.onOverloaded(inFlightAtStart);
+    if (this.#latency.limit < before) this.#cuts += 1;
+  }
+}

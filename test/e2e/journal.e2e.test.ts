@@ -1,0 +1,267 @@
+// `delete --journal FILE` through the built CLI, against a loopback server that counts every
+// DELETE per id (plant-counting-server.ts): a re-run skips what the journal records as done,
+// a journal of another server is refused untouched, a signal leaves every reported result in
+// the journal, and a full disk stops the run. The kill -9 schedule is journal-crash.e2e.test.ts.
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { assertNoTokenLeak, endsWithin, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { assertNoTokenLeak as assertNoTokenLeakInProcess } from '../helpers/in-process.js';
+import { type PlantCountingServer, startPlantCountingServer } from './plant-counting-server.js';
+
+const TOKEN = 'journal-Token-7c3e9a1f';
+let config: ReturnType<typeof tempConfigDir>;
+let server: PlantCountingServer;
+let journal: string;
+
+beforeEach(async () => {
+  config = tempConfigDir();
+  journal = path.join(config.dir, 'run.journal');
+});
+afterEach(() => config.cleanup());
+
+/** The test's server, closed when the test ends. */
+async function serve(options: Parameters<typeof startPlantCountingServer>[0]): Promise<PlantCountingServer> {
+  const started = await startPlantCountingServer(options);
+  onTestFinished(() => started.close());
+  return started;
+}
+
+const env = (url: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: url });
+const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+const jsonLines = (text: string): Array<Record<string, unknown>> =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** What the journal's result lines (all but the header) last say of each id. */
+function journalRecords(): Map<string, Record<string, unknown>> {
+  const [header, ...lines] = readFileSync(journal, 'utf8').split('\n');
+  expect(JSON.parse(header ?? '')).toMatchObject({ plantstore: 'delete-journal' });
+  return new Map(jsonLines(lines.join('\n')).map((line) => [String(line['id']), line]));
+}
+
+function start(args: string[], input: string): ChildProcess {
+  const child = startPlantstore(args, { env: env(server.url), input });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}
+
+/** Resolves once the child has written `count` lines to stdout (read by this listener, kept in `into.text`). */
+function stdoutLines(child: ChildProcess, count: number, into: { text: string }): Promise<void> {
+  return new Promise((resolve) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      into.text += chunk;
+      if (into.text.split('\n').length - 1 >= count) resolve();
+    });
+  });
+}
+
+describe('a re-run with the same journal', () => {
+  it('skips the ids recorded as done (the server sees none of them again), reports them as done earlier, and sends the rest', async () => {
+    server = await serve({ plants: 20, token: TOKEN });
+    // 999 is no plant: without --ignore-missing a failure, which a re-run sends again.
+    const first = await runPlantstore(['delete', '--journal', journal, ...range(1, 10), '999'], { env: env(server.url) });
+    expect(first.code).not.toBe(0);
+    expect(server.total()).toBe(11);
+
+    const second = await runPlantstore(['--json', 'delete', '--journal', journal, ...range(1, 15), '999'], { env: env(server.url) });
+    expect(second.code).toBe(first.code);
+    for (const id of range(1, 10)) expect(server.received(id)).toBe(1);
+    for (const id of range(11, 15)) expect(server.received(id)).toBe(1);
+    expect(server.received('999')).toBe(2);
+    const lines = second.stdout.split('\n');
+    expect(lines.slice(0, 10)).toEqual(range(1, 10).map((id) => `{"id":${id},"deleted":true,"status":null,"journal":true}`));
+    expect(lines.slice(10, 15)).toEqual(range(11, 15).map((id) => `{"id":${id},"deleted":true,"status":204}`));
+    expect(second.stderr).toContain('5 deleted, 10 skipped (journal)');
+
+    // A third run finds everything but 999 done: it sends 999 alone, and with --ignore-missing
+    // and the server's "no such plant" code that counts as absent: exit 0.
+    const third = await runPlantstore(
+      ['delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', ...range(1, 15), '999'],
+      {
+        env: env(server.url),
+      },
+    );
+    expect(third.code).toBe(0);
+    expect(server.total()).toBe(11 + 6 + 1);
+    expect(journalRecords().get('999')).toMatchObject({ deleted: false, absent: true, status: 400 });
+  });
+});
+
+describe('a journal written for another server', () => {
+  it('is refused with exit 2 naming both URLs; nothing is sent and the file is byte for byte as it was', async () => {
+    server = await serve({ plants: 5, token: TOKEN });
+    const first = await runPlantstore(['delete', '--journal', journal, '1', '2'], { env: env(server.url) });
+    expect(first.code).toBe(0);
+    const before = readFileSync(journal);
+    const other = await serve({ plants: 5, token: TOKEN });
+
+    const refused = await runPlantstore(['delete', '--journal', journal, '1', '2', '3'], { env: env(other.url) });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain(server.url);
+    expect(refused.stderr).toContain(other.url);
+    expect(other.total()).toBe(0);
+    expect(readFileSync(journal).equals(before)).toBe(true);
+  });
+});
+
+describe('SIGTERM mid-run', () => {
+  // Plants 1..300 are answered; the requests after them are held, so the run is mid-batch, with
+  // exactly ids 1..300 reported, when the signal comes: no race with the end of the run.
+  const HELD_FROM = 301;
+  const ids = `${range(1, 2000).join('\n')}\n`;
+
+  it('exit 143, and every id reported deleted, before the signal and after it, is recorded deleted in the journal', async () => {
+    server = await serve({ plants: 2000, token: TOKEN, hold: (id) => Number(id) >= HELD_FROM });
+    const args = ['--json', 'delete', '--journal', journal, '--stdin'];
+    const child = start(args, ids);
+    const out = { text: '' };
+    await stdoutLines(child, HELD_FROM - 1, out);
+    await server.receivedAtLeast(HELD_FROM);
+    const reportedBefore = jsonLines(out.text).filter((line) => line['deleted'] === true);
+    expect(reportedBefore.map((line) => String(line['id']))).toEqual(range(1, HELD_FROM - 1));
+    child.kill('SIGTERM');
+    const result = await endsWithin(child, 20_000);
+    assertNoTokenLeak(args, { env: env(server.url), input: ids }, { ...result, stdout: out.text + result.stdout });
+    expect(result.code).toBe(143);
+    const recorded = journalRecords();
+    const reported = jsonLines(out.text + result.stdout).filter((line) => line['deleted'] === true);
+    expect(reported.length).toBeGreaterThanOrEqual(HELD_FROM - 1);
+    for (const line of reported) expect(recorded.get(String(line['id']))).toEqual({ id: line['id'], deleted: true, status: 204 });
+  });
+
+  it('kill -9 as soon as SIGTERM has aborted the requests: the ids reported before it are in the journal (flushed on the signal, not at the end)', async () => {
+    server = await serve({ plants: 2000, token: TOKEN, hold: (id) => Number(id) >= HELD_FROM });
+    const child = start(['--json', 'delete', '--journal', journal, '--stdin'], ids);
+    const out = { text: '' };
+    await stdoutLines(child, HELD_FROM - 1, out);
+    await server.receivedAtLeast(HELD_FROM);
+    child.kill('SIGTERM');
+    // The journal's flush listens on the same signal as the requests and was added before any of
+    // them, and it is synchronous: once the server sees them aborted, it has run. The kill then
+    // most likely lands before the end-of-run flush (if the run ended first, it exited 143).
+    await server.heldClosed();
+    child.kill('SIGKILL');
+    const result = await finished(child);
+    expect(result.signal === 'SIGKILL' || result.code === 143).toBe(true);
+    const recorded = journalRecords();
+    for (const id of range(1, HELD_FROM - 1)) expect(recorded.get(id)).toEqual({ id: Number(id), deleted: true, status: 204 });
+  });
+});
+
+/** A tmpfs of `size` mounted on a new folder, or undefined where mounting is not allowed (as in config-hazards.e2e.test.ts). */
+function smallDisk(size: string): { dir: string; unmount(): void } | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
+  const dir = path.join(config.dir, 'disk');
+  mkdirSync(dir);
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) return undefined;
+  return { dir, unmount: () => spawnSync('umount', ['-l', dir]) };
+}
+
+describe('a journal on a full disk', () => {
+  const total = 30_000;
+  const ids = `${range(1, total).join('\n')}\n`;
+
+  /** A journal with its header on a tmpfs, which is then filled to its last byte (less `room` bytes); undefined where none can be mounted. */
+  async function journalOnFullDisk(room: number): Promise<{ dir: string; unmount(): void } | undefined> {
+    const disk = smallDisk('256k');
+    if (disk === undefined) {
+      console.warn('skipped: cannot mount a tmpfs here (needs root on Linux)');
+      return undefined;
+    }
+    journal = path.join(disk.dir, 'run.journal');
+    expect((await runPlantstore(['delete', '--journal', journal, String(total + 1)], { env: env(server.url) })).code).toBe(0);
+    const filler = path.join(disk.dir, 'filler');
+    spawnSync('sh', ['-c', `cat /dev/zero > ${JSON.stringify(filler)}`]);
+    if (room > 0) spawnSync('truncate', ['-s', `-${room}`, filler]);
+    return disk;
+  }
+
+  it('with room for the lock only: the run stops with exit 70; the server received only ids reported with an answer, none of those reported not sent', async () => {
+    server = await serve({ plants: total + 1, token: TOKEN });
+    // One page: the lock file takes it; the journal's next write that needs a page of its own fails.
+    const disk = await journalOnFullDisk(4096);
+    if (disk === undefined) return;
+    try {
+      const sentBefore = server.total();
+      const run = await runPlantstore(['--json', 'delete', '--journal', journal, '--stdin'], { env: env(server.url), input: ids });
+      expect(run.code).toBe(70);
+      expect(run.stderr).toMatch(/journal .* could not be written \(ENOSPC\)/);
+      const results = jsonLines(run.stdout);
+      expect(results).toHaveLength(total);
+      const answered = results.filter((line) => line['attempted'] !== false);
+      const notSent = results.filter((line) => line['attempted'] === false);
+      // The run stopped: ids were left unsent, and the server never saw them.
+      expect(notSent.length).toBeGreaterThan(0);
+      for (const line of notSent) expect(server.received(String(line['id']))).toBe(0);
+      for (const line of answered) expect(server.received(String(line['id']))).toBe(1);
+      expect(server.total() - sentBefore).toBe(answered.length);
+      // Cut back to whole lines: the next run reads it (a dry run: the tmpfs holds no 30,000-line journal)
+      // and skips exactly the ids it kept, each of them deleted on the server.
+      const kept = [...journalRecords().values()].filter((line) => line['deleted'] === true && line['id'] !== total + 1);
+      for (const line of kept) expect(server.deleted.has(String(line['id']))).toBe(true);
+      const plan = await runPlantstore(['delete', '--dry-run', '--journal', journal, '--stdin'], { env: env(server.url), input: ids });
+      expect(plan.code).toBe(0);
+      expect(plan.stderr).toContain(`dry run: ${total - kept.length} requests not sent, ${kept.length} skipped (journal)`);
+    } finally {
+      disk.unmount();
+    }
+  });
+
+  it('with no room for the lock: refused with exit 2 before anything is sent, the journal byte for byte as it was', async () => {
+    server = await serve({ plants: total + 1, token: TOKEN });
+    const disk = await journalOnFullDisk(0);
+    if (disk === undefined) return;
+    try {
+      const before = readFileSync(journal);
+      const sentBefore = server.total();
+      const run = await runPlantstore(['delete', '--journal', journal, '--stdin'], { env: env(server.url), input: ids });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/cannot create journal lock .*ENOSPC/);
+      expect(server.total()).toBe(sentBefore);
+      expect(readFileSync(journal).equals(before)).toBe(true);
+    } finally {
+      disk.unmount();
+    }
+  });
+});
+
+describe('the token-leak sweep reads the journals', () => {
+  const crafted = (withToken: boolean): string => {
+    const file = path.join(config.dir, 'crafted.journal');
+    const header =
+      '{"plantstore":"delete-journal","version":1,"baseUrl":"http://127.0.0.1:9","profile":"default","started":"2025-01-01T00:00:00.000Z"}';
+    writeFileSync(
+      file,
+      `${header}\n{"id":1,"deleted":false,"status":401,"error":401,"message":"bad token ${withToken ? TOKEN : 'xxx'}","exit":4}\n`,
+    );
+    return file;
+  };
+  const quiet = { code: 0, signal: null, stdout: '', stderr: '' } satisfies RunResult;
+
+  it('of a spawned run (test/helpers/cli.ts): a token in the --journal file fails the run', () => {
+    const file = crafted(true);
+    const options = { env: { PLANTSTORE_TOKEN: TOKEN } };
+    expect(() => assertNoTokenLeak(['delete', '--journal', file, '1'], options, quiet)).toThrow(/wrote the token it was given into/);
+    expect(() => assertNoTokenLeak(['delete', `--journal=${file}`, '1'], options, quiet)).toThrow(/wrote the token/);
+    expect(() => assertNoTokenLeak(['delete', '--journal', crafted(false), '1'], options, quiet)).not.toThrow();
+  });
+
+  it('of an in-process run (test/helpers/in-process.ts): a token in the --journal file fails the run', () => {
+    const file = crafted(true);
+    const run = { stdout: '', stderr: '', error: undefined };
+    expect(() => assertNoTokenLeakInProcess(['delete', '--journal', file, '1'], { PLANTSTORE_TOKEN: TOKEN }, undefined, run)).toThrow(
+      /wrote the token it was given into/,
+    );
+    expect(() =>
+      assertNoTokenLeakInProcess(['delete', '--journal', crafted(false), '1'], { PLANTSTORE_TOKEN: TOKEN }, undefined, run),
+    ).not.toThrow();
+  });
+});
