@@ -7,7 +7,6 @@ import type { Env } from '../platform/env.js';
 import { createMask } from '../text/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
 import { isLoadRefusal, verdictOf } from './classify.js';
-import { Deadlines } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
 import { type AttemptGate, feedbackFor } from './gate.js';
 import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
@@ -82,15 +81,6 @@ export function createTransport(options: TransportOptions): Transport {
     reportsSent: ownDispatcher,
     onEvent,
   };
-  // Shared per interrupt signal, which in the CLI is one for the whole run.
-  let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
-  const deadlinesFor = (interrupt: AbortSignal): Deadlines => {
-    if (deadlines?.for !== interrupt) {
-      deadlines?.signals.dispose();
-      deadlines = { for: interrupt, signals: new Deadlines(options.timeoutMs, interrupt) };
-    }
-    return deadlines.signals;
-  };
 
   async function send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome> {
     const label = request.label ?? request.path;
@@ -120,7 +110,7 @@ export function createTransport(options: TransportOptions): Transport {
           ['user-agent', userAgent],
         ],
       });
-      const sent = await sendOnce(setup, request, deadlinesFor(interrupt).signal(), interrupt);
+      const sent = await sendOnce(setup, request, interrupt);
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
@@ -159,7 +149,6 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     send,
     close: () => {
-      deadlines?.signals.dispose();
       // Called once every request has its outcome: what undici still holds was abandoned at its
       // deadline or on Ctrl-C (a connection still being opened). close() would wait for those
       // connects to fail one after another; destroy() ends them now. (One handed in is the caller's to end as it likes.)
