@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { Mask } from '../text/secret-mask.js';
 import { classifyStatus } from './classify.js';
-import { type DeadlineSignal, TIMED_OUT } from './deadlines.js';
+import { attemptDeadline, TIMED_OUT } from './deadline.js';
 import { ON_SENT, type SentHook } from './dispatcher.js';
 import { htmlTitle, parseErrorBody, serverLine } from './error-body.js';
 import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcome.js';
@@ -43,11 +43,12 @@ export async function sendOnce(
   setup: AttemptSetup,
   request: HttpRequest,
   token: string,
-  signal: DeadlineSignal,
   interrupt: AbortSignal,
 ): Promise<Attempt | undefined> {
   if (interrupt.aborted) return undefined;
   const { route, mask, onEvent } = setup;
+  const deadline = attemptDeadline(setup.timeoutMs, interrupt);
+  const { signal } = deadline;
   const label = request.label ?? request.path;
   const started = performance.now();
   // The head of an answer, once it arrives: a body cut short after it is still a failure to
@@ -109,6 +110,8 @@ export async function sendOnce(
     onEvent?.({ kind: 'failed', label, elapsedMs, failure: outcome });
     // A 429 or 503 cut short still said when to come back.
     return { outcome, retryAfterMs: began && parseRetryAfter(header(began.headers, 'retry-after'), Date.now()) };
+  } finally {
+    deadline.end();
   }
 }
 
@@ -153,7 +156,7 @@ async function readBody(response: Dispatcher.ResponseData): Promise<string> {
  * request waits on that probe). A handshake that never ends would hold Ctrl-C and the
  * deadline until undici's own connect timeout, one queued request after another.
  */
-function untilAborted<T extends Dispatcher.ResponseData>(pending: Promise<T>, signal: DeadlineSignal): Promise<T> {
+function untilAborted<T extends Dispatcher.ResponseData>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {
       reject(signal.reason);
@@ -163,15 +166,15 @@ function untilAborted<T extends Dispatcher.ResponseData>(pending: Promise<T>, si
         () => {},
       );
     };
-    if (signal.reason !== undefined) return onAbort();
-    signal.once('abort', onAbort);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
     pending.then(
       (response) => {
-        signal.off('abort', onAbort);
+        signal.removeEventListener('abort', onAbort);
         resolve(response);
       },
       (error: unknown) => {
-        signal.off('abort', onAbort);
+        signal.removeEventListener('abort', onAbort);
         reject(error);
       },
     );

@@ -8,7 +8,6 @@ import type { Env } from '../platform/env.js';
 import { createMask } from '../text/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
 import { isLoadRefusal, verdictOf } from './classify.js';
-import { Deadlines } from './deadlines.js';
 import { createDispatcher } from './dispatcher.js';
 import { type AttemptGate, feedbackFor } from './gate.js';
 import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
@@ -88,15 +87,6 @@ export function createTransport(options: TransportOptions): Transport {
     reportsSent: ownDispatcher,
     onEvent,
   };
-  // Shared per interrupt signal, which in the CLI is one for the whole run.
-  let deadlines: { for: AbortSignal; signals: Deadlines } | undefined;
-  const deadlinesFor = (interrupt: AbortSignal): Deadlines => {
-    if (deadlines?.for !== interrupt) {
-      deadlines?.signals.dispose();
-      deadlines = { for: interrupt, signals: new Deadlines(options.timeoutMs, interrupt) };
-    }
-    return deadlines.signals;
-  };
 
   /** A renewed token, masked from here on in whatever the server says. */
   const learn = (token: string): void => {
@@ -145,7 +135,7 @@ export function createTransport(options: TransportOptions): Transport {
         return noToken(previous, error);
       }
       learn(lease.token);
-      const sent = await sendOnce(setup, request, lease.token, deadlinesFor(interrupt).signal(), interrupt);
+      const sent = await sendOnce(setup, request, lease.token, interrupt);
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
@@ -203,7 +193,6 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     send,
     close: () => {
-      deadlines?.signals.dispose();
       // Called once every request has its outcome: what undici still holds was abandoned at its
       // deadline or on Ctrl-C (a connection still being opened). close() would wait for those
       // connects to fail one after another; destroy() ends them now. (One handed in is the caller's to end as it likes.)

@@ -1,13 +1,11 @@
 // A dispatcher for the HTTP client (ApiOptions.dispatcher) that answers from a script, with no
 // socket. It imitates what undici's request() hands the client, as far as the client reads it: a
 // status, lower-case headers, a body of the bytes as sent (never decompressed) that may be cut by a
-// connection error or stall, and the attempt's signal (an EventEmitter, src/http/deadlines.ts),
-// whose reason undici throws when it fires. Every request is recorded with the clocks of the
+// connection error or stall, and the attempt's AbortSignal (src/http/deadline.ts), whose reason
+// undici throws when it fires. Every request is recorded with the clocks of the
 // moment, fake ones under vi.useFakeTimers(): a test can say when each attempt went out without
 // waiting for it.
-import type { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
-import { TIMED_OUT } from '../../src/http/deadlines.js';
 
 export type Step =
   /** An answer: its head, then `body`; `cut` then ends the body with that error code, `stall` leaves it unfinished until the signal fires. */
@@ -15,9 +13,7 @@ export type Step =
   /** What the lower layers throw before any answer came (ECONNRESET, UND_ERR_SOCKET...). */
   | { error: string; message?: string }
   /** No answer at all: the attempt ends when its signal fires, our deadline or Ctrl-C. */
-  | 'silent'
-  /** Our deadline at once: fires the attempt's signal as its timer would, without a timer. */
-  | 'deadline';
+  | 'silent';
 
 export interface ScriptedRequest {
   origin: string;
@@ -32,9 +28,6 @@ export interface ScriptedRequest {
   abortedAt?: number;
 }
 
-/** The attempt's signal, as the client hands it to undici. */
-type Signal = EventEmitter & { reason: unknown; fire(reason: unknown): void };
-
 export interface ScriptedDispatcher {
   dispatcher: Dispatcher;
   /** Every request, in the order sent. */
@@ -46,7 +39,7 @@ export function scriptedDispatcher(steps: readonly Step[]): ScriptedDispatcher {
   const requests: ScriptedRequest[] = [];
   const fail = (code: string, message = `${code} (scripted)`) => Object.assign(new Error(message), { code });
   const dispatcher = {
-    async request(options: { origin: string; path: string; method: string; headers: Record<string, string>; signal: Signal }) {
+    async request(options: { origin: string; path: string; method: string; headers: Record<string, string>; signal: AbortSignal }) {
       const { signal } = options;
       const step = steps[Math.min(requests.length, steps.length - 1)];
       const request: ScriptedRequest = {
@@ -64,10 +57,6 @@ export function scriptedDispatcher(steps: readonly Step[]): ScriptedDispatcher {
       const fired = waits ? untilFired(signal, request) : undefined;
       fired?.catch(() => {}); // a body that stalls is awaited only once read
       if (step === undefined || step === 'silent') return fired;
-      if (step === 'deadline') {
-        signal.fire(TIMED_OUT);
-        return fired;
-      }
       if ('error' in step) throw fail(step.error, step.message);
       const chunks = step.body === undefined ? [] : [Buffer.from(step.body)];
       return {
@@ -88,13 +77,13 @@ export function scriptedDispatcher(steps: readonly Step[]): ScriptedDispatcher {
   return { dispatcher: dispatcher as unknown as Dispatcher, requests };
 }
 
-function untilFired(signal: Signal, request: ScriptedRequest): Promise<never> {
+function untilFired(signal: AbortSignal, request: ScriptedRequest): Promise<never> {
   return new Promise<never>((_resolve, reject) => {
     const abort = () => {
       request.abortedAt = performance.now();
       reject(signal.reason);
     };
-    if (signal.reason !== undefined) abort();
-    else signal.once('abort', abort);
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
   });
 }

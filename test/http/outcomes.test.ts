@@ -2,7 +2,7 @@
 // dispatcher (no sockets) and check the outcome of each request, the events a trace is
 // made from, what the throttle is told, which methods are sent again after an answer may
 // have been lost, and that every string in an outcome is already masked.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AttemptGate, Feedback } from '../../src/http/gate.js';
 import type { TransportEvent } from '../../src/http/outcome.js';
 import { createTransport, type TransportOptions } from '../../src/http/transport.js';
@@ -62,7 +62,12 @@ describe('the outcome of a request, as data', () => {
   });
 
   it('our deadline is a timeout with its length and where it struck, and no words', async () => {
-    expect((await outcome(['deadline'])).outcome).toStrictEqual({
+    // A fake clock: the attempt's own timer fires at --timeout, without waiting for it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const pending = outcome(['silent']);
+    await vi.advanceTimersByTimeAsync(50);
+    vi.useRealTimers();
+    expect((await pending).outcome).toStrictEqual({
       kind: 'failed',
       last: { kind: 'timeout', host: HOST, ms: 50, phase: 'answer' },
       attempts: 1,
@@ -136,8 +141,7 @@ describe('the outcome of a request, as data', () => {
 // RFC 9110 §9.2.2: only an idempotent request may go out again once an attempt may have reached
 // the server unanswered; one the server cannot have processed may always be sent again.
 describe('a request sent again only when sending it twice does no harm', () => {
-  // A timeout after the request went out, as undici reports it (the scripted 'deadline' would
-  // fire the signal the retry shares, its deadline bucket being still open).
+  // A timeout after the request went out, as undici reports it.
   const ANSWER_TIMEOUT: Step = { error: 'UND_ERR_HEADERS_TIMEOUT' };
   const HTTP2_REFUSED: Step = { error: 'ERR_HTTP2_STREAM_ERROR', message: 'Stream closed with error code NGHTTP2_REFUSED_STREAM' };
   it.each<[string, string, Step, number]>([
