@@ -1,0 +1,147 @@
+// delete --journal in-process: what is skipped, re-sent and recorded, the shapes a skipped id
+// takes, the dry run that writes nothing, and the refusals that leave the file as it was. The
+// journal's own format, lock and durability are tested in test/unit/batch/journal/; kills,
+// signals and full disks through the built CLI in test/e2e/journal*.e2e.test.ts.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
+import { normalize } from '../normalize.js';
+
+const TOKEN = 'journal-Token-7c1d9e2b';
+const BASE = 'https://api.example.com';
+const READY = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: BASE };
+
+const { run, dir } = inProcess();
+const journal = () => path.join(dir(), 'run.journal');
+const lines = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n');
+const missing = (id: string): Answer => refused(id, { status: 400, error: 1, message: `plant ${id} does not exist` });
+
+describe('delete --journal', () => {
+  it('records every result after a header, and a re-run sends only what is not done', async () => {
+    const first = await run(['delete', '--journal', journal(), '1', '2', '3'], {
+      env: READY,
+      answer: (id) => (id === '2' ? refused(id, { status: 503, error: null, message: 'Service Unavailable' }) : deleted(id)),
+    });
+    expect(first.exit).toBe(6);
+    const [header, ...results] = lines(journal());
+    expect(JSON.parse(header as string)).toMatchObject({ plantstore: 'delete-journal', version: 1, baseUrl: BASE, profile: 'default' });
+    expect(results.map((line) => JSON.parse(line) as { id: number; deleted: boolean }).sort((a, b) => a.id - b.id)).toEqual([
+      { id: 1, deleted: true, status: 204 },
+      { id: 2, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6 },
+      { id: 3, deleted: true, status: 204 },
+    ]);
+
+    const second = await run(['delete', '--journal', journal(), '1', '2', '3', '4'], { env: READY });
+    expect(second.sent).toEqual(['2', '4']);
+    expect(second.exit).toBe(0);
+    expect({ stdout: second.stdout, stderr: normalize(second.stderr) }).toMatchInlineSnapshot(`
+      {
+        "stderr": "2 deleted, 2 skipped (journal), 0 already absent, 0 failed, 0 not sent in <t>s
+      ",
+        "stdout": "Plant 1 already deleted (journal)
+      Deleted plant 2
+      Plant 3 already deleted (journal)
+      Deleted plant 4
+      ",
+      }
+    `);
+    // A third run finds everything the first two finished.
+    const third = await run(['delete', '--journal', journal(), '1', '2', '3', '4'], { env: READY });
+    expect(third.sent).toEqual([]);
+    expect(third.exit).toBe(0);
+  });
+
+  it('prints a skipped id in --json as its usual object with journal:true, and no status from this run', async () => {
+    await run(['delete', '--journal', journal(), '7'], { env: READY });
+    const again = await run(['--json', 'delete', '--journal', journal(), '7', '8'], { env: READY });
+    expect(
+      again.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { id: 7, deleted: true, status: null, journal: true },
+      { id: 8, deleted: true, status: 204 },
+    ]);
+  });
+
+  it('skips an id recorded absent only under --ignore-missing', async () => {
+    await run(['delete', '--journal', journal(), '--ignore-missing', '--missing-error', '1', '5'], { env: READY, answer: missing });
+    const lenient = await run(['delete', '--journal', journal(), '--ignore-missing', '--missing-error', '1', '5'], { env: READY });
+    expect(lenient.sent).toEqual([]);
+    expect(lenient.exit).toBe(0);
+    // Without --ignore-missing, absent is not done: sent again, and its failure recorded after it.
+    const strict = await run(['delete', '--journal', journal(), '5'], { env: READY, answer: missing });
+    expect(strict.sent).toEqual(['5']);
+    expect(strict.exit).toBe(1);
+  });
+
+  it('--dry-run lists what would be skipped and what would be sent, and writes nothing', async () => {
+    await run(['delete', '--journal', journal(), '1'], { env: READY });
+    const before = readFileSync(journal());
+    const dry = await run(['delete', '--dry-run', '--journal', journal(), '1', '2'], { env: READY });
+    expect(dry.sent).toEqual([]);
+    expect(dry.built).toEqual([]);
+    expect({ stdout: dry.stdout, stderr: dry.stderr }).toMatchInlineSnapshot(`
+      {
+        "stderr": "dry run: 1 request not sent, 1 skipped (journal) (profile 'default')
+      ",
+        "stdout": "skip 1: already done (journal)
+      DELETE https://api.example.com/plants/2  (Authorization: Bearer ***)
+      ",
+      }
+    `);
+    const json = await run(['--json', 'delete', '--dry-run', '--journal', journal(), '1', '2'], { env: READY });
+    expect(
+      json.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { id: 1, dryRun: true, skip: true, journal: true },
+      { id: 2, dryRun: true, method: 'DELETE', url: 'https://api.example.com/plants/2' },
+    ]);
+    expect(readFileSync(journal()).equals(before)).toBe(true);
+    expect(existsSync(`${journal()}.lock`)).toBe(false);
+  });
+
+  it('--dry-run with a journal that does not exist yet creates nothing', async () => {
+    const dry = await run(['delete', '--dry-run', '--journal', journal(), '1'], { env: READY });
+    expect(dry.exit).toBe(0);
+    expect(existsSync(journal())).toBe(false);
+  });
+
+  it.each<[string, () => void, RegExp]>([
+    [
+      'written for another base URL',
+      () =>
+        writeFileSync(
+          journal(),
+          `${JSON.stringify({ plantstore: 'delete-journal', version: 1, baseUrl: 'https://other.example.com', profile: 'default', started: '2026-01-01T00:00:00.000Z' })}\n{"id":1,"deleted":true,"status":204}\n`,
+          { mode: 0o600 },
+        ),
+      /journal .* was written for https:\/\/other\.example\.com .* and this run uses https:\/\/api\.example\.com/,
+    ],
+    ['not a journal', () => writeFileSync(journal(), 'id,status\n1,204\n', { mode: 0o600 }), /is not a plantstore journal/],
+  ])('a file %s is refused (exit 2): nothing sent, the file byte-for-byte as it was', async (_name, plant, message) => {
+    plant();
+    const before = readFileSync(journal());
+    const refusedRun = await run(['delete', '--journal', journal(), '1', '2'], { env: READY });
+    expect(refusedRun.exit).toBe(2);
+    expect(refusedRun.error).toMatch(message);
+    expect(refusedRun.error).not.toContain(TOKEN);
+    expect(refusedRun.sent).toEqual([]);
+    expect(readFileSync(journal()).equals(before)).toBe(true);
+  });
+
+  it('never writes the token into the journal, even when the server echoes it', async () => {
+    await run(['delete', '--journal', journal(), '1'], {
+      env: READY,
+      answer: (id) => refused(id, { status: 400, error: 9, message: `bad token ${TOKEN}` }),
+    });
+    const text = readFileSync(journal(), 'utf8');
+    expect(text).not.toContain(TOKEN);
+    expect(text).toContain('bad token ***');
+  });
+});
