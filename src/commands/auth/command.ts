@@ -44,7 +44,12 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
     token: seams.token ?? runToken,
   };
   const auth = documented(program.command('auth').description('manage the stored bearer token'), {
-    examples: [['echo "$TOKEN" | plantstore auth login --with-token'], ['plantstore auth status'], ['plantstore auth logout']],
+    examples: [
+      ['echo "$TOKEN" | plantstore auth login --with-token'],
+      ["plantstore config set token-command 'pass show plantstore'", 'or a command that prints a token when one is needed'],
+      ['plantstore auth status'],
+      ['plantstore auth logout'],
+    ],
   });
 
   const login = auth
@@ -83,6 +88,10 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
       ['plantstore auth status'],
       ['plantstore auth status --json'],
       ['plantstore auth status || plantstore auth login', 'exit 4 when there is no token: then log in'],
+      [
+        "PLANTSTORE_TOKEN_COMMAND='pass show ps' plantstore auth status",
+        'runs the token command once: exit 4 if it fails',
+      ],
     ],
   });
 

@@ -55,6 +55,10 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
         ['plantstore config unset base-url'],
         ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
         ['plantstore config path', 'where the file is'],
+        [
+          "plantstore config set token-command 'op read op://vault/plantstore/token'",
+          'a command that prints the token (words, not a shell)',
+        ],
       ],
     },
   );
