@@ -180,4 +180,27 @@ describe('a token command', () => {
     expect(token.stdout).toBe(`${tokenOf(2)}\n`);
     expect(command.runs()).toBe(2);
   });
+
+  it("never prints a command's token that a server echoes back, in a failure line, the --verbose trace or --json", async () => {
+    const echo = http.createServer((req, res) => {
+      const auth = req.headers.authorization ?? '';
+      res
+        .writeHead(400, { 'content-type': 'application/json', 'x-echo': auth })
+        .end(JSON.stringify({ error: 7, message: `refused ${auth} (${encodeURIComponent(auth)})` }));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const command = tokenCommand();
+    try {
+      const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+      const result = await runPlantstore(['--verbose', '--json', 'delete', '1', '2'], {
+        env: cleanEnv({ PLANTSTORE_BASE_URL: url, PLANTSTORE_TOKEN_COMMAND: command.line, PLANTSTORE_CONFIG_DIR: dir }),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('refused Bearer ***');
+      expect(result.stderr).toContain('x-echo: Bearer ***');
+      expectNoCommandToken(result, command.runs());
+    } finally {
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
+    }
+  });
 });
