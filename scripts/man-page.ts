@@ -11,11 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Command, Help, Option } from 'commander';
 import { buildProgram } from '../src/cli.js';
+import { environmentRows } from '../src/commands/help/command.js';
 import { configPath } from '../src/config/file.js';
 import { createContext } from '../src/context.js';
 import { EXIT_CODE_HELP } from '../src/errors.js';
 import { flagOf } from '../src/flags/flag.js';
-import { VARIABLES_FIRST, VARIABLES_LAST } from '../src/flags/global.js';
 import type { Stdin } from '../src/platform/stdin.js';
 import { createTestIO } from '../src/ui/io.js';
 
@@ -70,20 +70,6 @@ export function manPageFor(root: string): string {
 export function releaseDate(changelog: string, version: string): string | undefined {
   const heading = new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\] - (\\d{4}-\\d{2}-\\d{2})`, 'm');
   return heading.exec(changelog)?.[1];
-}
-
-/** Every variable plantstore reads, in the order `plantstore --help` lists them (help/command.ts environmentHelp). */
-export function environmentRows(program: Command): Rows {
-  const fromFlags: Array<readonly [string, string]> = [];
-  const visit = (command: Command): void => {
-    for (const option of command.options) {
-      const row = flagOf(option)?.environmentHelp();
-      if (row !== undefined && !fromFlags.some(([name]) => name === row[0])) fromFlags.push(row);
-    }
-    command.commands.forEach(visit);
-  };
-  visit(program);
-  return [...VARIABLES_FIRST, ...fromFlags, ...VARIABLES_LAST];
 }
 
 /**

@@ -40,7 +40,7 @@ function helpTarget(program: Command, names: readonly string[]): Command {
 }
 
 /** Every variable plantstore reads: those of the flags of every command, found by walking the program, and the rest. */
-export function environmentHelp(program: Command): string {
+export function environmentRows(program: Command): ReadonlyArray<readonly [string, string]> {
   const fromFlags: Array<readonly [string, string]> = [];
   const visit = (command: Command): void => {
     for (const option of command.options) {
@@ -50,7 +50,12 @@ export function environmentHelp(program: Command): string {
     command.commands.forEach(visit);
   };
   visit(program);
-  const rows = [...VARIABLES_FIRST, ...fromFlags, ...VARIABLES_LAST];
+  return [...VARIABLES_FIRST, ...fromFlags, ...VARIABLES_LAST];
+}
+
+/** The Environment section of --help. */
+export function environmentHelp(program: Command): string {
+  const rows = environmentRows(program);
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
   return ['Environment:', ...rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning))].join('\n');
 }

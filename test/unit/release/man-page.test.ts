@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { environmentRows, examplesOf, manPageFor, programFor, roff } from '../../../scripts/man-page.js';
+import { examplesOf, manPageFor, programFor, roff } from '../../../scripts/man-page.js';
+import { environmentRows } from '../../../src/commands/help/command.js';
 import { EXIT_CODE_HELP } from '../../../src/errors.js';
 import { ROOT } from '../../helpers/cli.js';
 
