@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endsWithin, finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { seeded } from '../helpers/seeded.js';
 
 let config: ReturnType<typeof tempConfigDir>;
 let file: string;
@@ -45,18 +46,6 @@ describe.skipIf(process.platform === 'win32')('a FIFO at config.json', () => {
     expect(result.stdout.trim().split('\n')).toHaveLength(2);
   });
 });
-
-/** A small deterministic generator (mulberry32), so a failing schedule can be replayed from its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('kill -9 at seeded random moments during concurrent logins', () => {
   it.each([11, 29, 47])(

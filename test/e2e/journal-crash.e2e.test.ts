@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertNoTokenLeak, finished, type RunResult, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { seeded } from '../helpers/seeded.js';
 import { startPlantCountingServer } from './plant-counting-server.js';
 
 const TOKEN = 'crash-Token-5d2f8b4e';
@@ -17,18 +18,6 @@ const IDS = 20_000;
 const KILLS = 4;
 /** One schedule per seed; a failing schedule replays from its seed. */
 const SEEDS = [20250517, 7];
-
-/** mulberry32, as in test/unit/batch/journal/crash.test.ts. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let config: ReturnType<typeof tempConfigDir>;
 beforeEach(() => {

@@ -6,22 +6,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJournalForPlan } from '../../../../src/batch/journal/index.js';
+import { seeded } from '../../../helpers/seeded.js';
 import { journalFolder, RUN } from './fixtures.js';
 
 const at = journalFolder();
 const WRITER = path.resolve('test/helpers/journal-writer.ts');
-
-/** mulberry32, as in test/e2e/config-hazards.e2e.test.ts: a failing schedule replays from its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs the writer until `killAfterMs` past its start, then kill -9; resolves how far it said the journal was durable. */
 function runAndKill(seed: number, killAfterMs: number): Promise<{ started: number; durable: number }> {
