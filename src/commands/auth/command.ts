@@ -88,10 +88,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
       ['plantstore auth status'],
       ['plantstore auth status --json'],
       ['plantstore auth status || plantstore auth login', 'exit 4 when there is no token: then log in'],
-      [
-        "PLANTSTORE_TOKEN_COMMAND='pass show ps' plantstore auth status",
-        'runs the token command once: exit 4 if it fails',
-      ],
+      ["PLANTSTORE_TOKEN_COMMAND='pass show ps' plantstore auth status", 'runs the token command once: exit 4 if it fails'],
     ],
   });
 

@@ -2,7 +2,6 @@ import { assertSafeForToken } from '../../config/base-url.js';
 import { MAX_TOKEN_INPUT_BYTES } from '../../config/bounded-read.js';
 import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
-import { tokenLeases } from '../../config/token-leases.js';
 import type { Context } from '../../context.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { shown } from '../../text/shown.js';
@@ -113,6 +112,7 @@ async function tokenOf(token: TokenSource | undefined, timeoutMs: number, ctx: C
     ctx.io.redact(token.value);
     return token;
   }
+  const { tokenLeases } = await import('../../config/token-leases.js');
   const leases = tokenLeases(token, { onToken: ctx.io.redact, timeoutMs, signal: ctx.signal, env: ctx.env, onStderr: ctx.io.errText });
   const { token: value } = await leases.current();
   return { value, source: `token command '${token.command}' (from ${token.source})` };

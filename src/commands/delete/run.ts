@@ -3,7 +3,6 @@ import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js'
 import { readCaBundle } from '../../config/ca-bundle.js';
 import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
 import type { TokenEvent, TokenLeases } from '../../config/token-lease.js';
-import { tokenLeases } from '../../config/token-leases.js';
 import type { Context } from '../../context.js';
 import { AuthError, ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import type { NetworkOptions } from '../../http/transport.js';
@@ -14,7 +13,7 @@ import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions, NetworkSettings } from './flags.js';
-import { openRunJournal, planFromJournal, type RunJournal } from './journal.js';
+import type { RunJournal } from './journal.js';
 import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
 import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
@@ -34,11 +33,14 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
   const network = await networkOptions(opts.network, ctx.signal);
   if (opts.dryRun) {
-    const journal = opts.journal && { state: await planFromJournal(opts.journal, target, ctx.signal), ignoreMissing: missing.ignore };
-    return printDryRun({ ids, target, rate, output, ...(journal ? { journal } : {}) }, ctx);
+    // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
+    const plan =
+      opts.journal === undefined ? undefined : await (await import('./journal.js')).planFromJournal(opts.journal, target, ctx.signal);
+    return printDryRun({ ids, target, rate, output, ...(plan ? { journal: { state: plan, ignoreMissing: missing.ignore } } : {}) }, ctx);
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
-  const journal = opts.journal === undefined ? undefined : await openRunJournal(opts.journal, target, missing.ignore, ctx);
+  const journal =
+    opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, missing.ignore, ctx);
   try {
     const token = await firstToken(target, network, opts.verbose, ctx);
     return await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
@@ -56,6 +58,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
  */
 async function firstToken(target: Target, network: NetworkOptions, verbose: boolean, ctx: Context): Promise<string | TokenLeases> {
   if (!isTokenCommand(target.token)) return target.token.value;
+  // Loaded only for a token command: it brings child_process, which a run with a token never needs.
+  const { tokenLeases } = await import('../../config/token-leases.js');
   const leases = tokenLeases(target.token, {
     onToken: ctx.io.redact,
     timeoutMs: network.timeoutMs,
