@@ -15,7 +15,6 @@ import { environmentRows } from '../src/commands/help/command.js';
 import { configPath } from '../src/config/file.js';
 import { createContext } from '../src/context.js';
 import { EXIT_CODE_HELP } from '../src/errors.js';
-import { flagOf } from '../src/flags/flag.js';
 import type { Stdin } from '../src/platform/stdin.js';
 import { createTestIO } from '../src/ui/io.js';
 
