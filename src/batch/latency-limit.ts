@@ -11,9 +11,15 @@
 // latency kept for ever would strand the limit at the floor once the server gets slower for
 // good; one that expires on its own creeps up with our own queueing, round after round.
 //
+// Latency is not the only signal: latency that grows while more in flight still carries more per
+// second is the client's own cost, not a queue at the server, and is not cut for
+// (throughput-by-load.ts); and one slow round is not cut for (QUEUEING_ROUNDS).
+//
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
+import { LatencyRound } from './latency-round.js';
 import { CONCURRENCY_DECREASE } from './throttle/concurrency-limit.js';
+import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
 
 /**
  * The shape the throttle's fixed in-flight limit has too, so this one can stand in for it behind
@@ -77,6 +83,13 @@ export const FLAT_BELOW = 1.25;
  * base latency long, which keeps the server busy across the network's own delays.
  */
 export const QUEUEING_ABOVE = 1.5;
+/**
+ * Rounds in a row that must read as queueing before a cut. At a 20 ms base latency, one garbage
+ * collection or burst of TLS work in the client makes a whole round look 1.5x slower (measured:
+ * 37 ms at 52 in flight against a server queueing none, 23 ms the rounds either side); a queue
+ * persists. Costs one round of reaction.
+ */
+export const QUEUEING_ROUNDS = 2;
 /** A cut for queueing never goes below this share of the limit in one round (Gradient2's bound)... */
 export const DEEPEST_CUT = 0.5;
 /** ...and always takes at least this much off, so a cut is felt. */
@@ -117,14 +130,16 @@ export class LatencyLimit implements ConcurrencyLimit {
   /** Flat, filled rounds spent just below #overloadedAt since the last 503. */
   #roundsBelowRefused = 0;
   #floorRounds = 0;
+  /** Rounds in a row at this limit that read as queueing. */
+  #queueingRounds = 0;
   /** The round that led to the last cut for queueing, until a round that is not queueing. */
   #lastCut: { meanInFlight: number; rtt: number } | undefined;
+  /** Latency that grows while throughput grows with it is not a queue at the server (throughput-by-load.ts). */
+  readonly #carried = new ThroughputByLoad();
 
   /** Answers to requests started before this time saw an older limit, and do not count. */
   #roundStart = Number.NEGATIVE_INFINITY;
-  #rtts: number[] = [];
-  #maxInFlight = 0;
-  #sumInFlight = 0;
+  readonly #round = new LatencyRound();
 
   constructor(options: LatencyLimitOptions = {}) {
     const ceiling = options.ceiling ?? MAX_AUTO_CONCURRENCY;
@@ -162,11 +177,9 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (now - rttMs < this.#roundStart) return;
     // Only answers to requests sent at low concurrency show the base latency.
     if (this.#measuring !== undefined && inFlightAtStart > BASE_PROBE_LIMIT) return;
-    this.#rtts.push(rttMs);
-    this.#maxInFlight = Math.max(this.#maxInFlight, inFlightAtStart);
-    this.#sumInFlight += inFlightAtStart;
+    this.#round.add(rttMs, inFlightAtStart);
     const roundSize = this.#measuring === undefined ? Math.max(ROUND_MIN_SAMPLES, this.#limit) : ROUND_MIN_SAMPLES;
-    if (this.#rtts.length >= roundSize) this.#endRound(now);
+    if (this.#round.size >= roundSize) this.#endRound(now);
   }
 
   onOverloaded(inFlightAtStart: number): void {
@@ -188,12 +201,10 @@ export class LatencyLimit implements ConcurrencyLimit {
   }
 
   #endRound(now: number): void {
-    const rtt = median(this.#rtts);
-    const meanInFlight = this.#sumInFlight / this.#rtts.length;
-    const filled = this.#maxInFlight >= this.#limit;
-    this.#rtts = [];
-    this.#maxInFlight = 0;
-    this.#sumInFlight = 0;
+    const { medianRtt: rtt, meanRtt, meanInFlight, maxInFlight } = this.#round.close();
+    const filled = maxInFlight >= this.#limit;
+    const rising = this.#carried.stillRising(meanInFlight, meanRtt, this.#slowStart ? AFTER_DOUBLING : AFTER_STEPS);
+    this.#carried.record(meanInFlight, meanRtt);
 
     if (this.#measuring !== undefined) {
       const { restoreTo } = this.#measuring;
@@ -213,7 +224,11 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
     const ratio = rtt / (this.#baseRtt as number);
     let stale = false;
-    if (ratio >= QUEUEING_ABOVE) {
+    const queueing = ratio >= QUEUEING_ABOVE && !rising;
+    this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
+    if (queueing && this.#queueingRounds < QUEUEING_ROUNDS) {
+      // One slow round is as likely a pause of our own (a collection, a burst of TLS work) as a queue.
+    } else if (queueing) {
       this.#slowStart = false;
       this.#floorRounds = this.#limit === 1 ? this.#floorRounds + 1 : 0;
       const cut = this.#lastCut;
@@ -230,8 +245,9 @@ export class LatencyLimit implements ConcurrencyLimit {
     } else {
       this.#floorRounds = 0;
       this.#lastCut = undefined;
-      // Flat latency with the limit filled: more in flight, same time each, so more per second.
-      if (ratio <= FLAT_BELOW && filled) this.#grow(now);
+      // Flat latency with the limit filled: more in flight, same time each, so more per second;
+      // or latency that grew but not as a queue does, since more in flight still carried more.
+      if ((ratio <= FLAT_BELOW || rising) && filled) this.#grow(now);
       else if (ratio > FLAT_BELOW) this.#slowStart = false;
     }
 
@@ -273,15 +289,8 @@ export class LatencyLimit implements ConcurrencyLimit {
     const from = this.#limit;
     this.#limit = to;
     this.#roundStart = now;
-    this.#rtts = [];
-    this.#maxInFlight = 0;
-    this.#sumInFlight = 0;
+    this.#queueingRounds = 0;
+    this.#round.clear();
     this.#onChange?.({ from, to, reason, baseRttMs: this.#baseRtt });
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

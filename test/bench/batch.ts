@@ -24,6 +24,7 @@ const TOKEN = 'bench-token-0123456789';
 const IDS = 10_000;
 const CONCURRENCY = 8;
 const FLOOR_MIN = 0.6; // plantstore's rate / the floor's
+const AUTO_FLOOR_MIN = 0.8; // plantstore --concurrency auto's rate / the same floor's (issue 19)
 const SPEEDUP_MIN = 20; // plantstore's rate / xargs+curl's
 
 const count = (name: string, fallback: number): number => {
@@ -105,6 +106,10 @@ export async function benchBatch(options: Options): Promise<Row[]> {
       input: idsText,
     };
 
+    // --concurrency auto (issue 19): against a server that answers at once, it should find its way
+    // without costing much against the Pool at the default concurrency.
+    const autoPlantstore: Command = { ...plantstore, args: [binOf(pkg), 'delete', '--stdin', '--concurrency', 'auto'] };
+
     const floorScript: string | Error = await buildBatchFloor(tmp).catch((error: unknown) => error as Error);
     const floorCommand = (): Command => {
       if (floorScript instanceof Error) throw new Error(`could not build the floor script: ${floorScript.message}`);
@@ -125,12 +130,15 @@ export async function benchBatch(options: Options): Promise<Row[]> {
       const floor = floorCommand();
       const figures: Timed[] = [];
       const floors: Timed[] = [];
+      const autos: Timed[] = [];
       for (let i = 0; i < warmups + runs; i++) {
         const a = await timedBatch(server, plantstore, 'plantstore delete --stdin', IDS);
         const b = await timedBatch(server, floor, 'undici Pool floor script', IDS);
+        const c = await timedBatch(server, autoPlantstore, 'plantstore delete --stdin --concurrency auto', IDS);
         if (i >= warmups) {
           figures.push(a);
           floors.push(b);
+          autos.push(c);
         }
       }
       const ms = median(figures.map((t) => t.ms));
@@ -153,6 +161,20 @@ export async function benchBatch(options: Options): Promise<Row[]> {
             `Every run must send exactly ${formatCount(IDS)} DELETEs with the bearer token`,
           `the loopback server runs in its own process and used ${share(figures)} of one CPU during the plantstore runs, ` +
             `${share(floors)} during the floor runs (the client and the server share this machine's CPUs)`,
+        ],
+      });
+      const autoMs = median(autos.map((t) => t.ms));
+      const autoRatio = ((IDS / autoMs) * 1000) / floorRate;
+      rows.push({
+        figure: `batch ${formatCount(IDS)} ids, --concurrency auto / undici Pool script`,
+        value: formatRate((IDS / autoMs) * 1000),
+        floor: formatRate(floorRate),
+        ratio: autoRatio,
+        target: `≥ ${AUTO_FLOOR_MIN.toFixed(2)}×`,
+        met: atLeast(autoRatio, AUTO_FLOOR_MIN),
+        notes: [
+          `the same runs as the row above, interleaved with them (${runsNote}): plantstore --concurrency auto ${formatMs(autoMs)}, ` +
+            `floor ${formatMs(floorMs)} (${CONCURRENCY} connections, ${CONCURRENCY} workers); the server used ${share(autos)} of one CPU during the auto runs`,
         ],
       });
     } catch (error) {

@@ -38,6 +38,12 @@ export interface SimOptions {
   maxInFlightAfterMs?: number;
   /** Fixed instead of the limiter's, for comparison. */
   fixed?: number;
+  /**
+   * The client's own cost: each answer waits this many ms per request that was in flight when it
+   * was sent before the client reads it (TLS and HTTP/2 work on a busy machine), so latency
+   * rises with the load while the server queues nothing.
+   */
+  clientMsPerInFlight?: number;
 }
 
 /** The clock the limiter must be built with, so its time is the simulation's. */
@@ -88,7 +94,15 @@ export function simulate(
     const base = typeof server.latencyMs === 'number' ? server.latencyMs : server.latencyMs(t);
     const latency = base * (1 + (server.jitter ?? 0) * (2 * random() - 1));
     const start = queue(t, latency);
-    answers.push({ at: start + latency, startedAt: t, inFlightAtStart: inFlight, refused: false, order: order++, queuedMs: start - t });
+    const clientMs = (options.clientMsPerInFlight ?? 0) * inFlight;
+    answers.push({
+      at: start + latency + clientMs,
+      startedAt: t,
+      inFlightAtStart: inFlight,
+      refused: false,
+      order: order++,
+      queuedMs: start - t,
+    });
   };
 
   while (inFlight < limitNow()) send(0);

@@ -7,7 +7,7 @@ import {
   ROUND_MIN_SAMPLES,
 } from '../../../src/batch/latency-limit.js';
 import { CONCURRENCY_DECREASE } from '../../../src/batch/throttle/concurrency-limit.js';
-import { recorded, type ServerModel, type SimResult, simulate } from '../../helpers/capacity-sim.js';
+import { recorded, type ServerModel, SimClock, type SimResult, simulate } from '../../helpers/capacity-sim.js';
 
 // The steady-state band this limiter promises against a server that serves K at once and queues
 // the rest: once it has found the server, every limit it settles on (base latency measurements
@@ -83,6 +83,9 @@ describe('LatencyLimit, scripted answers', () => {
   it('cuts to what the server gets through without a queue when latency doubles', () => {
     const { limiter, changes, at } = scripted(50, 32);
     // 32 in flight, each answer twice the base: the server serves 16 at once (Little's law).
+    // One such round could be a pause of the client's own; a cut waits for the second in a row.
+    feed(limiter, at, 100, 32);
+    expect(limiter.limit).toBe(32);
     feed(limiter, at, 100, 32);
     expect(changes.at(-1)).toEqual({ from: 32, to: 16, reason: 'queueing', baseRttMs: 50 });
   });
@@ -90,7 +93,33 @@ describe('LatencyLimit, scripted answers', () => {
   it('never cuts below half the limit in one round, however slow the round', () => {
     const { limiter, changes, at } = scripted(50, 32);
     feed(limiter, at, 1000, 32);
+    feed(limiter, at, 1000, 32);
     expect(changes.at(-1)).toMatchObject({ from: 32, to: 16, reason: 'queueing' });
+  });
+
+  it('one round at 1.6x the base does not cut (a pause of our own); a second in a row does', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    feed(limiter, at, 80, 32);
+    expect(limiter.limit).toBe(32);
+    // A flat round between: the slow one is forgotten (and slow start goes on).
+    feed(limiter, at, 50, 32);
+    feed(limiter, at, 80, 64);
+    expect(changes.filter((change) => change.reason === 'queueing')).toEqual([]);
+    feed(limiter, at, 80, 64);
+    expect(changes.at(-1)).toMatchObject({ from: 64, reason: 'queueing' });
+  });
+
+  it('latency at 1.6x the base does not cut while twice the load carries 1.5x as much; the same latency carrying no more does', () => {
+    const { limiter, changes, at } = scripted(20, 128);
+    feed(limiter, at, 24, 128);
+    expect(limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
+    // 128 in flight at 24 ms: 5.3 answers a ms; 256 at 32 ms: 8, where a queue would carry 5.3.
+    for (let round = 0; round < 3; round += 1) feed(limiter, at, 32, 256);
+    expect(changes.filter((change) => change.reason === 'queueing')).toEqual([]);
+    expect(limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
+    feed(limiter, at, 48, 256);
+    feed(limiter, at, 48, 256);
+    expect(changes.at(-1)).toMatchObject({ from: 256, reason: 'queueing' });
   });
 
   it('holds between flat and queueing', () => {
@@ -217,6 +246,20 @@ describe('LatencyLimit against a server with K slots and a FIFO queue (virtual t
     const result = run({ slots: 100_000, latencyMs: 20, jitter: 0.1 }, 40_000);
     expect(settledLimits(result, 0)).toEqual([8, 16, 32, 64, 128, 256]);
     expect(result.limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
+  });
+
+  it("latency that rises with the client's own cost while throughput keeps rising: no cut below where throughput peaks (256)", () => {
+    // 20 ms at the server with room for all, plus 0.06 ms of the client's work per request in
+    // flight: 20 ms at 4, 35 ms at 256, as measured over TLS on two cores. Latency alone reads
+    // 1.5x the base (a queue) from 167 in flight, yet 256 carries 1.6x what 128 does.
+    const server = { slots: 100_000, latencyMs: 20, jitter: 0.1 };
+    const clientMsPerInFlight = 0.06;
+    const { limiter, clock, changes } = recorded((options) => new LatencyLimit(options));
+    const result = simulate(limiter, clock, changes, { server, durationMs: 20_000, seed: 5, clientMsPerInFlight });
+    const fixed = simulate(undefined, new SimClock(), [], { server, durationMs: 20_000, seed: 5, clientMsPerInFlight, fixed: 256 });
+    expect(result.changes.filter((change) => change.reason === 'queueing')).toEqual([]);
+    expect(Math.min(...settledLimits(result, 1000), limiter.limit)).toBe(MAX_AUTO_CONCURRENCY);
+    expect(perSecondBetween(result, 1, 20)).toBeGreaterThanOrEqual(0.97 * perSecondBetween(fixed, 1, 20));
   });
 
   it('a server that gets slower for good (50 → 150 ms): the base latency is learned again within seconds, not cut to the floor', () => {
