@@ -42,7 +42,8 @@ export interface AttemptSetup {
 export async function sendOnce(
   setup: AttemptSetup,
   request: HttpRequest,
-  token: string,
+  /** The request's headers, the token's included. */
+  headers: Record<string, string>,
   interrupt: AbortSignal,
 ): Promise<Attempt | undefined> {
   if (interrupt.aborted) return undefined;
@@ -64,7 +65,7 @@ export async function sendOnce(
       origin: setup.origin,
       path: `${setup.basePath}${request.path}`,
       method: request.method as Dispatcher.HttpMethod,
-      headers: { ...setup.headers, authorization: `Bearer ${token}` },
+      headers,
       signal,
       [ON_SENT]: onSent,
     };
