@@ -88,7 +88,8 @@ export function createTransport(options: TransportOptions): Transport {
     onEvent,
   };
 
-  const staticLease: Lease | undefined = typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
+  const staticLease: Lease | undefined =
+    typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
   // The request headers for a token, built once per token rather than once per attempt.
   let headers: { token: string; value: Record<string, string> } | undefined;
   const headersFor = (token: string): Record<string, string> => {
