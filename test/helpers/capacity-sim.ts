@@ -4,6 +4,7 @@
 // once past a queue length. The client keeps as many requests in flight as the limiter allows.
 
 import type { LatencyLimit, LimitChange } from '../../src/batch/latency-limit.js';
+import { seeded } from './seeded.js';
 
 export interface ServerModel {
   slots: number;
@@ -59,7 +60,7 @@ export function simulate(
   options: SimOptions,
 ): SimResult {
   const { server, durationMs } = options;
-  const random = mulberry32(options.seed ?? 1);
+  const random = seeded(options.seed ?? 1);
   const slotFree = new MinHeap<number>((a, b) => a - b);
   for (let i = 0; i < server.slots; i += 1) slotFree.push(0);
   let otherPending = server.otherClient;
@@ -191,15 +192,4 @@ class MinHeap<T> {
     }
     return top;
   }
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

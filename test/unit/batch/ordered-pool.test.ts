@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type PoolOptions, runOrdered } from '../../../src/batch/ordered-pool.js';
+import { seeded } from '../../helpers/seeded.js';
 
 /** A started item whose outcome the test decides. */
 interface Pending {
@@ -19,16 +20,9 @@ const zeroLast: Policy = (pending) =>
     pending.findIndex((p) => p.index !== 0),
   );
 const newestFirst: Policy = (pending) => pending.reduce((best, p, i) => (p.index > (pending[best] as Pending).index ? i : best), 0);
-function seeded(seed: number): Policy {
-  // mulberry32: a tiny deterministic PRNG, so a failing order can be replayed.
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** A random order that replays from its seed. */
+function seededOrder(seed: number): Policy {
+  const next = seeded(seed);
   return (pending) => Math.floor(next() * pending.length);
 }
 
@@ -120,7 +114,7 @@ describe('runOrdered: results come out in input order whatever order the work fi
     [3, 2, 8],
   ])('%i items, concurrency %i, seed %i', async (n, concurrency, seed) => {
     const { h, options } = harness({ items: range(n), concurrency });
-    await drive(runOrdered(options), h, seeded(seed));
+    await drive(runOrdered(options), h, seededOrder(seed));
     expect(h.calls).toHaveLength(n);
     expect(h.emitted).toEqual(inOrder(n));
     // The work really did finish out of order, and really did run side by side, up to the bound.
@@ -336,7 +330,7 @@ describe('runOrdered: concurrency must be a whole number of at least 1', () => {
 
   it('any larger bound is taken', async () => {
     const { h, options } = harness({ items: range(300), concurrency: 200 });
-    await drive(runOrdered(options), h, seeded(9));
+    await drive(runOrdered(options), h, seededOrder(9));
     expect(h.calls).toHaveLength(300);
     expect(h.maxInFlight).toBe(200);
   });

@@ -6,6 +6,7 @@ import { runOrdered } from '../../../../src/batch/ordered-pool.js';
 import { Throttle, type ThrottleChange, type ThrottleOptions } from '../../../../src/batch/throttle/throttle.js';
 import { feedbackFor } from '../../../../src/http/gate.js';
 import { REFUSALS_PER_RETRY } from '../../../../src/http/retry.js';
+import { seeded } from '../../../helpers/seeded.js';
 
 interface TimerEvent {
   at: number;
@@ -159,7 +160,7 @@ export async function simulateBatch(options: { ids: number; ceiling: ThrottleOpt
  */
 export function queueingServer(slots: number, latencyMs: number, options: { jitter?: number; queueing?: number[] } = {}): Server {
   const { jitter = 0.1, queueing = [] } = options;
-  const random = mulberry32(1);
+  const random = seeded(1);
   const freeAt: number[] = Array.from({ length: slots }, () => 0);
   return async (clock) => {
     const serviceMs = latencyMs * (1 + jitter * (2 * random() - 1));
@@ -170,17 +171,6 @@ export function queueingServer(slots: number, latencyMs: number, options: { jitt
     queueing.push(start - clock.now);
     await clock.sleep(start + serviceMs - clock.now);
     return { status: 204 };
-  };
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
