@@ -7,7 +7,7 @@ const EXIT_TABLE = [
   ['apiRefused', 1, 'the API refused (400 with an Error object, or another 4xx)'],
   ['usage', 2, 'invalid command line or id'],
   ['config', 3, 'configuration: base URL missing or invalid, config file unreadable, unsupported Node'],
-  ['auth', 4, 'authentication: no token, or the server answered 401/403'],
+  ['auth', 4, 'authentication: no token, a token command that failed, or the server answered 401/403'],
   ['notFound', 5, 'the server answered 404'],
   ['server', 6, 'server failure: 5xx, 429, a redirect, a malformed answer, or a web page instead of the API'],
   ['network', 7, 'network: DNS, connection refused or reset, TLS, proxy'],
