@@ -3,12 +3,13 @@
 // full disk (a small tmpfs, mounted where the tests run as root; skipped elsewhere).
 // Symlinks, foreign owners and sizes are test/unit/config/planted-files.test.ts's.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endsWithin, finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { seeded } from '../helpers/seeded.js';
+import { smallDisk } from '../helpers/small-disk.js';
 
 let config: ReturnType<typeof tempConfigDir>;
 let file: string;
@@ -93,25 +94,11 @@ describe('a lock left by a writer killed with -9', () => {
   });
 });
 
-/** A tmpfs of `size` mounted on a new folder, or undefined where mounting is not allowed (not root, a container without the right). */
-function smallDisk(size: string): { dir: string; unmount(): void } | undefined {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
-  const dir = path.join(config.dir, 'disk');
-  mkdirSync(dir);
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) return undefined;
-  return { dir, unmount: () => spawnSync('umount', ['-l', dir]) };
-}
-
-/** Fills the disk to the last byte: a file written until ENOSPC. */
-function fill(dir: string): void {
-  spawnSync('sh', ['-c', `cat /dev/zero > ${JSON.stringify(path.join(dir, 'filler'))}`]);
-}
-
 describe('a full disk', () => {
   it.each([[{}], [{ SNAP: '/snap/code/1' }]])(
     'a login fails with exit 3, the file keeps every profile byte for byte, and no lock is left: %j',
     async (extra) => {
-      const disk = smallDisk('64k');
+      const disk = smallDisk(config.dir, '64k');
       if (disk === undefined) {
         console.warn('skipped: cannot mount a tmpfs here (needs root on Linux)');
         return;
@@ -121,7 +108,7 @@ describe('a full disk', () => {
         const profiles = Array.from({ length: 60 }, (_, i) => [`p${i}`, { token: `disk-Token-${i}-12345678` }]);
         writeFileSync(path.join(disk.dir, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(profiles) }), { mode: 0o600 });
         const before = readFileSync(path.join(disk.dir, 'config.json'));
-        fill(disk.dir);
+        disk.fill();
         const result = await runPlantstore(['--profile', 'new', 'auth', 'login', '--with-token'], {
           env: diskEnv,
           input: 'new-Token-12345678\n',

@@ -3,11 +3,12 @@
 // a journal of another server is refused untouched, a signal leaves every reported result in
 // the journal, and a full disk stops the run. The kill -9 schedule is journal-crash.e2e.test.ts.
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertNoTokenLeak, endsWithin, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { assertNoTokenLeak as assertNoTokenLeakInProcess } from '../helpers/in-process.js';
+import { type SmallDisk, smallDisk } from '../helpers/small-disk.js';
 import { type PlantCountingServer, startPlantCountingServer } from './plant-counting-server.js';
 
 const TOKEN = 'journal-Token-7c3e9a1f';
@@ -156,31 +157,21 @@ describe('SIGTERM mid-run', () => {
   });
 });
 
-/** A tmpfs of `size` mounted on a new folder, or undefined where mounting is not allowed (as in config-hazards.e2e.test.ts). */
-function smallDisk(size: string): { dir: string; unmount(): void } | undefined {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
-  const dir = path.join(config.dir, 'disk');
-  mkdirSync(dir);
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) return undefined;
-  return { dir, unmount: () => spawnSync('umount', ['-l', dir]) };
-}
-
 describe('a journal on a full disk', () => {
   const total = 30_000;
   const ids = `${range(1, total).join('\n')}\n`;
 
   /** A journal with its header on a tmpfs, which is then filled to its last byte (less `room` bytes); undefined where none can be mounted. */
-  async function journalOnFullDisk(room: number): Promise<{ dir: string; unmount(): void } | undefined> {
-    const disk = smallDisk('256k');
+  async function journalOnFullDisk(room: number): Promise<SmallDisk | undefined> {
+    const disk = smallDisk(config.dir, '256k');
     if (disk === undefined) {
       console.warn('skipped: cannot mount a tmpfs here (needs root on Linux)');
       return undefined;
     }
     journal = path.join(disk.dir, 'run.journal');
     expect((await runPlantstore(['delete', '--journal', journal, String(total + 1)], { env: env(server.url) })).code).toBe(0);
-    const filler = path.join(disk.dir, 'filler');
-    spawnSync('sh', ['-c', `cat /dev/zero > ${JSON.stringify(filler)}`]);
-    if (room > 0) spawnSync('truncate', ['-s', `-${room}`, filler]);
+    disk.fill();
+    if (room > 0) spawnSync('truncate', ['-s', `-${room}`, path.join(disk.dir, 'filler')]);
     return disk;
   }
 

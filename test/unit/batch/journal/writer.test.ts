@@ -1,12 +1,10 @@
-// Writing: the one-second flush, and every way a write fails (an injected ENOSPC or EIO,
-// the lock taken over, a real full disk): never silent, and the file stays parseable.
-import { spawnSync } from 'node:child_process';
-import fs, { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type JournalIo, JournalWriteError, openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
 import { LOCK_STALE_MS, staleLock } from '../../../../src/config/lock.js';
 import { Exit } from '../../../../src/errors.js';
+import { smallDisk } from '../../../helpers/small-disk.js';
 import { deleted, HEADER, journalFolder, RUN, STARTED } from './fixtures.js';
 
 const at = journalFolder();
@@ -128,18 +126,9 @@ describe('a failed write is never silent', () => {
   });
 });
 
-/** A tmpfs of `size` mounted on a new folder, or undefined where mounting is not allowed (not root, a container without the right). */
-function smallDisk(size: string): { dir: string; unmount(): void } | undefined {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
-  const dir = path.join(at.dir, 'disk');
-  mkdirSync(dir);
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]).status !== 0) return undefined;
-  return { dir, unmount: () => spawnSync('umount', ['-l', dir]) };
-}
-
 describe('a full disk', () => {
   it('the write that does not fit fails with ENOSPC, what was flushed before stays, and the file reads back whole', async (context) => {
-    const disk = smallDisk('64k');
+    const disk = smallDisk(at.dir, '64k');
     if (disk === undefined) {
       context.skip('cannot mount a tmpfs here (needs root on Linux)');
       return;
@@ -150,7 +139,7 @@ describe('a full disk', () => {
       journal.record('1', deleted('1'));
       journal.flush();
       // Fill the disk to its last byte: the journal's page still has room for a part of the next write.
-      spawnSync('sh', ['-c', `cat /dev/zero > ${JSON.stringify(path.join(disk.dir, 'filler'))}`]);
+      disk.fill();
       for (let id = 2; id < 2000; id++) journal.record(String(id), deleted(String(id)));
       expect(() => journal.flush()).toThrow(/^cannot write journal .*\(ENOSPC\)/);
       expect(() => journal.close()).toThrow(JournalWriteError);
@@ -158,7 +147,7 @@ describe('a full disk', () => {
       const plan = await readJournalForPlan(file, RUN);
       expect(plan.counts().deleted).toBe(1);
       // A new journal on the full disk (filled again: the closed journal's lock freed a page): refused, no file left behind.
-      spawnSync('sh', ['-c', `cat /dev/zero >> ${JSON.stringify(path.join(disk.dir, 'filler'))}`]);
+      disk.fill();
       await expect(openJournal(path.join(disk.dir, 'other.journal'), RUN)).rejects.toThrow(
         /^cannot create journal lock .*\(ENOSPC\): free some space$/,
       );
