@@ -10,99 +10,7 @@ import { CONCURRENCY_DECREASE, CONCURRENCY_INCREASE_AFTER } from '../../../../sr
 import { DEFAULT_PAUSE_MS } from '../../../../src/batch/throttle/pause.js';
 import { Throttle, type ThrottleChange, type ThrottleOptions } from '../../../../src/batch/throttle/throttle.js';
 import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';
-import { REFUSALS_PER_RETRY } from '../../../../src/http/retry.js';
-
-// How often http/client.ts lets one id be refused with the default --retries 2.
-const MAX_REFUSALS_PER_ID = 2 * REFUSALS_PER_RETRY;
-
-import { runOrdered } from '../../../../src/batch/ordered-pool.js';
-
-interface TimerEvent {
-  at: number;
-  order: number;
-  run: () => void;
-  cancelled: boolean;
-}
-
-/** Virtual time: timers run in order of due time (then of creation), and promises settle between them. */
-class VirtualClock {
-  now = 0;
-  #created = 0;
-  readonly #heap: TimerEvent[] = [];
-
-  readonly setTimer = (run: () => void, delayMs: number): (() => void) => {
-    const event = { at: this.now + delayMs, order: this.#created++, run, cancelled: false };
-    this.#push(event);
-    return () => {
-      event.cancelled = true;
-    };
-  };
-
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.setTimer(resolve, ms));
-  }
-
-  get pendingTimers(): number {
-    return this.#heap.filter((event) => !event.cancelled).length;
-  }
-
-  /** Runs the next timer; false when none is left. */
-  async step(): Promise<boolean> {
-    await settle();
-    const event = this.#pop();
-    if (event === undefined) return false;
-    if (!event.cancelled) {
-      this.now = event.at;
-      event.run();
-    }
-    await settle();
-    return true;
-  }
-
-  async advance(ms: number): Promise<void> {
-    const end = this.now + ms;
-    await settle();
-    while ((this.#heap[0]?.at ?? Number.POSITIVE_INFINITY) <= end) await this.step();
-    this.now = end;
-  }
-
-  #push(event: TimerEvent): void {
-    const heap = this.#heap;
-    heap.push(event);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (!before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
-    }
-  }
-
-  #pop(): TimerEvent | undefined {
-    const heap = this.#heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last !== undefined) {
-      heap[0] = last;
-      for (let i = 0; ; ) {
-        const [l, r] = [2 * i + 1, 2 * i + 2];
-        let least = i;
-        if (l < heap.length && before(heap[l]!, heap[least]!)) least = l;
-        if (r < heap.length && before(heap[r]!, heap[least]!)) least = r;
-        if (least === i) break;
-        [heap[i], heap[least]] = [heap[least]!, heap[i]!];
-        i = least;
-      }
-    }
-    return top;
-  }
-}
-
-function before(a: TimerEvent, b: TimerEvent): boolean {
-  return a.at < b.at || (a.at === b.at && a.order < b.order);
-}
-
-/** Lets every pending promise continuation run. */
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+import { type Server, settle, sheddingServer, simulateBatch, VirtualClock } from './virtual-batch.js';
 
 function setup(options: Partial<ThrottleOptions> = {}) {
   const clock = new VirtualClock();
@@ -621,12 +529,6 @@ describe('Throttle: --rate is a hard cap', () => {
 // Discrete-event simulations: the throttle drives the ordered pool, as a batch run does, against
 // servers that behave like real ones. Virtual time, so each runs in a fraction of a second.
 
-interface Answer {
-  status: number;
-  retryAfterMs?: number;
-}
-type Server = (clock: VirtualClock) => Promise<Answer>;
-
 /** A token bucket: `perSecond` refill, `capacity` burst; 429 + Retry-After 1 s when empty. */
 function tokenBucketServer(perSecond: number, capacity: number, latencyMs: number): Server {
   let tokens = capacity;
@@ -641,18 +543,6 @@ function tokenBucketServer(perSecond: number, capacity: number, latencyMs: numbe
   };
 }
 
-/** Serves `slots` at a time, each taking `serviceMs`; sheds the rest at once with 503 + Retry-After 1 s. */
-function sheddingServer(slots: number, serviceMs: number): Server {
-  let busy = 0;
-  return async (clock) => {
-    if (busy >= slots) return { status: 503, retryAfterMs: 1000 };
-    busy += 1;
-    await clock.sleep(serviceMs);
-    busy -= 1;
-    return { status: 204 };
-  };
-}
-
 function refusingServer(latencyMs: number): Server {
   return async (clock) => {
     await clock.sleep(latencyMs);
@@ -660,72 +550,9 @@ function refusingServer(latencyMs: number): Server {
   };
 }
 
-/**
- * Deletes `ids` ids through runOrdered with the throttle's hold, as the CLI does: each id sends
- * its first attempt, and after a refusal waits out the Retry-After and tries again as a retry,
- * until accepted, refused MAX_REFUSALS_PER_ID times, or the throttle gives up.
- */
-async function simulate(options: { ids: number; ceiling: number; server: Server; stallMs?: number }) {
-  const clock = new VirtualClock();
-  const throttle = new Throttle({
-    ceiling: options.ceiling,
-    now: () => clock.now,
-    setTimer: clock.setTimer,
-    ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
-  });
-  const signal = new AbortController().signal;
-  const tally = { requests: 0, refused: 0, accepted: 0, failed: 0, notSent: 0, endMs: 0, maxInFlight: 0, inFlight: 0 };
-  async function deleteOne(): Promise<string> {
-    for (let kind: 'first' | 'retry' = 'first', refusals = 0; ; kind = 'retry') {
-      const permit = await throttle.acquire(kind, signal);
-      if (permit === undefined) {
-        if (kind === 'retry') tally.failed += 1;
-        else tally.notSent += 1;
-        return 'not sent';
-      }
-      tally.requests += 1;
-      tally.inFlight += 1;
-      tally.maxInFlight = Math.max(tally.maxInFlight, tally.inFlight);
-      const answer = await options.server(clock);
-      tally.inFlight -= 1;
-      permit.release(feedbackFor(answer.status, answer.retryAfterMs));
-      tally.endMs = clock.now;
-      if (answer.status < 300) {
-        tally.accepted += 1;
-        return 'deleted';
-      }
-      tally.refused += 1;
-      refusals += 1;
-      if (throttle.gaveUp() !== undefined || refusals >= MAX_REFUSALS_PER_ID) {
-        tally.failed += 1;
-        return 'failed';
-      }
-      await clock.sleep(answer.retryAfterMs ?? 250);
-    }
-  }
-  let done = false;
-  const run = runOrdered({
-    items: Array.from({ length: options.ids }, (_, i) => i),
-    concurrency: 1024,
-    hold: (resume) => throttle.hold(resume),
-    run: deleteOne,
-    emit() {},
-    notStarted: () => 'not started',
-  }).then(() => {
-    done = true;
-  });
-  while (!done) {
-    if (!(await clock.step())) break;
-  }
-  await run;
-  expect(done).toBe(true);
-  expect(clock.pendingTimers).toBe(0);
-  return { ...tally, stats: throttle.stats(), gaveUp: throttle.gaveUp() };
-}
-
 describe('Throttle: simulated servers', () => {
   it('a token bucket (100/s, burst 20, 429 + Retry-After 1 s) is used at nearly its rate, with few refusals and no pause', async () => {
-    const result = await simulate({ ids: 1500, ceiling: 64, server: tokenBucketServer(100, 20, 5) });
+    const result = await simulateBatch({ ids: 1500, ceiling: 64, server: tokenBucketServer(100, 20, 5) });
     expect(result.accepted).toBe(1500);
     const achievedPerSecond = result.accepted / (result.endMs / 1000);
     expect(achievedPerSecond).toBeGreaterThanOrEqual(0.85 * 100);
@@ -735,7 +562,7 @@ describe('Throttle: simulated servers', () => {
   });
 
   it('a server that sheds load beyond 4 in flight (503 + Retry-After 1 s) is kept near 4 in flight', async () => {
-    const result = await simulate({ ids: 1000, ceiling: 32, server: sheddingServer(4, 20) });
+    const result = await simulateBatch({ ids: 1000, ceiling: 32, server: sheddingServer(4, 20) });
     expect(result.accepted).toBe(1000);
     const idealMs = (1000 * 20) / 4;
     expect(result.endMs).toBeLessThanOrEqual(1.25 * idealMs);
@@ -744,7 +571,7 @@ describe('Throttle: simulated servers', () => {
 
   it('a server that refuses everything: the throttle gives up after stallMs, in bounded time', async () => {
     const stallMs = 60_000;
-    const result = await simulate({ ids: 1000, ceiling: 64, server: refusingServer(5), stallMs });
+    const result = await simulateBatch({ ids: 1000, ceiling: 64, server: refusingServer(5), stallMs });
     expect(result.gaveUp).toBe('the server refused every request for 60 s');
     expect(result.accepted).toBe(0);
     expect(result.failed + result.notSent).toBe(1000);

@@ -1,9 +1,8 @@
 // Virtual time for the throttle's tests, and a batch run through it: the throttle drives the
 // ordered pool, as a batch run does, against a server model, in a fraction of a second.
-// (throttle.test.ts keeps its own copy of the clock; this one is shared by the newer tests.)
 import { expect } from 'vitest';
 import { runOrdered } from '../../../../src/batch/ordered-pool.js';
-import { Throttle, type ThrottleChange, type ThrottleOptions } from '../../../../src/batch/throttle/throttle.js';
+import { Throttle, type ThrottleChange, type ThrottleOptions, type ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
 import { feedbackFor } from '../../../../src/http/gate.js';
 import { REFUSALS_PER_RETRY } from '../../../../src/http/retry.js';
 import { seeded } from '../../../helpers/seeded.js';
@@ -15,20 +14,17 @@ interface TimerEvent {
   cancelled: boolean;
 }
 
-/** Timers run in order of due time (then of creation), and promises settle between them. */
+/** Virtual time: timers run in order of due time (then of creation), and promises settle between them. */
 export class VirtualClock {
   now = 0;
   #created = 0;
-  readonly #events: TimerEvent[] = [];
+  readonly #heap: TimerEvent[] = [];
 
   readonly read = (): number => this.now;
 
   readonly setTimer = (run: () => void, delayMs: number): (() => void) => {
     const event = { at: this.now + delayMs, order: this.#created++, run, cancelled: false };
-    // Sorted insert from the end: most timers are due after all the others.
-    let i = this.#events.length;
-    while (i > 0 && before(event, this.#events[i - 1] as TimerEvent)) i -= 1;
-    this.#events.splice(i, 0, event);
+    this.#push(event);
     return () => {
       event.cancelled = true;
     };
@@ -39,13 +35,13 @@ export class VirtualClock {
   }
 
   get pendingTimers(): number {
-    return this.#events.filter((event) => !event.cancelled).length;
+    return this.#heap.filter((event) => !event.cancelled).length;
   }
 
   /** Runs the next timer; false when none is left. */
   async step(): Promise<boolean> {
     await settle();
-    const event = this.#events.shift();
+    const event = this.#pop();
     if (event === undefined) return false;
     if (!event.cancelled) {
       this.now = event.at;
@@ -54,6 +50,43 @@ export class VirtualClock {
     await settle();
     return true;
   }
+
+  async advance(ms: number): Promise<void> {
+    const end = this.now + ms;
+    await settle();
+    while ((this.#heap[0]?.at ?? Number.POSITIVE_INFINITY) <= end) await this.step();
+    this.now = end;
+  }
+
+  #push(event: TimerEvent): void {
+    const heap = this.#heap;
+    heap.push(event);
+    for (let i = heap.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  #pop(): TimerEvent | undefined {
+    const heap = this.#heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last !== undefined) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const [l, r] = [2 * i + 1, 2 * i + 2];
+        let least = i;
+        if (l < heap.length && before(heap[l]!, heap[least]!)) least = l;
+        if (r < heap.length && before(heap[r]!, heap[least]!)) least = r;
+        if (least === i) break;
+        [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+        i = least;
+      }
+    }
+    return top;
+  }
 }
 
 function before(a: TimerEvent, b: TimerEvent): boolean {
@@ -61,7 +94,7 @@ function before(a: TimerEvent, b: TimerEvent): boolean {
 }
 
 /** Lets every pending promise continuation run. */
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface Answer {
   status: number;
@@ -84,6 +117,9 @@ export interface BatchRun {
   maxInFlightAfterFirstSecond: number;
   changes: ThrottleChange[];
   throttle: Throttle;
+  /** The throttle's account of the run, read as it ended. */
+  stats: ThrottleStats;
+  gaveUp: string | undefined;
 }
 
 /**
@@ -91,7 +127,12 @@ export interface BatchRun {
  * its first attempt, and after a refusal waits out the Retry-After and tries again as a retry,
  * until accepted, refused MAX_REFUSALS_PER_ID times, or the throttle gives up.
  */
-export async function simulateBatch(options: { ids: number; ceiling: ThrottleOptions['ceiling']; server: Server }): Promise<BatchRun> {
+export async function simulateBatch(options: {
+  ids: number;
+  ceiling: ThrottleOptions['ceiling'];
+  server: Server;
+  stallMs?: number;
+}): Promise<BatchRun> {
   const clock = new VirtualClock();
   const changes: ThrottleChange[] = [];
   const throttle = new Throttle({
@@ -99,6 +140,7 @@ export async function simulateBatch(options: { ids: number; ceiling: ThrottleOpt
     now: clock.read,
     setTimer: clock.setTimer,
     onChange: (change) => changes.push(change),
+    ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
   });
   const signal = new AbortController().signal;
   const tally = { requests: 0, refused: 0, accepted: 0, failed: 0, notSent: 0, endMs: 0, maxInFlight: 0, maxInFlightAfterFirstSecond: 0 };
@@ -146,10 +188,12 @@ export async function simulateBatch(options: { ids: number; ceiling: ThrottleOpt
     if (!(await clock.step())) break;
   }
   await run;
+  const stats = throttle.stats();
+  const gaveUp = throttle.gaveUp();
   throttle.close();
   expect(done).toBe(true);
   expect(clock.pendingTimers).toBe(0);
-  return { ...tally, changes, throttle };
+  return { ...tally, changes, throttle, stats, gaveUp };
 }
 
 /**
