@@ -51,7 +51,7 @@ export interface ContextParts {
 }
 
 /** The config file, its warnings on stderr. They name its path, which PLANTSTORE_CONFIG_DIR supplies: shown, not raw. */
-export function openConfigFor(env: Env, io: IO): ConfigFile {
+function openConfigFor(env: Env, io: IO): ConfigFile {
   return openConfig(env, (line) => io.err(shown(line)));
 }
 

@@ -63,7 +63,3 @@ export function assertSafeForToken(baseUrl: string, source: string): void {
     );
   }
 }
-
-export function plantUrl(baseUrl: string, id: string): string {
-  return `${baseUrl}/plants/${id}`;
-}

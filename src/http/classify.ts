@@ -72,11 +72,6 @@ export function classifyStatus(status: number): StatusVerdict {
   return MALFORMED_STATUS;
 }
 
-/** The statuses that refuse for load; the throttle slows down on them. */
-export function isRefusal(status: number): boolean {
-  return isLoadRefusal(classifyStatus(status).load);
-}
-
 /**
  * The statuses the table names on their own rows or as the start of a range, from 400 up, by
  * whether they are retried: what --retries' help and the README list (a test holds the README to it).

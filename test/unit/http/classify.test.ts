@@ -8,7 +8,6 @@ import {
   H2_STREAM_REFUSED,
   H2_STREAM_RESET,
   isLoadRefusal,
-  isRefusal,
   LOAD_REFUSAL_STATUSES,
   type Load,
   NOT_LOOPBACK,
@@ -70,9 +69,9 @@ describe('classifyStatus: every status class', () => {
     expect(UNRETRIED_STATUSES.filter((status) => classifyStatus(status).retryable)).toEqual([]);
   });
 
-  it('names the refusals for load LOAD_REFUSAL_STATUSES, and isRefusal agrees', () => {
+  it('names the refusals for load LOAD_REFUSAL_STATUSES, and the table agrees', () => {
     expect(ALL.filter((status) => isLoadRefusal(classifyStatus(status).load))).toEqual(LOAD_REFUSAL_STATUSES);
-    expect(ALL.filter(isRefusal)).toEqual(LOAD_REFUSAL_STATUSES);
+    expect(ALL.filter((status) => isLoadRefusal(classifyStatus(status).load))).toEqual(LOAD_REFUSAL_STATUSES);
   });
 
   it('feeds the throttle what the table says, and nothing about load when no answer came', () => {
@@ -340,7 +339,7 @@ describe("the README's lists of retried statuses are the table's", () => {
   });
 
   it('Throttling names the retried statuses that do not change the pace', () => {
-    const neutral = RETRIED_STATUSES.filter((status) => !isRefusal(status));
+    const neutral = RETRIED_STATUSES.filter((status) => !isLoadRefusal(classifyStatus(status).load));
     expect(bullet('Throttling')).toContain(`${neutral.join(', ')}, timeouts and resets are retried per request`);
   });
 });
