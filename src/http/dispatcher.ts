@@ -16,8 +16,6 @@ export interface DispatcherOptions {
   caPem?: string;
   /** Connections kept open to the origin. */
   connections?: number;
-  /** Called each time undici sends a request again on its own (HTTP/2 REFUSED_STREAM, GOAWAY), for --rate to count. */
-  onResend?: () => void;
 }
 
 /**
@@ -40,7 +38,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   if (options.proxy) {
     const agent = new ProxyAgent({ ...common, uri: options.proxy, ...(trust ? { requestTls: trust, proxyTls: trust } : {}) });
-    return observingStarts(agent, options.onResend);
+    return agent;
   }
   const connecting = new Set<Socket>();
   const pool = new Pool(options.origin, { ...common, connect: watchingConnects(buildConnector(connect), connecting) });
@@ -52,18 +50,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     for (const socket of connecting) socket.destroy();
     return (destroy as (...rest: unknown[]) => Promise<void>)(...args);
   }) as typeof pool.destroy;
-  return observingStarts(reconnectAfterGoAway(pool), options.onResend);
-}
-
-/**
- * Put on a request's options: called when undici first writes that request to a
- * connection (the TCP and TLS handshakes done). Until then nothing has left this
- * machine, and a request abandoned before it (Ctrl-C, the deadline) was not sent.
- */
-export const ON_SENT = Symbol('plantstore: request sent');
-
-export interface SentHook {
-  [ON_SENT]?: () => void;
+  return reconnectAfterGoAway(pool);
 }
 
 /**
@@ -86,34 +73,6 @@ function watchingConnects(connector: buildConnector.connector, connecting: Set<S
     }
     return returned as ReturnType<buildConnector.connector>;
   };
-}
-
-/**
- * Each time undici starts writing a request: the first start is reported to the request's
- * own ON_SENT hook. Later starts are undici resending it on its own, when HTTP/2 says it
- * was not processed (one retry after REFUSED_STREAM, a replay after a GOAWAY); the server
- * still sees those arrive, so --rate must count them (`onResend`).
- */
-function observingStarts(dispatcher: Dispatcher, onResend: (() => void) | undefined): Dispatcher {
-  return dispatcher.compose((dispatch) => (opts, handler) => {
-    const onSent = (opts as SentHook)[ON_SENT];
-    if (onSent === undefined && onResend === undefined) return dispatch(opts, handler);
-    let starts = 0;
-    // A view of the handler, not a copy: its methods keep running on the handler itself.
-    const counted = new Proxy(handler, {
-      get(target, name) {
-        const value = Reflect.get(target, name);
-        if (typeof value !== 'function') return value;
-        if (name !== 'onRequestStart') return value.bind(target);
-        return (...args: unknown[]) => {
-          if (++starts === 1) onSent?.();
-          else onResend?.();
-          return value.apply(target, args);
-        };
-      },
-    });
-    return dispatch(opts, counted);
-  });
 }
 
 /** What undici's own h2c client (H2CClient) sets pipelining to: its default maxConcurrentStreams. */

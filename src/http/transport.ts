@@ -65,9 +65,7 @@ export function createTransport(options: TransportOptions): Transport {
   const base = new URL(endpoint.baseUrl);
   const rawProxy = proxyFor(base, options.env);
   const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher =
-    options.dispatcher ??
-    createDispatcher({ ...options, origin: base.origin, proxy: rawProxy, ...(gate?.resent ? { onResend: () => gate.resent?.() } : {}) });
+  const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
   const tokens = typeof endpoint.token === 'string' ? staticTokens(endpoint.token, { now: Date.now }) : endpoint.token;
   // Every token sent so far, in every form a server could echo it back in, hidden before any text is cut to length.
   const known = new Set(typeof endpoint.token === 'string' ? [endpoint.token] : []);
@@ -84,7 +82,7 @@ export function createTransport(options: TransportOptions): Transport {
     route,
     timeoutMs: options.timeoutMs,
     mask,
-    reportsSent: ownDispatcher,
+    onResend: gate?.resent && (() => gate.resent?.()),
     onEvent,
   };
 

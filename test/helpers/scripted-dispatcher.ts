@@ -1,8 +1,8 @@
-// A dispatcher for the HTTP client (ApiOptions.dispatcher) that answers from a script, with no
-// socket. It imitates what undici's request() hands the client, as far as the client reads it: a
-// status, lower-case headers, a body of the bytes as sent (never decompressed) that may be cut by a
-// connection error or stall, and the attempt's AbortSignal (src/http/deadline.ts), whose reason
-// undici throws when it fires. Every request is recorded with the clocks of the
+// A dispatcher for the HTTP client (TransportOptions.dispatcher) that answers from a script, with
+// no socket. It drives the handler the client dispatches with as undici does, as far as the client
+// reads it: the request starts (is written) at once, then a status and lower-case headers, a body
+// of the bytes as sent (never decompressed) that may be cut by a connection error or stall, or an
+// error; abort() (our deadline, Ctrl-C) ends it. Every request is recorded with the clocks of the
 // moment, fake ones under vi.useFakeTimers(): a test can say when each attempt went out without
 // waiting for it.
 import type { Dispatcher } from 'undici';
@@ -24,7 +24,7 @@ export interface ScriptedRequest {
   at: number;
   /** Date.now() when it was sent: comparable with HTTP dates. */
   wallClock: number;
-  /** performance.now() when its signal fired, if it did while the attempt was out. */
+  /** performance.now() when the client abandoned it (deadline, Ctrl-C), if it did while the attempt was out. */
   abortedAt?: number;
 }
 
@@ -39,8 +39,10 @@ export function scriptedDispatcher(steps: readonly Step[]): ScriptedDispatcher {
   const requests: ScriptedRequest[] = [];
   const fail = (code: string, message = `${code} (scripted)`) => Object.assign(new Error(message), { code });
   const dispatcher = {
-    async request(options: { origin: string; path: string; method: string; headers: Record<string, string>; signal: AbortSignal }) {
-      const { signal } = options;
+    dispatch(
+      options: { origin: string; path: string; method: string; headers: Record<string, string> },
+      handler: Dispatcher.DispatchHandler,
+    ): boolean {
       const step = steps[Math.min(requests.length, steps.length - 1)];
       const request: ScriptedRequest = {
         origin: options.origin,
@@ -51,39 +53,44 @@ export function scriptedDispatcher(steps: readonly Step[]): ScriptedDispatcher {
         wallClock: Date.now(),
       };
       requests.push(request);
-      // What undici throws once the signal fires: its reason (TIMED_OUT for our deadline). Listened
-      // for only by the steps that wait for it, from the moment they are sent.
-      const waits = step === undefined || typeof step === 'string' || ('answer' in step && step.stall === true);
-      const fired = waits ? untilFired(signal, request) : undefined;
-      fired?.catch(() => {}); // a body that stalls is awaited only once read
-      if (step === undefined || step === 'silent') return fired;
-      if ('error' in step) throw fail(step.error, step.message);
-      const chunks = step.body === undefined ? [] : [Buffer.from(step.body)];
-      return {
-        statusCode: step.answer,
-        headers: step.headers ?? {},
-        body: {
-          dump: async () => {},
-          async *[Symbol.asyncIterator]() {
-            yield* chunks;
-            if (step.cut !== undefined) throw fail(step.cut);
-            if (fired) await fired;
-          },
+      // As undici's: abort() ends the request with its reason, once, and nothing is delivered after it.
+      let aborted: Error | null = null;
+      const controller: Dispatcher.DispatchController = {
+        get aborted() {
+          return aborted !== null;
         },
+        get paused() {
+          return false;
+        },
+        get reason() {
+          return aborted;
+        },
+        abort(reason: Error) {
+          if (aborted !== null) return;
+          aborted = reason;
+          request.abortedAt = performance.now();
+          handler.onResponseError?.(controller, reason);
+        },
+        pause() {},
+        resume() {},
       };
+      // Written at once: no connection to wait for.
+      handler.onRequestStart?.(controller, {});
+      // The rest comes later, as from a socket; a step that waits ("silent", "stall") ends only by abort().
+      queueMicrotask(() => {
+        if (aborted !== null || step === undefined || step === 'silent') return;
+        if ('error' in step) return handler.onResponseError?.(controller, fail(step.error, step.message));
+        handler.onResponseStart?.(controller, step.answer, step.headers ?? {}, '');
+        if (aborted !== null) return;
+        if (step.body !== undefined) handler.onResponseData?.(controller, Buffer.from(step.body));
+        if (aborted !== null || step.stall === true) return;
+        if (step.cut !== undefined) return handler.onResponseError?.(controller, fail(step.cut));
+        handler.onResponseEnd?.(controller, {});
+      });
+      return true;
     },
     close: async () => {},
+    destroy: async () => {},
   };
   return { dispatcher: dispatcher as unknown as Dispatcher, requests };
-}
-
-function untilFired(signal: AbortSignal, request: ScriptedRequest): Promise<never> {
-  return new Promise<never>((_resolve, reject) => {
-    const abort = () => {
-      request.abortedAt = performance.now();
-      reject(signal.reason);
-    };
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
-  });
 }

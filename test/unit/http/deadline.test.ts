@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { attemptDeadline, TIMED_OUT } from '../../../src/http/deadline.js';
+import { attemptDeadline, type Cutoff } from '../../../src/http/deadline.js';
 
 // Fake timers stand in for the clock: nothing waits.
 beforeEach(() => {
@@ -9,39 +9,50 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-it('aborts an attempt when it has run exactly the timeout, not a moment before', () => {
-  const deadline = attemptDeadline(1000, new AbortController().signal);
+/** A deadline whose cuts are recorded. */
+function watched(timeoutMs: number, interrupt: AbortSignal): { cuts: Cutoff[]; end(): void } {
+  const cuts: Cutoff[] = [];
+  const deadline = attemptDeadline(timeoutMs, interrupt, (why) => cuts.push(why));
+  return { cuts, end: () => deadline.end() };
+}
+
+it('cuts an attempt when it has run exactly the timeout, not a moment before', () => {
+  const deadline = watched(1000, new AbortController().signal);
   vi.advanceTimersByTime(999);
-  expect(deadline.signal.aborted).toBe(false);
+  expect(deadline.cuts).toEqual([]);
   vi.advanceTimersByTime(1);
-  expect(deadline.signal.reason).toBe(TIMED_OUT);
+  expect(deadline.cuts).toEqual(['timeout']);
   deadline.end();
 });
 
 it('gives each attempt its full time, whenever it starts', () => {
-  const first = attemptDeadline(1000, new AbortController().signal);
+  const first = watched(1000, new AbortController().signal);
   vi.advanceTimersByTime(400);
-  const second = attemptDeadline(1000, new AbortController().signal);
+  const second = watched(1000, new AbortController().signal);
   vi.advanceTimersByTime(600);
-  expect([first.signal.reason, second.signal.aborted]).toEqual([TIMED_OUT, false]);
+  expect([first.cuts, second.cuts]).toEqual([['timeout'], []]);
   vi.advanceTimersByTime(400);
-  expect(second.signal.reason).toBe(TIMED_OUT);
+  expect(second.cuts).toEqual(['timeout']);
 });
 
-it('aborts at once on interrupt, with the interrupt as the reason, and is born aborted after one', () => {
+it('cuts at once on interrupt, every attempt watching it, each once; and at birth after one', () => {
   const interrupt = new AbortController();
-  const deadline = attemptDeadline(30_000, interrupt.signal);
+  const attempts = [watched(30_000, interrupt.signal), watched(30_000, interrupt.signal), watched(30_000, interrupt.signal)];
   interrupt.abort('SIGINT');
-  expect(deadline.signal.reason).toBe('SIGINT');
-  expect(attemptDeadline(30_000, interrupt.signal).signal.reason).toBe('SIGINT');
+  expect(attempts.map((attempt) => attempt.cuts)).toEqual([['interrupted'], ['interrupted'], ['interrupted']]);
+  vi.advanceTimersByTime(60_000);
+  expect(attempts.map((attempt) => attempt.cuts)).toEqual([['interrupted'], ['interrupted'], ['interrupted']]);
+  expect(watched(30_000, interrupt.signal).cuts).toEqual(['interrupted']);
+  expect(vi.getTimerCount()).toBe(0);
 });
 
-it('once the attempt ends, neither its timer nor an interrupt reaches it', () => {
+it('once the attempt ends, neither its timer nor an interrupt reaches it; the others still are', () => {
   const interrupt = new AbortController();
-  const deadline = attemptDeadline(1000, interrupt.signal);
-  deadline.end();
-  expect(vi.getTimerCount()).toBe(0);
+  const ended = watched(1000, interrupt.signal);
+  const running = watched(30_000, interrupt.signal);
+  ended.end();
+  expect(vi.getTimerCount()).toBe(1);
   vi.advanceTimersByTime(10_000);
   interrupt.abort('SIGINT');
-  expect(deadline.signal.aborted).toBe(false);
+  expect([ended.cuts, running.cuts]).toEqual([[], ['interrupted']]);
 });

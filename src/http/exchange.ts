@@ -1,0 +1,133 @@
+// One attempt's exchange with undici, through its handler interface (dispatch) rather than
+// request(): request() wraps every answer in a Readable stream and listens on an AbortSignal
+// for it, which a batch of a million small answers pays a million times (on loopback, about
+// a quarter of the time a 204 costs). Here the head is kept, the body gathered up to a limit
+// into a buffer, and the whole ends in one promise.
+
+import type { Dispatcher } from 'undici';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** The head of an answer: once it arrives, an answer has begun. */
+export interface Head {
+  status: number;
+  headers: Headers;
+}
+
+/**
+ * How an exchange ended. Complete when `error` is undefined. Otherwise `error` is what undici
+ * threw, or the reason given to abort(); with a `head` when the answer had begun (its body cut
+ * short: `body` holds what came).
+ */
+export interface Ended {
+  head?: Head;
+  body: Buffer;
+  error?: unknown;
+}
+
+export interface ExchangeHooks {
+  /** The head has arrived; returning false ends the exchange there (the connection is dropped). */
+  onHead?(head: Head): boolean;
+  /** undici writes the request again on its own (HTTP/2 REFUSED_STREAM, a replay after GOAWAY): the server sees it again. */
+  onResend?(): void;
+}
+
+/** What undici is told when we abandon a request: nothing reads it, since the exchange has ended by then. */
+const ABANDONED = Object.assign(new Error('request abandoned by plantstore'), { code: 'UND_ERR_ABORTED' });
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Aborts once undici's parser is done with what it is reading. Aborted from inside one of its
+ * callbacks, undici would go on to end the same answer, and fail its own assertion.
+ */
+function dropLater(controller: Dispatcher.DispatchController): void {
+  queueMicrotask(() => {
+    if (!controller.aborted) controller.abort(ABANDONED);
+  });
+}
+
+export class Exchange implements Dispatcher.DispatchHandler {
+  /** Resolves once, however the exchange ends; never rejects. */
+  readonly ended: Promise<Ended>;
+  #resolve!: (ended: Ended) => void;
+  #done = false;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Set when abort() came before undici started the request: it is aborted as it starts. */
+  #abandoned = false;
+  #starts = 0;
+  #head: Head | undefined;
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly hooks: ExchangeHooks = {},
+  ) {
+    this.ended = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  /**
+   * Whether undici has begun writing the request to a connection (the TCP and TLS handshakes
+   * done). Until then nothing has left this machine: a request abandoned before was not sent.
+   */
+  get sent(): boolean {
+    return this.#starts > 0;
+  }
+
+  /** Ends the exchange now with `reason` (our deadline, Ctrl-C), and drops the request where undici has it. */
+  abort(reason: unknown): void {
+    this.#end(reason);
+    if (this.#controller === undefined) this.#abandoned = true;
+    else if (!this.#controller.aborted) this.#controller.abort(ABANDONED);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // undici may hold a request in its queue past our deadline or Ctrl-C: it goes no further.
+    if (this.#abandoned) {
+      controller.abort(ABANDONED);
+      return;
+    }
+    this.#controller = controller;
+    if (++this.#starts > 1) this.hooks.onResend?.();
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Headers): void {
+    if (status < 200 || this.#done) return; // 1xx are not the answer
+    this.#head = { status, headers };
+    if (this.hooks.onHead?.(this.#head) === false) {
+      this.#end(undefined);
+      dropLater(controller);
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#done) return;
+    const room = this.limit - this.#size;
+    this.#chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    this.#size += Math.min(chunk.length, room);
+    if (this.#size >= this.limit) {
+      // Enough of it: a 1 GB error page must not fill memory. The rest is not read, and its connection is dropped.
+      this.#end(undefined);
+      dropLater(controller);
+    }
+  }
+
+  onResponseEnd(): void {
+    this.#end(undefined);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#end(error);
+  }
+
+  #end(error: unknown): void {
+    if (this.#done) return;
+    this.#done = true;
+    const body =
+      this.#chunks.length === 0 ? NO_BODY : this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
+    this.#chunks = [];
+    this.#resolve({ ...(this.#head ? { head: this.#head } : {}), body, ...(error === undefined ? {} : { error }) });
+  }
+}
