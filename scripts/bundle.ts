@@ -25,7 +25,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node22',
-  minify: true,
+  minify: process.env.PLANTSTORE_BUNDLE_READABLE === undefined,
   legalComments: 'none', // licences are collected whole below
   metafile: true,
   logLevel: 'warning',

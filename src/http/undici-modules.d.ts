@@ -15,10 +15,10 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
   export default Dispatcher;
 }
 
-declare module 'undici/lib/api/index.js' {
-  /** request, stream, pipeline, upgrade, connect: the methods the index puts on Dispatcher.prototype. */
-  const api: Record<string, (...args: unknown[]) => unknown>;
-  export default api;
+declare module 'undici/lib/api/api-connect.js' {
+  /** Dispatcher.prototype.connect, as the index puts it there. */
+  const connect: (...args: unknown[]) => unknown;
+  export default connect;
 }
 
 declare module 'undici/lib/core/symbols.js' {
