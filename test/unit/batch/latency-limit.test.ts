@@ -122,6 +122,22 @@ describe('LatencyLimit, scripted answers', () => {
     expect(changes.at(-1)).toMatchObject({ from: 256, reason: 'queueing' });
   });
 
+  it('latency less than 2 ms above a sub-millisecond base is flat whatever the ratio (loopback): it grows, never cut', () => {
+    // 0.3 ms at 4 in flight, then rounds 5x as slow: a turn of the client's own event loop, not a queue.
+    const { limiter, changes, at } = scripted(0.3, 16);
+    for (let round = 0; round < 6; round += 1) feed(limiter, at, 2.1, limiter.limit);
+    expect(changes.filter((change) => change.reason === 'queueing')).toEqual([]);
+    expect(limiter.limit).toBeGreaterThan(16);
+  });
+
+  it('a queue of 2 ms or more over a sub-millisecond base is still one: two such rounds cut', () => {
+    const { limiter, changes, at } = scripted(0.5, 32);
+    feed(limiter, at, 2.5, 32);
+    expect(limiter.limit).toBe(32);
+    feed(limiter, at, 2.5, 32);
+    expect(changes.at(-1)).toMatchObject({ from: 32, to: 16, reason: 'queueing' });
+  });
+
   it('holds between flat and queueing', () => {
     const { limiter, changes, at } = scripted(50, 32);
     const before = changes.length;
@@ -229,6 +245,14 @@ describe('LatencyLimit against a server with K slots and a FIFO queue (virtual t
       if (slots === 6) expect(result.maxInFlight).toBeLessThanOrEqual(2 * slots);
     },
   );
+
+  it('a server half a millisecond away (K = 8): grows past K, and leaves a queue of at most 3 ms (2 ms is too short to tell from the client's own delays)', () => {
+    const result = run({ slots: 8, latencyMs: 0.5, jitter: 0.1 }, 5_000);
+    expect(Math.min(...settledLimits(result, 1000), result.limiter.limit)).toBeGreaterThanOrEqual(8);
+    expect(result.meanQueueingMs).toBeLessThanOrEqual(3);
+    // The server's whole capacity is 16,000 answers a second.
+    expect(perSecondBetween(result, 1, 5)).toBeGreaterThanOrEqual(0.95 * 16_000);
+  });
 
   it('a server that sheds with 503 instead of queueing: one limit, cut then regrown, few refusals', () => {
     // 40 slots and no queue: latency is flat at any load, so only the 503s hold the limit down.
