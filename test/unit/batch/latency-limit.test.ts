@@ -246,7 +246,7 @@ describe('LatencyLimit against a server with K slots and a FIFO queue (virtual t
     },
   );
 
-  it('a server half a millisecond away (K = 8): grows past K, and leaves a queue of at most 3 ms (2 ms is too short to tell from the client's own delays)', () => {
+  it("a server half a millisecond away (K = 8): grows past K, and leaves a queue of at most 3 ms (2 ms is too short to tell from the client's own delays)", () => {
     const result = run({ slots: 8, latencyMs: 0.5, jitter: 0.1 }, 5_000);
     expect(Math.min(...settledLimits(result, 1000), result.limiter.limit)).toBeGreaterThanOrEqual(8);
     expect(result.meanQueueingMs).toBeLessThanOrEqual(3);
