@@ -78,7 +78,8 @@ export async function sendOnce(
       exchange,
     );
   } catch (error) {
-    exchange.onResponseError(undefined as never, error as Error);
+    // undici reports its failures to the handler; a dispatcher that throws instead ends the attempt the same way.
+    exchange.abort(error);
   }
   const { head, body, error } = await exchange.ended;
   deadline.end();
