@@ -9,7 +9,7 @@
 // loop, and so its CPU time can be read: on a small machine the client and the
 // server share the CPUs, and the notes say how much the server took.
 //
-// Runs: BENCH_BATCH_RUNS (default: BENCH_RUNS, at most 3) after at most one
+// Runs: BENCH_BATCH_RUNS (default: BENCH_RUNS, at most 5) after at most one
 // warm-up (BENCH_WARMUPS 0 skips it). xargs+curl costs a process per id (~4-8 ms
 // of CPU each), so it is timed on the first BENCH_CURL_IDS ids (default 1,000;
 // 10,000 for all of them, ~45 s a run on 2 CPUs): its rate does not depend on the count.
@@ -85,7 +85,7 @@ function checkSent(
 
 export async function benchBatch(options: Options): Promise<Row[]> {
   const { tmp, pkg } = options;
-  const runs = Math.max(1, count('BENCH_BATCH_RUNS', Math.min(3, options.runs)));
+  const runs = Math.max(1, count('BENCH_BATCH_RUNS', Math.min(5, options.runs)));
   const warmups = Math.min(1, options.warmups);
   const curlIds = Math.min(IDS, Math.max(1, count('BENCH_CURL_IDS', 1000)));
   const ids = Array.from({ length: IDS }, (_, i) => String(i + 1));
