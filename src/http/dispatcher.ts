@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { loopbackOnlyLookup } from './loopback-lookup.js';
 import { watchTlsAlerts } from './tls-alerts.js';
@@ -24,7 +23,8 @@ export interface DispatcherOptions {
  * direct, a ProxyAgent when not.
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const trust = options.caPem ? { ca: [...tls.getCACertificates('default'), options.caPem] } : undefined;
+  // node:tls only when asked: a plain http:// run never loads it.
+  const trust = options.caPem ? { ca: [...process.getBuiltinModule('node:tls').getCACertificates('default'), options.caPem] } : undefined;
   // The token may travel in clear text to http://localhost: only if that name leads to this machine.
   const pinned = new URL(options.origin).hostname === 'localhost' ? { lookup: loopbackOnlyLookup } : undefined;
   const connect = { timeout: options.timeoutMs, ...trust, ...pinned };

@@ -193,3 +193,18 @@ describe.skipIf(process.platform === 'win32')('a directory on standard input (de
     );
   });
 });
+
+describe('start-up', () => {
+  it('a delete over plain http loads neither node:http2, node:tls nor node:zlib (an https origin, or a compressed body, would)', async () => {
+    // Node's own list of the built-ins loaded, written as the process exits (encoded: NODE_OPTIONS splits at spaces).
+    const hook = `process.on('exit', () => process.stderr.write('loaded: ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'))`;
+    const report = `data:text/javascript,${encodeURIComponent(hook)}`;
+    const result = await plantstore(['delete', '48'], {
+      env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, NODE_OPTIONS: `--import=${report}` },
+    });
+    expect([result.stdout, result.stderr]).toEqual(['Deleted plant 48\n', expect.stringContaining('loaded: ')]);
+    const loaded = /^loaded: (.*)$/m.exec(result.stderr)?.[1]?.split(' ') ?? [];
+    expect(loaded).toContain('net'); // the list is there, and is Node's
+    expect(loaded.filter((name) => ['http2', 'tls', '_tls_wrap', 'zlib'].includes(name))).toEqual([]);
+  });
+});
