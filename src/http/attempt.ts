@@ -4,9 +4,9 @@
 import type { Dispatcher } from 'undici';
 import type { Mask } from '../text/secret-mask.js';
 import { classifyStatus } from './classify.js';
-import { attemptDeadline, type Cutoff } from './deadline.js';
+import { attemptDeadline } from './deadline.js';
 import { htmlTitle, parseErrorBody, serverLine } from './error-body.js';
-import { Exchange, type Head, type Headers } from './exchange.js';
+import { Exchange, type ExchangeHooks, type Head, type Headers } from './exchange.js';
 import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcome.js';
 import { failedRequest } from './request-errors.js';
 import { decodeBody } from './response-body.js';
@@ -15,8 +15,6 @@ import { parseRetryAfter } from './retry.js';
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** What an attempt whose time ran out ends with; on Ctrl-C, the interrupt's reason. */
-const TIMED_OUT = Symbol('timed out');
 const NO_BODY = Buffer.alloc(0);
 
 /** What one attempt that was sent ended with, and when the server asked us to come back. */
@@ -35,8 +33,8 @@ export interface AttemptSetup {
   route: Route;
   timeoutMs: number;
   mask: Mask;
-  /** undici wrote a request again on its own (HTTP/2 REFUSED_STREAM, GOAWAY): --rate counts it. */
-  onResend?: (() => void) | undefined;
+  /** What every exchange is told (undici sending a request again on its own, for --rate); a trace adds its own. */
+  hooks: ExchangeHooks;
   onEvent: ((event: TransportEvent) => void) | undefined;
 }
 
@@ -52,26 +50,23 @@ export async function sendOnce(
   const { route, mask, onEvent } = setup;
   const label = request.label ?? request.path;
   const started = performance.now();
-  const exchange = new Exchange(MAX_BODY_BYTES, {
-    onHead: (head) => {
-      onEvent?.({
-        kind: 'answer',
-        label,
-        status: head.status,
-        elapsedMs: performance.now() - started,
-        headers: Object.entries(head.headers).map(([name, value]) => [name, serverLine(String(value), mask)] as const),
-      });
-      // Which length is right cannot be known, so neither the status nor the body can be trusted.
-      return !hasConflictingLengths(head.headers);
-    },
-    ...(setup.onResend ? { onResend: setup.onResend } : {}),
-  });
-  // Which of our own ends came first, since an abort looks the same from inside.
-  let cutoff: Cutoff | undefined;
-  const deadline = attemptDeadline(setup.timeoutMs, interrupt, (why) => {
-    cutoff = why;
-    exchange.abort(why === 'timeout' ? TIMED_OUT : interrupt.reason);
-  });
+  // The answer's head is traced as it arrives; without a trace, the hooks are the transport's, made once.
+  const hooks: ExchangeHooks =
+    onEvent === undefined
+      ? setup.hooks
+      : {
+          ...setup.hooks,
+          onHead: (head) =>
+            onEvent({
+              kind: 'answer',
+              label,
+              status: head.status,
+              elapsedMs: performance.now() - started,
+              headers: Object.entries(head.headers).map(([name, value]) => [name, serverLine(String(value), mask)] as const),
+            }),
+        };
+  const exchange = new Exchange(MAX_BODY_BYTES, hooks);
+  const deadline = attemptDeadline(setup.timeoutMs, interrupt, exchange);
   try {
     setup.dispatcher.dispatch(
       { origin: setup.origin, path: `${setup.basePath}${request.path}`, method: request.method as Dispatcher.HttpMethod, headers },
@@ -81,11 +76,9 @@ export async function sendOnce(
     // undici reports its failures to the handler; a dispatcher that throws instead ends the attempt the same way.
     exchange.abort(error);
   }
-  const { head, body, error } = await exchange.ended;
+  const { head, body, error, conflictingLengths } = await exchange.ended;
   deadline.end();
-  if (head !== undefined && hasConflictingLengths(head.headers)) {
-    return { outcome: { ...route, kind: 'malformed', headersTooLarge: false } };
-  }
+  if (conflictingLengths) return { outcome: { ...route, kind: 'malformed', headersTooLarge: false } };
   // A success stays one whatever happens to its body: the status said so.
   if (head !== undefined && classifyStatus(head.status).kind === 'success') {
     return { outcome: await successOf(head, error === undefined ? body : NO_BODY, mask) };
@@ -98,7 +91,7 @@ export async function sendOnce(
     };
   }
   const elapsedMs = performance.now() - started;
-  const aborted = interrupt.aborted ? 'interrupted' : cutoff;
+  const aborted = interrupt.aborted ? 'interrupted' : exchange.cutoff;
   const { sent } = exchange;
   if (!sent && aborted === 'interrupted') {
     // Still connecting (or queued for a connection) when Ctrl-C came: nothing left this machine.
@@ -149,12 +142,6 @@ function failedAnswer(status: number, headers: Headers, body: string, mask: Mask
 /** The body as text: decompressed (up to MAX_BODY_BYTES) and decoded by its charset. */
 function decodedBody(headers: Headers, raw: Buffer): Promise<string> {
   return decodeBody(raw, header(headers, 'content-encoding'), header(headers, 'content-type'), MAX_BODY_BYTES);
-}
-
-/** Two Content-Length headers that disagree (RFC 9112 §6.3: unrecoverable), which undici passes on. */
-function hasConflictingLengths(headers: Headers): boolean {
-  const lengths = headers['content-length'];
-  return Array.isArray(lengths) && new Set(lengths.map((length) => length.trim())).size > 1;
 }
 
 function header(headers: Headers, name: string): string | undefined {

@@ -5,6 +5,7 @@
 // into a buffer, and the whole ends in one promise.
 
 import type { Dispatcher } from 'undici';
+import type { Cutoff, Cuttable } from './deadline.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -23,11 +24,13 @@ export interface Ended {
   head?: Head;
   body: Buffer;
   error?: unknown;
+  /** Two Content-Length headers that disagree (RFC 9112 §6.3): neither the status nor the body can be trusted. */
+  conflictingLengths?: true;
 }
 
 export interface ExchangeHooks {
-  /** The head has arrived; returning false ends the exchange there (the connection is dropped). */
-  onHead?(head: Head): boolean;
+  /** The head has arrived (for a trace). */
+  onHead?(head: Head): void;
   /** undici writes the request again on its own (HTTP/2 REFUSED_STREAM, a replay after GOAWAY): the server sees it again. */
   onResend?(): void;
 }
@@ -46,7 +49,7 @@ function dropLater(controller: Dispatcher.DispatchController): void {
   });
 }
 
-export class Exchange implements Dispatcher.DispatchHandler {
+export class Exchange implements Dispatcher.DispatchHandler, Cuttable {
   /** Resolves once, however the exchange ends; never rejects. */
   readonly ended: Promise<Ended>;
   #resolve!: (ended: Ended) => void;
@@ -56,6 +59,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #abandoned = false;
   #starts = 0;
   #head: Head | undefined;
+  #conflictingLengths = false;
+  /** Which of our own ends came first, if one did (an abort looks the same from inside). */
+  cutoff: Cutoff | undefined;
   #chunks: Buffer[] = [];
   #size = 0;
 
@@ -76,7 +82,14 @@ export class Exchange implements Dispatcher.DispatchHandler {
     return this.#starts > 0;
   }
 
-  /** Ends the exchange now with `reason` (our deadline, Ctrl-C), and drops the request where undici has it. */
+  /** The attempt's deadline: its time ran out, or Ctrl-C came. */
+  cut(why: Cutoff, reason: unknown): void {
+    if (this.#done) return;
+    this.cutoff = why;
+    this.abort(reason);
+  }
+
+  /** Ends the exchange now with `reason`, and drops the request where undici has it. */
   abort(reason: unknown): void {
     this.#end(reason);
     if (this.#controller === undefined) this.#abandoned = true;
@@ -96,7 +109,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Headers): void {
     if (status < 200 || this.#done) return; // 1xx are not the answer
     this.#head = { status, headers };
-    if (this.hooks.onHead?.(this.#head) === false) {
+    this.hooks.onHead?.(this.#head);
+    if (hasConflictingLengths(headers)) {
+      // undici passes both on; which is right cannot be known, so the body is not read.
+      this.#conflictingLengths = true;
       this.#end(undefined);
       dropLater(controller);
     }
@@ -128,6 +144,16 @@ export class Exchange implements Dispatcher.DispatchHandler {
     const body =
       this.#chunks.length === 0 ? NO_BODY : this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
     this.#chunks = [];
-    this.#resolve({ ...(this.#head ? { head: this.#head } : {}), body, ...(error === undefined ? {} : { error }) });
+    const ended: Ended = { body };
+    if (this.#head !== undefined) ended.head = this.#head;
+    if (error !== undefined) ended.error = error;
+    if (this.#conflictingLengths) ended.conflictingLengths = true;
+    this.#resolve(ended);
   }
+}
+
+/** Two Content-Length headers that disagree (RFC 9112 §6.3: unrecoverable). */
+function hasConflictingLengths(headers: Headers): boolean {
+  const lengths = headers['content-length'];
+  return Array.isArray(lengths) && new Set(lengths.map((length) => length.trim())).size > 1;
 }

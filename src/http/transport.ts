@@ -82,7 +82,7 @@ export function createTransport(options: TransportOptions): Transport {
     route,
     timeoutMs: options.timeoutMs,
     mask,
-    onResend: gate?.resent && (() => gate.resent?.()),
+    hooks: gate?.resent ? { onResend: () => gate.resent?.() } : {},
     onEvent,
   };
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { attemptDeadline, type Cutoff } from '../../../src/http/deadline.js';
+import { attemptDeadline, type Cutoff, TIMED_OUT } from '../../../src/http/deadline.js';
 
 // Fake timers stand in for the clock: nothing waits.
 beforeEach(() => {
@@ -9,11 +9,17 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A deadline whose cuts are recorded. */
-function watched(timeoutMs: number, interrupt: AbortSignal): { cuts: Cutoff[]; end(): void } {
+/** A deadline whose cuts are recorded, with the reason each came with. */
+function watched(timeoutMs: number, interrupt: AbortSignal): { cuts: Cutoff[]; reasons: unknown[]; end(): void } {
   const cuts: Cutoff[] = [];
-  const deadline = attemptDeadline(timeoutMs, interrupt, (why) => cuts.push(why));
-  return { cuts, end: () => deadline.end() };
+  const reasons: unknown[] = [];
+  const deadline = attemptDeadline(timeoutMs, interrupt, {
+    cut: (why, reason) => {
+      cuts.push(why);
+      reasons.push(reason);
+    },
+  });
+  return { cuts, reasons, end: () => deadline.end() };
 }
 
 it('cuts an attempt when it has run exactly the timeout, not a moment before', () => {
@@ -21,7 +27,7 @@ it('cuts an attempt when it has run exactly the timeout, not a moment before', (
   vi.advanceTimersByTime(999);
   expect(deadline.cuts).toEqual([]);
   vi.advanceTimersByTime(1);
-  expect(deadline.cuts).toEqual(['timeout']);
+  expect([deadline.cuts, deadline.reasons]).toEqual([['timeout'], [TIMED_OUT]]);
   deadline.end();
 });
 
@@ -40,6 +46,7 @@ it('cuts at once on interrupt, every attempt watching it, each once; and at birt
   const attempts = [watched(30_000, interrupt.signal), watched(30_000, interrupt.signal), watched(30_000, interrupt.signal)];
   interrupt.abort('SIGINT');
   expect(attempts.map((attempt) => attempt.cuts)).toEqual([['interrupted'], ['interrupted'], ['interrupted']]);
+  expect(attempts.map((attempt) => attempt.reasons)).toEqual([['SIGINT'], ['SIGINT'], ['SIGINT']]);
   vi.advanceTimersByTime(60_000);
   expect(attempts.map((attempt) => attempt.cuts)).toEqual([['interrupted'], ['interrupted'], ['interrupted']]);
   expect(watched(30_000, interrupt.signal).cuts).toEqual(['interrupted']);

@@ -99,16 +99,40 @@ describe('Exchange', () => {
     expect(resent).toBe(2);
   });
 
-  it('a head the attempt refuses (onHead false) ends it there, body unread', async () => {
-    const exchange = new Exchange(1024, { onHead: (head) => head.status !== 200 });
+  it('two Content-Length headers that disagree end it at the head, body unread; the trace still sees the head', async () => {
+    const heads: number[] = [];
+    const exchange = new Exchange(1024, { onHead: (head) => heads.push(head.status) });
     const c = controller();
     exchange.onRequestStart(c);
     exchange.onResponseStart(c, 200, { 'content-length': ['2', '5'] });
     exchange.onResponseData(c, Buffer.from('ok'));
     const ended = await exchange.ended;
-    expect([ended.head?.status, ended.body.length, ended.error]).toEqual([200, 0, undefined]);
+    expect([ended.head?.status, ended.body.length, ended.error, ended.conflictingLengths]).toEqual([200, 0, undefined, true]);
+    expect(heads).toEqual([200]);
     await Promise.resolve();
     expect(c.aborted).toBe(true);
+  });
+
+  it('the same length twice is one length', async () => {
+    const exchange = new Exchange(1024);
+    const c = controller();
+    exchange.onRequestStart(c);
+    exchange.onResponseStart(c, 200, { 'content-length': ['2', ' 2'] });
+    exchange.onResponseData(c, Buffer.from('ok'));
+    exchange.onResponseEnd();
+    const ended = await exchange.ended;
+    expect([ended.body.toString(), ended.conflictingLengths]).toEqual(['ok', undefined]);
+  });
+
+  it('cut by its deadline: says which, ends with the reason, once', async () => {
+    const exchange = new Exchange(1024);
+    const c = controller();
+    exchange.onRequestStart(c);
+    exchange.cut('timeout', 'time ran out');
+    exchange.cut('interrupted', 'SIGINT');
+    expect(exchange.cutoff).toBe('timeout');
+    expect((await exchange.ended).error).toBe('time ran out');
+    expect(c.abortedWith).toHaveLength(1);
   });
 
   it('ignores 1xx heads: the answer is the head after them', async () => {
