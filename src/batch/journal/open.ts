@@ -187,7 +187,8 @@ function emptyContents(): JournalContents {
 
 function state(file: string, contents: JournalContents): JournalState {
   const { recorded } = contents;
-  const kindOf = (id: string): RecordedCode | 0 => recorded.get(BigInt(id));
+  // A new journal records nothing earlier: its runs ask for every id, and need no BigInt to be told so.
+  const kindOf = (id: string): RecordedCode | 0 => (recorded.size === 0 ? 0 : recorded.get(BigInt(id)));
   return {
     file,
     resumed: contents.header !== undefined,
