@@ -6,7 +6,7 @@ import type { Mask } from '../text/secret-mask.js';
 import { classifyStatus } from './classify.js';
 import { attemptDeadline } from './deadline.js';
 import { htmlTitle, parseErrorBody, serverLine } from './error-body.js';
-import { Exchange, type ExchangeHooks, type Head, type Headers } from './exchange.js';
+import { Exchange, type ExchangeHooks, type Head, type Headers, NO_BODY } from './exchange.js';
 import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcome.js';
 import { failedRequest } from './request-errors.js';
 import { decodeBody } from './response-body.js';
@@ -14,8 +14,6 @@ import { parseRetryAfter } from './retry.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_BODY_BYTES = 64 * 1024;
-
-const NO_BODY = Buffer.alloc(0);
 
 /** What one attempt that was sent ended with, and when the server asked us to come back. */
 export interface Attempt {

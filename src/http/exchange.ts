@@ -37,7 +37,8 @@ export interface ExchangeHooks {
 
 /** What undici is told when we abandon a request: nothing reads it, since the exchange has ended by then. */
 const ABANDONED = Object.assign(new Error('request abandoned by plantstore'), { code: 'UND_ERR_ABORTED' });
-const NO_BODY = Buffer.alloc(0);
+/** The body of an answer that had none, or whose body is not to be used. */
+export const NO_BODY = Buffer.alloc(0);
 
 /**
  * Aborts once undici's parser is done with what it is reading. Aborted from inside one of its
