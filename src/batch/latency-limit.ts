@@ -13,7 +13,7 @@
 //
 // Latency is not the only signal: latency that grows while more in flight still carries more per
 // second is the client's own cost, not a queue at the server, and is not cut for
-// (throughput-by-load.ts); and one slow round is not cut for (QUEUEING_ROUNDS).
+// (throughput-by-load.ts); and a slow round or two is not cut for (QUEUEING_ROUNDS, QUEUE_PERSISTS_MS).
 //
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
@@ -94,12 +94,21 @@ export const QUEUEING_ABOVE = 1.5;
  */
 export const MIN_QUEUE_MS = 2;
 /**
- * Rounds in a row that must read as queueing before a cut. At a 20 ms base latency, one garbage
+ * Rounds in a row that must read as queueing before a cut... At a 20 ms base latency, one garbage
  * collection or burst of TLS work in the client makes a whole round look 1.5x slower (measured:
  * 37 ms at 52 in flight against a server queueing none, 23 ms the rounds either side); a queue
  * persists. Costs one round of reaction.
  */
 export const QUEUEING_ROUNDS = 2;
+/**
+ * ...and for at least this long, in ms, from the start of the first of them. The client's own
+ * pauses are measured in time, not in rounds: over TLS on two cores against a server with room
+ * for 200, the first half second (TLS, the compiler warming up) and a collection later made two
+ * and three rounds in a row read 1.6-2.3x the base at 128 and 256 in flight, 80-110 ms in all,
+ * and the cuts they caused cost a 10,000-id batch a quarter of its speed. At a base latency of
+ * 50 ms and more two rounds take this long anyway; at 20 ms it adds a round or two.
+ */
+export const QUEUE_PERSISTS_MS = 150;
 /** A cut for queueing never goes below this share of the limit in one round (Gradient2's bound)... */
 export const DEEPEST_CUT = 0.5;
 /** ...and always takes at least this much off, so a cut is felt. */
@@ -140,8 +149,19 @@ export class LatencyLimit implements ConcurrencyLimit {
   /** Flat, filled rounds spent just below #overloadedAt since the last 503. */
   #roundsBelowRefused = 0;
   #floorRounds = 0;
-  /** Rounds in a row at this limit that read as queueing. */
+  /** Rounds in a row at this limit that read as queueing, and when the first of them opened. */
   #queueingRounds = 0;
+  #queueingSince = 0;
+  /** When the round now filling opened: the last change of the limit, or the end of the last round. */
+  #roundOpenedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Rounds in a row that grew the limit and carried more than a lower load did. Each doubles the
+   * next step (up to the band's width): the longer more in flight keeps carrying more, the
+   * further off the server's capacity (CUBIC's growth away from its last loss). From a cut to 64
+   * against a server with room for 200, steps of the square root took 17 rounds back to 256,
+   * growing steps take 9.
+   */
+  #grownInARow = 0;
   /** The round that led to the last cut for queueing, until a round that is not queueing. */
   #lastCut: { meanInFlight: number; rtt: number } | undefined;
   /** Latency that grows while throughput grows with it is not a queue at the server (throughput-by-load.ts). */
@@ -200,6 +220,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     const next = Math.max(1, Math.floor(CONCURRENCY_DECREASE * inFlightAtStart));
     this.#refusedAgain = this.#overloadedAt !== undefined && inFlightAtStart >= this.#overloadedAt ? this.#refusedAgain + 1 : 0;
     this.#roundsBelowRefused = 0;
+    this.#grownInARow = 0;
     this.#overloadedAt = inFlightAtStart;
     this.#slowStart = false;
     if (this.#measuring?.restoreTo !== undefined) {
@@ -212,6 +233,10 @@ export class LatencyLimit implements ConcurrencyLimit {
 
   #endRound(now: number): void {
     const { medianRtt: rtt, meanRtt, meanInFlight, maxInFlight } = this.#round.close();
+    const openedAt = this.#roundOpenedAt;
+    this.#roundOpenedAt = now;
+    const grownInARow = this.#grownInARow;
+    this.#grownInARow = 0;
     const filled = maxInFlight >= this.#limit;
     const rising = this.#carried.stillRising(meanInFlight, meanRtt, this.#slowStart ? AFTER_DOUBLING : AFTER_STEPS);
     this.#carried.record(meanInFlight, meanRtt);
@@ -237,8 +262,10 @@ export class LatencyLimit implements ConcurrencyLimit {
     let stale = false;
     const queueing = ratio >= QUEUEING_ABOVE && measurable && !rising;
     this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
-    if (queueing && this.#queueingRounds < QUEUEING_ROUNDS) {
-      // One slow round is as likely a pause of our own (a collection, a burst of TLS work) as a queue.
+    if (this.#queueingRounds === 1) this.#queueingSince = openedAt;
+    const persists = this.#queueingRounds >= QUEUEING_ROUNDS && now - this.#queueingSince >= QUEUE_PERSISTS_MS;
+    if (queueing && !persists) {
+      // A slow round or two is as likely a pause of our own (a collection, a burst of TLS work) as a queue.
     } else if (queueing) {
       this.#slowStart = false;
       this.#floorRounds = this.#limit === 1 ? this.#floorRounds + 1 : 0;
@@ -259,8 +286,12 @@ export class LatencyLimit implements ConcurrencyLimit {
       // Flat latency with the limit filled: more in flight, same time each, so more per second;
       // or latency that grew but not as a queue does, since more in flight still carried more.
       const flat = ratio <= FLAT_BELOW || !measurable;
-      if ((flat || rising) && filled) this.#grow(now);
-      else if (!flat) this.#slowStart = false;
+      if ((flat || rising) && filled) {
+        // Only a round that carried more than a lower load did speeds the next step: latency
+        // reads flat up to 1.25 K at a server with K slots, but past K it carries no more.
+        this.#grownInARow = rising ? grownInARow : 0;
+        this.#grow(now);
+      } else if (!flat) this.#slowStart = false;
     }
 
     const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;
@@ -277,12 +308,16 @@ export class LatencyLimit implements ConcurrencyLimit {
     const limit = this.#limit;
     if (this.#overloadedAt !== undefined && limit >= this.#overloadedAt) {
       // A round at the count the server last refused, without a refusal: it takes that now.
+      // Past it, growth starts again from small steps.
       this.#overloadedAt = undefined;
       this.#refusedAgain = 0;
+      this.#grownInARow = 0;
     }
-    // Envoy's headroom (the square root), but never a step that could carry the limit across the
-    // band where it holds, from its flat edge past its queueing one (1.5 / 1.25 = 1.2).
-    const step = Math.max(1, Math.min(Math.floor(Math.sqrt(limit)), Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
+    // Envoy's headroom (the square root), doubled for each round in a row that grew and carried
+    // more (#grownInARow), but never a step that could carry the limit across the band where it holds, from its
+    // flat edge past its queueing one (1.5 / 1.25 = 1.2).
+    const headroom = Math.floor(Math.sqrt(limit)) * 2 ** Math.min(this.#grownInARow, 8);
+    const step = Math.max(1, Math.min(headroom, Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
     let next = this.#slowStart ? limit * 2 : limit + step;
     // Quickly back to just below where the server refused, then one at a time.
     if (this.#overloadedAt !== undefined) {
@@ -290,9 +325,11 @@ export class LatencyLimit implements ConcurrencyLimit {
       // Asking for the refused count again: only after 2^n - 1 good rounds below it, n the refusals there in a row.
       if (next >= this.#overloadedAt && this.#roundsBelowRefused < 2 ** this.#refusedAgain - 1) {
         this.#roundsBelowRefused += 1;
+        this.#grownInARow = 0;
         return;
       }
     }
+    this.#grownInARow += 1;
     this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
   }
 
@@ -301,6 +338,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     const from = this.#limit;
     this.#limit = to;
     this.#roundStart = now;
+    this.#roundOpenedAt = now;
     this.#queueingRounds = 0;
     this.#round.clear();
     this.#onChange?.({ from, to, reason, baseRttMs: this.#baseRtt });

@@ -60,6 +60,11 @@ export interface NetStats {
   peakInFlight: number;
   /** The same, counted only from 1 s after configure(): the opening burst aside. */
   peakInFlightAfterFirstSecond: number;
+  /**
+   * The most admitted requests in flight in each 100 ms since configure() (IN_FLIGHT_STEP_MS):
+   * how a client's concurrency moved over the run, seen from the server, at no cost to the client.
+   */
+  inFlightByStep: number[];
   /** With `slots`: the mean time admitted requests waited for a slot, in ms (0 without). */
   meanQueueingMs: number;
   /** Requests by HTTP version, e.g. { "1.1": 1200 } or { "2.0": 1200 }. */
@@ -84,6 +89,7 @@ export interface Tls {
 }
 
 const DEFAULT_BURST = 20;
+export const IN_FLIGHT_STEP_MS = 100;
 const RATE_LIMITED = JSON.stringify({ error: 429, message: 'rate limited' });
 const OVERLOADED = JSON.stringify({ error: 503, message: 'too many requests in flight' });
 const UNAUTHORIZED = JSON.stringify({ error: 401, message: 'missing or wrong bearer token' });
@@ -142,6 +148,7 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       arrivals: [],
       peakInFlight: 0,
       peakInFlightAfterFirstSecond: 0,
+      inFlightByStep: [],
       meanQueueingMs: 0,
       queueingMsTotal: 0,
       byHttpVersion: {},
@@ -218,6 +225,9 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
     inFlight++;
     record.peakInFlight = Math.max(record.peakInFlight, inFlight);
     if (now - epoch >= 1000) record.peakInFlightAfterFirstSecond = Math.max(record.peakInFlightAfterFirstSecond, inFlight);
+    const step = Math.floor((now - epoch) / IN_FLIGHT_STEP_MS);
+    for (let i = record.inFlightByStep.length; i <= step; i++) record.inFlightByStep.push(0);
+    record.inFlightByStep[step] = Math.max(record.inFlightByStep[step] ?? 0, inFlight);
     const tail = behaviour.tailEvery !== undefined && admitted % behaviour.tailEvery === 0;
     const jitter = behaviour.jitterMs ? Math.floor(nextRandom() * behaviour.jitterMs) : 0;
     const delay = (tail ? (behaviour.tailMs ?? 0) : behaviour.latencyMs) + jitter;
@@ -301,6 +311,7 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
         byStatus: { ...rest.byStatus },
         byHttpVersion: { ...rest.byHttpVersion },
         arrivals: [...rest.arrivals],
+        inFlightByStep: [...rest.inFlightByStep],
         distinctDeleted: deleted.size,
       };
     },

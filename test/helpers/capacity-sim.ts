@@ -45,6 +45,11 @@ export interface SimOptions {
    * rises with the load while the server queues nothing.
    */
   clientMsPerInFlight?: number;
+  /**
+   * Spells when the client is busy with other work (its first half second of TLS and compiling,
+   * a collection): an answer that arrives within one is read `extraMs` late, whatever the load.
+   */
+  clientSlowSpells?: ReadonlyArray<{ fromMs: number; toMs: number; extraMs: number }>;
 }
 
 /** The clock the limiter must be built with, so its time is the simulation's. */
@@ -95,9 +100,10 @@ export function simulate(
     const base = typeof server.latencyMs === 'number' ? server.latencyMs : server.latencyMs(t);
     const latency = base * (1 + (server.jitter ?? 0) * (2 * random() - 1));
     const start = queue(t, latency);
-    const clientMs = (options.clientMsPerInFlight ?? 0) * inFlight;
+    const arrives = start + latency + (options.clientMsPerInFlight ?? 0) * inFlight;
+    const spell = options.clientSlowSpells?.find(({ fromMs, toMs }) => arrives >= fromMs && arrives < toMs);
     answers.push({
-      at: start + latency + clientMs,
+      at: arrives + (spell?.extraMs ?? 0),
       startedAt: t,
       inFlightAtStart: inFlight,
       refused: false,

@@ -4,6 +4,7 @@ import {
   LatencyLimit,
   type LimitChange,
   MAX_AUTO_CONCURRENCY,
+  QUEUE_PERSISTS_MS,
   ROUND_MIN_SAMPLES,
 } from '../../../src/batch/latency-limit.js';
 import { CONCURRENCY_DECREASE } from '../../../src/batch/throttle/concurrency-limit.js';
@@ -117,7 +118,9 @@ describe('LatencyLimit, scripted answers', () => {
     for (let round = 0; round < 3; round += 1) feed(limiter, at, 32, 256);
     expect(changes.filter((change) => change.reason === 'queueing')).toEqual([]);
     expect(limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
-    feed(limiter, at, 48, 256);
+    // Rounds of 48 ms: a cut once they have lasted QUEUE_PERSISTS_MS, at the fourth.
+    for (let round = 0; round < 3; round += 1) feed(limiter, at, 48, 256);
+    expect(limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
     feed(limiter, at, 48, 256);
     expect(changes.at(-1)).toMatchObject({ from: 256, reason: 'queueing' });
   });
@@ -130,12 +133,30 @@ describe('LatencyLimit, scripted answers', () => {
     expect(limiter.limit).toBeGreaterThan(16);
   });
 
-  it('a queue of 2 ms or more over a sub-millisecond base is still one: two such rounds cut', () => {
+  it('a queue of 2 ms or more over a sub-millisecond base is still one: cut once it has lasted QUEUE_PERSISTS_MS', () => {
     const { limiter, changes, at } = scripted(0.5, 32);
-    feed(limiter, at, 2.5, 32);
+    const rounds = QUEUE_PERSISTS_MS / 2.5;
+    for (let round = 1; round < rounds; round += 1) feed(limiter, at, 2.5, 32);
     expect(limiter.limit).toBe(32);
     feed(limiter, at, 2.5, 32);
     expect(changes.at(-1)).toMatchObject({ from: 32, to: 16, reason: 'queueing' });
+  });
+
+  it('grows by longer steps while each step carries more (up to a fifth of the limit), by the square root once one carries no more', () => {
+    const { limiter, changes, at } = scripted(50, 64);
+    // A round between flat and queueing ends slow start; then room for all: each round at the limit carries more.
+    feed(limiter, at, 70, 64);
+    for (let round = 0; round < 5; round += 1) feed(limiter, at, 50, limiter.limit);
+    expect(changes.slice(-5).map((change) => change.to)).toEqual([72, 86, 103, 123, 147]);
+    // A server with 147 slots: past them latency grows with the load, and throughput does not.
+    // 147 still carried more than 123 (a step of a fifth), 176 carries no more (the square root),
+    // and at 189 latency is out of the flat band: it holds.
+    for (let round = 0; round < 4; round += 1) {
+      const load = limiter.limit;
+      feed(limiter, at, (50 * Math.max(load, 147)) / 147, load);
+    }
+    expect(changes.slice(-2).map((change) => change.to)).toEqual([176, 189]);
+    expect(limiter.limit).toBe(189);
   });
 
   it('holds between flat and queueing', () => {
@@ -178,7 +199,8 @@ describe('LatencyLimit, scripted answers', () => {
     const { limiter, changes, at } = scripted(50, 64);
     limiter.onOverloaded(40);
     for (let round = 0; round < 6; round += 1) feed(limiter, at, 50, limiter.limit);
-    expect(changes.slice(-6).map((change) => change.to)).toEqual([37, 39, 40, 46, 52, 59]);
+    // Once the server took 40: small steps again, longer while each carries more.
+    expect(changes.slice(-6).map((change) => change.to)).toEqual([37, 39, 40, 46, 55, 65]);
   });
 
   it('measures the base latency again every 30 s, at low concurrency, and goes back to its limit', () => {
@@ -284,6 +306,24 @@ describe('LatencyLimit against a server with K slots and a FIFO queue (virtual t
     expect(result.changes.filter((change) => change.reason === 'queueing')).toEqual([]);
     expect(Math.min(...settledLimits(result, 1000), limiter.limit)).toBe(MAX_AUTO_CONCURRENCY);
     expect(perSecondBetween(result, 1, 20)).toBeGreaterThanOrEqual(0.97 * perSecondBetween(fixed, 1, 20));
+  });
+
+  it("a slow spell of the client's own (answers read 20 ms late for 100 ms) is not cut for, twice over; one of 400 ms is", () => {
+    // A server with room for all, 20 ms away: 40 ms answers for 100 ms are two to three rounds
+    // at 1.5x the base and more, as measured over TLS on two cores (QUEUE_PERSISTS_MS).
+    const server = { slots: 100_000, latencyMs: 20, jitter: 0.1 };
+    const spells = (...fromMs: number[]) => fromMs.map((from) => ({ fromMs: from, toMs: from + 100, extraMs: 20 }));
+    const short = recorded((options) => new LatencyLimit(options));
+    simulate(short.limiter, short.clock, short.changes, { server, durationMs: 3000, seed: 6, clientSlowSpells: spells(400, 1300) });
+    expect(short.changes.filter((change) => change.reason === 'queueing')).toEqual([]);
+    expect(short.limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
+
+    const long = recorded((options) => new LatencyLimit(options));
+    const clientSlowSpells = [{ fromMs: 1300, toMs: 1700, extraMs: 20 }];
+    simulate(long.limiter, long.clock, long.changes, { server, durationMs: 3000, seed: 6, clientSlowSpells });
+    const cut = long.changes.find((change) => change.reason === 'queueing');
+    expect(cut?.at).toBeGreaterThanOrEqual(1300 + QUEUE_PERSISTS_MS);
+    expect(cut?.at).toBeLessThan(1700);
   });
 
   it('a server that gets slower for good (50 → 150 ms): the base latency is learned again within seconds, not cut to the floor', () => {
