@@ -155,7 +155,7 @@ export class LatencyLimit implements ConcurrencyLimit {
   /** When the round now filling opened: the last change of the limit, or the end of the last round. */
   #roundOpenedAt = Number.NEGATIVE_INFINITY;
   /**
-   * Rounds in a row that grew the limit and carried more than a lower load did. Each doubles the
+   * Rounds in a row that grew the limit, flat and carrying more than a lower load did. Each doubles the
    * next step (up to the band's width): the longer more in flight keeps carrying more, the
    * further off the server's capacity (CUBIC's growth away from its last loss). From a cut to 64
    * against a server with room for 200, steps of the square root took 17 rounds back to 256,
@@ -287,9 +287,11 @@ export class LatencyLimit implements ConcurrencyLimit {
       // or latency that grew but not as a queue does, since more in flight still carried more.
       const flat = ratio <= FLAT_BELOW || !measurable;
       if ((flat || rising) && filled) {
-        // Only a round that carried more than a lower load did speeds the next step: latency
-        // reads flat up to 1.25 K at a server with K slots, but past K it carries no more.
-        this.#grownInARow = rising ? grownInARow : 0;
+        // Only a round both flat and carrying more than a lower load did speeds the next step:
+        // latency reads flat up to 1.25 K at a server with K slots, but past K it carries no
+        // more; and just after a cut, a queue draining at the server can make the rounds before
+        // look poor, so that rounds already past K read as carrying more.
+        this.#grownInARow = flat && rising ? grownInARow : 0;
         this.#grow(now);
       } else if (!flat) this.#slowStart = false;
     }
@@ -313,8 +315,8 @@ export class LatencyLimit implements ConcurrencyLimit {
       this.#refusedAgain = 0;
       this.#grownInARow = 0;
     }
-    // Envoy's headroom (the square root), doubled for each round in a row that grew and carried
-    // more (#grownInARow), but never a step that could carry the limit across the band where it holds, from its
+    // Envoy's headroom (the square root), doubled for each round in a row that grew, flat and
+    // carrying more (#grownInARow), but never a step that could carry the limit across the band where it holds, from its
     // flat edge past its queueing one (1.5 / 1.25 = 1.2).
     const headroom = Math.floor(Math.sqrt(limit)) * 2 ** Math.min(this.#grownInARow, 8);
     const step = Math.max(1, Math.min(headroom, Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
