@@ -293,7 +293,9 @@ export class LatencyLimit implements ConcurrencyLimit {
         // look poor, so that rounds already past K read as carrying more.
         this.#grownInARow = flat && rising ? grownInARow : 0;
         this.#grow(now);
-      } else if (!flat) this.#slowStart = false;
+      } else if (!flat && filled) this.#slowStart = false;
+      // A round that never filled the limit (the requests a doubling added not all out yet) says
+      // nothing of it: slow start goes on.
     }
 
     const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;

@@ -173,6 +173,15 @@ describe('LatencyLimit, scripted answers', () => {
     expect(limiter.limit).toBe(16);
   });
 
+  it('a slow round that never filled the limit does not end slow start (the requests a doubling added were not all out)', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    // 1.4x the base, but with at most 20 of the 32 in flight: nothing to learn about 32.
+    feed(limiter, at, 70, 20);
+    expect(limiter.limit).toBe(32);
+    feed(limiter, at, 50, 32);
+    expect(changes.at(-1)).toMatchObject({ from: 32, to: 64, reason: 'latency flat' });
+  });
+
   it('ignores answers to requests sent before the last change', () => {
     const { limiter, at } = scripted(50, 16);
     // Sent 60 ms ago, before the limit became 16 (50 ms ago): they saw the old limit.
