@@ -124,6 +124,14 @@ export const FLOOR_ROUNDS_BEFORE_REMEASURE = 5;
  * rather than cutting round after round to the floor.
  */
 export const NOT_OURS_IN_FLIGHT_DROP = 0.25;
+/**
+ * A round of fewer answers never reads as carrying more than a lower load (throughput-by-load.ts):
+ * the rise a step asks for is 10-20% of the throughput, about the noise in the mean of a dozen
+ * latencies. Measured at a server with 6 slots (rounds of 8-11 answers), such a false rise grew
+ * the limit from 11 to 13 in one run of eight, past twice the slots; the client-bound case the
+ * rule is for runs rounds of a hundred answers and more.
+ */
+export const RISE_MIN_ANSWERS = 32;
 export const NOT_OURS_RTT_DROP = 0.1;
 
 export class LatencyLimit implements ConcurrencyLimit {
@@ -232,14 +240,16 @@ export class LatencyLimit implements ConcurrencyLimit {
   }
 
   #endRound(now: number): void {
-    const { medianRtt: rtt, meanRtt, meanInFlight, maxInFlight } = this.#round.close();
+    const { medianRtt: rtt, meanRtt, meanInFlight, maxInFlight, answers } = this.#round.close();
     const openedAt = this.#roundOpenedAt;
     this.#roundOpenedAt = now;
     const grownInARow = this.#grownInARow;
     this.#grownInARow = 0;
     const filled = maxInFlight >= this.#limit;
-    const rising = this.#carried.stillRising(meanInFlight, meanRtt, this.#slowStart ? AFTER_DOUBLING : AFTER_STEPS);
-    this.#carried.record(meanInFlight, meanRtt);
+    const rising =
+      answers >= RISE_MIN_ANSWERS &&
+      this.#carried.stillRising(meanInFlight, meanRtt, this.#limit, this.#slowStart ? AFTER_DOUBLING : AFTER_STEPS);
+    this.#carried.record(meanInFlight, meanRtt, this.#limit);
 
     if (this.#measuring !== undefined) {
       const { restoreTo } = this.#measuring;

@@ -10,6 +10,8 @@ export interface RoundSummary {
   meanInFlight: number;
   /** ...and at most. */
   maxInFlight: number;
+  /** How many answers the round holds. */
+  answers: number;
 }
 
 export class LatencyRound {
@@ -37,6 +39,7 @@ export class LatencyRound {
       meanRtt: this.#sumRtt / count,
       meanInFlight: this.#sumInFlight / count,
       maxInFlight: this.#maxInFlight,
+      answers: count,
     };
     this.clear();
     return summary;

@@ -42,24 +42,32 @@ const BUCKETS_PER_OCTAVE = 8;
 interface Carried {
   load: number;
   perMs: number;
+  /** The limit the round ran under. */
+  limit: number;
 }
 
 export class ThroughputByLoad {
   readonly #byBucket = new Map<number, Carried>();
 
-  /** Records a round (mean in flight, mean latency); call after asking `stillRising` about it. */
-  record(load: number, meanRttMs: number): void {
+  /** Records a round (mean in flight, mean latency, the limit it ran under); call after asking `stillRising` about it. */
+  record(load: number, meanRttMs: number, limit: number): void {
     if (load <= 0 || meanRttMs <= 0) return;
-    this.#byBucket.set(Math.floor(Math.log2(load) * BUCKETS_PER_OCTAVE), { load, perMs: load / meanRttMs });
+    this.#byBucket.set(Math.floor(Math.log2(load) * BUCKETS_PER_OCTAVE), { load, perMs: load / meanRttMs, limit });
   }
 
-  /** Whether this round carried more per second than the reference by enough; false without one. */
-  stillRising(load: number, meanRttMs: number, { atLeast, atMost, riseShare }: Reference): boolean {
+  /**
+   * Whether this round carried more per second than the reference by enough; false without one.
+   * The reference ran under a lower limit: two rounds under the same limit differ in load only by
+   * how full they kept it, and a round that filled it less (the first after a cut, while the
+   * server's queue drains) reads as carrying less, so the next looks like a rise. Measured at a
+   * server with 6 slots: such a "rise" at 10 in flight grew the limit to 13, past twice its slots.
+   */
+  stillRising(load: number, meanRttMs: number, limit: number, { atLeast, atMost, riseShare }: Reference): boolean {
     if (load <= 0 || meanRttMs <= 0) return false;
     let reference: Carried | undefined;
     for (const carried of this.#byBucket.values()) {
       const share = carried.load / load;
-      if (share < atLeast || share > atMost) continue;
+      if (share < atLeast || share > atMost || carried.limit >= limit) continue;
       if (reference === undefined || carried.load < reference.load) reference = carried;
     }
     if (reference === undefined) return false;

@@ -5,6 +5,7 @@ import {
   type LimitChange,
   MAX_AUTO_CONCURRENCY,
   QUEUE_PERSISTS_MS,
+  RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
 } from '../../../src/batch/latency-limit.js';
 import { CONCURRENCY_DECREASE } from '../../../src/batch/throttle/concurrency-limit.js';
@@ -123,6 +124,31 @@ describe('LatencyLimit, scripted answers', () => {
     expect(limiter.limit).toBe(MAX_AUTO_CONCURRENCY);
     feed(limiter, at, 48, 256);
     expect(changes.at(-1)).toMatchObject({ from: 256, reason: 'queueing' });
+  });
+
+  it('a round that kept the same limit fuller than the last does not read as a rise: the queue is cut', () => {
+    const { limiter, changes, at } = scripted(50, 64);
+    feed(limiter, at, 70, 64); // between flat and queueing: slow start is over
+    // 86 ms answers with 48, then 58.4, of the 64 in flight. By Little's law the second carried
+    // 22% more, but only because it filled the same limit better.
+    feed(limiter, at, 86, 48);
+    feed(limiter, at, 86, 58.4);
+    expect(changes.at(-1)).toMatchObject({ from: 64, to: 33, reason: 'queueing' });
+  });
+
+  it.each([
+    { from: 8, poor: 6.5, grows: false },
+    { from: 32, poor: 26, grows: true },
+  ])('a rise read from a round of 2 × $from answers counts: $grows (RISE_MIN_ANSWERS)', ({ from, poor, grows }) => {
+    expect(2 * from >= RISE_MIN_ANSWERS).toBe(grows);
+    const { limiter, at } = scripted(50, from);
+    // A poor round (a draining queue, not all out yet), then a flat one doubles...
+    feed(limiter, at, 70, poor);
+    feed(limiter, at, 50, from);
+    expect(limiter.limit).toBe(2 * from);
+    // ...and 1.6x the base at twice the load reads as twice what the poor round carried.
+    feed(limiter, at, 80, 2 * from);
+    expect(limiter.limit).toBe(grows ? 4 * from : 2 * from);
   });
 
   it('latency less than 2 ms above a sub-millisecond base is flat whatever the ratio (loopback): it grows, never cut', () => {
@@ -337,7 +363,7 @@ describe('LatencyLimit against a server with K slots and a FIFO queue (virtual t
 
   it('a server that gets slower for good (50 → 150 ms): the base latency is learned again within seconds, not cut to the floor', () => {
     const result = run({ slots: 48, latencyMs: (at) => (at < 20_000 ? 50 : 150), jitter: 0.1 }, 60_000);
-    expect(result.changes.some((change) => change.reason === 'base latency measured' && change.at < 22_000)).toBe(true);
+    expect(result.changes.some((change) => change.reason === 'base latency measured' && change.at < 22_500)).toBe(true);
     // Two cuts (the latency looks like our queue at first), then it is measured again.
     expect(Math.min(...settledLimits(result, 20_000))).toBeGreaterThanOrEqual(48 / 4);
     expect(Math.min(...settledLimits(result, 25_000), result.limiter.limit)).toBeGreaterThanOrEqual(Math.floor(STEADY_LOW * 48));
