@@ -160,6 +160,8 @@ export class LatencyLimit implements ConcurrencyLimit {
   /** Rounds in a row at this limit that read as queueing, and when the first of them opened. */
   #queueingRounds = 0;
   #queueingSince = 0;
+  /** When the first of the rounds in a row at this limit above flat latency opened; undefined after a flat one. */
+  #aboveFlatSince: number | undefined;
   /** When the round now filling opened: the last change of the limit, or the end of the last round. */
   #roundOpenedAt = Number.NEGATIVE_INFINITY;
   /**
@@ -269,6 +271,9 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
     const ratio = rtt / (this.#baseRtt as number);
     const measurable = rtt - (this.#baseRtt as number) >= MIN_QUEUE_MS;
+    const flat = ratio <= FLAT_BELOW || !measurable;
+    if (flat) this.#aboveFlatSince = undefined;
+    else this.#aboveFlatSince ??= openedAt;
     let stale = false;
     const queueing = ratio >= QUEUEING_ABOVE && measurable && !rising;
     this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
@@ -295,7 +300,6 @@ export class LatencyLimit implements ConcurrencyLimit {
       this.#lastCut = undefined;
       // Flat latency with the limit filled: more in flight, same time each, so more per second;
       // or latency that grew but not as a queue does, since more in flight still carried more.
-      const flat = ratio <= FLAT_BELOW || !measurable;
       if ((flat || rising) && filled) {
         // Only a round both flat and carrying more than a lower load did speeds the next step:
         // latency reads flat up to 1.25 K at a server with K slots, but past K it carries no
@@ -303,9 +307,12 @@ export class LatencyLimit implements ConcurrencyLimit {
         // look poor, so that rounds already past K read as carrying more.
         this.#grownInARow = flat && rising ? grownInARow : 0;
         this.#grow(now);
-      } else if (!flat && filled) this.#slowStart = false;
-      // A round that never filled the limit (the requests a doubling added not all out yet) says
-      // nothing of it: slow start goes on.
+      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= QUEUE_PERSISTS_MS) this.#slowStart = false;
+      // Slow start ends on latency above flat that lasts, as a cut waits for a queue that lasts:
+      // at 128 of a server with room for 200 over TLS, the client's first half second made one
+      // round 1.3-1.9x the base and the next flat, and ending there left the limit to climb to
+      // 256 by steps, 0.3-0.4 s later. A round that never filled the limit (the requests a
+      // doubling added not all out yet) says nothing of it.
     }
 
     const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;
@@ -354,6 +361,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     this.#roundStart = now;
     this.#roundOpenedAt = now;
     this.#queueingRounds = 0;
+    this.#aboveFlatSince = undefined;
     this.#round.clear();
     this.#onChange?.({ from, to, reason, baseRttMs: this.#baseRtt });
   }

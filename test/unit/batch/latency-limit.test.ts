@@ -71,6 +71,13 @@ function feed(
   for (let i = 0; i < count; i += 1) limiter.onSample({ rttMs, inFlightAtStart: inFlight, now: at.now });
 }
 
+/** Rounds between flat and queueing (1.4x the base of 50 ms) for QUEUE_PERSISTS_MS: slow start is over, the limit held. */
+function endSlowStart(limiter: LatencyLimit, at: { now: number }, inFlight: number): void {
+  const limit = limiter.limit;
+  for (let held = 0; held < QUEUE_PERSISTS_MS; held += 70) feed(limiter, at, 70, inFlight);
+  expect(limiter.limit).toBe(limit);
+}
+
 describe('LatencyLimit, scripted answers', () => {
   it('measures the base latency at the start, then doubles while latency is flat', () => {
     const { limiter, changes } = scripted(50, 32);
@@ -128,7 +135,7 @@ describe('LatencyLimit, scripted answers', () => {
 
   it('a round that kept the same limit fuller than the last does not read as a rise: the queue is cut', () => {
     const { limiter, changes, at } = scripted(50, 64);
-    feed(limiter, at, 70, 64); // between flat and queueing: slow start is over
+    endSlowStart(limiter, at, 64);
     // 86 ms answers with 48, then 58.4, of the 64 in flight. By Little's law the second carried
     // 22% more, but only because it filled the same limit better.
     feed(limiter, at, 86, 48);
@@ -170,8 +177,8 @@ describe('LatencyLimit, scripted answers', () => {
 
   it('grows by longer steps while each step carries more (up to a fifth of the limit), by the square root once one carries no more', () => {
     const { limiter, changes, at } = scripted(50, 64);
-    // A round between flat and queueing ends slow start; then room for all: each round at the limit carries more.
-    feed(limiter, at, 70, 64);
+    endSlowStart(limiter, at, 64);
+    // Then room for all: each round at the limit carries more.
     for (let round = 0; round < 5; round += 1) feed(limiter, at, 50, limiter.limit);
     expect(changes.slice(-5).map((change) => change.to)).toEqual([72, 86, 103, 123, 147]);
     // A server with 147 slots: past them latency grows with the load, and throughput does not.
@@ -197,6 +204,17 @@ describe('LatencyLimit, scripted answers', () => {
     const { limiter, at } = scripted(50, 16);
     for (let round = 0; round < 10; round += 1) feed(limiter, at, 50, 5, 16);
     expect(limiter.limit).toBe(16);
+  });
+
+  it('latency above flat ends slow start only once it has lasted QUEUE_PERSISTS_MS: one slow round, then a flat one, still doubles', () => {
+    const { limiter, changes, at } = scripted(50, 32);
+    feed(limiter, at, 70, 32);
+    expect(limiter.limit).toBe(32);
+    feed(limiter, at, 50, 32);
+    expect(changes.at(-1)).toMatchObject({ from: 32, to: 64, reason: 'latency flat' });
+    endSlowStart(limiter, at, 64);
+    feed(limiter, at, 50, 64);
+    expect(limiter.limit).toBeLessThan(128);
   });
 
   it('a slow round that never filled the limit does not end slow start (the requests a doubling added were not all out)', () => {
