@@ -124,6 +124,7 @@ export const FLOOR_ROUNDS_BEFORE_REMEASURE = 5;
  * rather than cutting round after round to the floor.
  */
 export const NOT_OURS_IN_FLIGHT_DROP = 0.25;
+export const NOT_OURS_RTT_DROP = 0.1;
 /**
  * A round of fewer answers never reads as carrying more than a lower load (throughput-by-load.ts):
  * the rise a step asks for is 10-20% of the throughput, about the noise in the mean of a dozen
@@ -132,7 +133,6 @@ export const NOT_OURS_IN_FLIGHT_DROP = 0.25;
  * rule is for runs rounds of a hundred answers and more.
  */
 export const RISE_MIN_ANSWERS = 32;
-export const NOT_OURS_RTT_DROP = 0.1;
 
 export class LatencyLimit implements ConcurrencyLimit {
   readonly #ceiling: number;
@@ -165,11 +165,11 @@ export class LatencyLimit implements ConcurrencyLimit {
   /** When the round now filling opened: the last change of the limit, or the end of the last round. */
   #roundOpenedAt = Number.NEGATIVE_INFINITY;
   /**
-   * Rounds in a row that grew the limit, flat and carrying more than a lower load did. Each doubles the
-   * next step (up to the band's width): the longer more in flight keeps carrying more, the
-   * further off the server's capacity (CUBIC's growth away from its last loss). From a cut to 64
-   * against a server with room for 200, steps of the square root took 17 rounds back to 256,
-   * growing steps take 9.
+   * Rounds in a row that grew the limit, flat and carrying more than a lower load did. Each
+   * doubles the next step (up to the band's width): the longer more in flight keeps carrying
+   * more, the further off the server's capacity (CUBIC's growth away from its last loss). From a
+   * cut to 64 against a server with room for 200, steps of the square root took 17 rounds back
+   * to 256, growing steps take 9.
    */
   #grownInARow = 0;
   /** The round that led to the last cut for queueing, until a round that is not queueing. */
@@ -307,12 +307,14 @@ export class LatencyLimit implements ConcurrencyLimit {
         // look poor, so that rounds already past K read as carrying more.
         this.#grownInARow = flat && rising ? grownInARow : 0;
         this.#grow(now);
-      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= QUEUE_PERSISTS_MS) this.#slowStart = false;
-      // Slow start ends on latency above flat that lasts, as a cut waits for a queue that lasts:
-      // at 128 of a server with room for 200 over TLS, the client's first half second made one
-      // round 1.3-1.9x the base and the next flat, and ending there left the limit to climb to
-      // 256 by steps, 0.3-0.4 s later. A round that never filled the limit (the requests a
-      // doubling added not all out yet) says nothing of it.
+      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= QUEUE_PERSISTS_MS) {
+        // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
+        // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
+        // made one round 1.3-1.9x the base and the next flat, and ending there left the limit to
+        // climb to 256 by steps, 0.3-0.4 s later. A round that never filled the limit (the
+        // requests a doubling added not all out yet) says nothing of it.
+        this.#slowStart = false;
+      }
     }
 
     const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;
@@ -335,8 +337,8 @@ export class LatencyLimit implements ConcurrencyLimit {
       this.#grownInARow = 0;
     }
     // Envoy's headroom (the square root), doubled for each round in a row that grew, flat and
-    // carrying more (#grownInARow), but never a step that could carry the limit across the band where it holds, from its
-    // flat edge past its queueing one (1.5 / 1.25 = 1.2).
+    // carrying more (#grownInARow), but never a step that could carry the limit across the band
+    // where it holds, from its flat edge past its queueing one (1.5 / 1.25 = 1.2).
     const headroom = Math.floor(Math.sqrt(limit)) * 2 ** Math.min(this.#grownInARow, 8);
     const step = Math.max(1, Math.min(headroom, Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
     let next = this.#slowStart ? limit * 2 : limit + step;

@@ -206,25 +206,20 @@ describe('LatencyLimit, scripted answers', () => {
     expect(limiter.limit).toBe(16);
   });
 
-  it('latency above flat ends slow start only once it has lasted QUEUE_PERSISTS_MS: one slow round, then a flat one, still doubles', () => {
-    const { limiter, changes, at } = scripted(50, 32);
-    feed(limiter, at, 70, 32);
-    expect(limiter.limit).toBe(32);
-    feed(limiter, at, 50, 32);
-    expect(changes.at(-1)).toMatchObject({ from: 32, to: 64, reason: 'latency flat' });
-    endSlowStart(limiter, at, 64);
-    feed(limiter, at, 50, 64);
-    expect(limiter.limit).toBeLessThan(128);
-  });
-
-  it('a slow round that never filled the limit does not end slow start (the requests a doubling added were not all out)', () => {
-    const { limiter, changes, at } = scripted(50, 32);
-    // 1.4x the base, but with at most 20 of the 32 in flight: nothing to learn about 32.
-    feed(limiter, at, 70, 20);
-    expect(limiter.limit).toBe(32);
-    feed(limiter, at, 50, 32);
-    expect(changes.at(-1)).toMatchObject({ from: 32, to: 64, reason: 'latency flat' });
-  });
+  it.each([
+    { rounds: 1, inFlight: 32, to: 64, why: 'one slow round is not enough' },
+    { rounds: 3, inFlight: 32, to: 37, why: 'three, 210 ms in all, end slow start: a step' },
+    { rounds: 3, inFlight: 20, to: 64, why: 'rounds that never filled the limit say nothing of it' },
+  ])(
+    'latency 1.4x the base for $rounds round(s) of 70 ms with $inFlight of 32 in flight, then a flat round: to $to ($why)',
+    ({ rounds, inFlight, to }) => {
+      const { limiter, changes, at } = scripted(50, 32);
+      for (let round = 0; round < rounds; round += 1) feed(limiter, at, 70, inFlight);
+      expect(limiter.limit).toBe(32);
+      feed(limiter, at, 50, 32);
+      expect(changes.at(-1)).toMatchObject({ from: 32, to, reason: 'latency flat' });
+    },
+  );
 
   it('ignores answers to requests sent before the last change', () => {
     const { limiter, at } = scripted(50, 16);
