@@ -109,6 +109,14 @@ export const QUEUEING_ROUNDS = 2;
  * 50 ms and more two rounds take this long anyway; at 20 ms it adds a round or two.
  */
 export const QUEUE_PERSISTS_MS = 150;
+/**
+ * ...or for this many base latencies, if that is shorter. Where the server answers in a few
+ * milliseconds (loopback, the same rack), the round trip is mostly the client's own work, and
+ * fewer in flight is what makes it faster: on loopback the limit that cut on such rounds settled
+ * at 45-100 in flight and ran 10,000 ids in 653 ms, the one that waited 150 ms rode to 256 and
+ * took 701 ms (fixed 64: 580-655 ms). At a 20 ms base the full 150 ms applies.
+ */
+export const QUEUE_PERSISTS_BASES = 8;
 /** A cut for queueing never goes below this share of the limit in one round (Gradient2's bound)... */
 export const DEEPEST_CUT = 0.5;
 /** ...and always takes at least this much off, so a cut is felt. */
@@ -278,7 +286,8 @@ export class LatencyLimit implements ConcurrencyLimit {
     const queueing = ratio >= QUEUEING_ABOVE && measurable && !rising;
     this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
     if (this.#queueingRounds === 1) this.#queueingSince = openedAt;
-    const persists = this.#queueingRounds >= QUEUEING_ROUNDS && now - this.#queueingSince >= QUEUE_PERSISTS_MS;
+    const lasting = Math.min(QUEUE_PERSISTS_MS, QUEUE_PERSISTS_BASES * (this.#baseRtt as number));
+    const persists = this.#queueingRounds >= QUEUEING_ROUNDS && now - this.#queueingSince >= lasting;
     if (queueing && !persists) {
       // A slow round or two is as likely a pause of our own (a collection, a burst of TLS work) as a queue.
     } else if (queueing) {
@@ -307,7 +316,7 @@ export class LatencyLimit implements ConcurrencyLimit {
         // look poor, so that rounds already past K read as carrying more.
         this.#grownInARow = flat && rising ? grownInARow : 0;
         this.#grow(now);
-      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= QUEUE_PERSISTS_MS) {
+      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= lasting) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
         // made one round 1.3-1.9x the base and the next flat, and ending there left the limit to

@@ -4,6 +4,7 @@ import {
   LatencyLimit,
   type LimitChange,
   MAX_AUTO_CONCURRENCY,
+  QUEUE_PERSISTS_BASES,
   QUEUE_PERSISTS_MS,
   RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
@@ -166,10 +167,10 @@ describe('LatencyLimit, scripted answers', () => {
     expect(limiter.limit).toBeGreaterThan(16);
   });
 
-  it('a queue of 2 ms or more over a sub-millisecond base is still one: cut once it has lasted QUEUE_PERSISTS_MS', () => {
+  it('a queue of 2 ms or more over a sub-millisecond base is still one: cut once it has lasted QUEUE_PERSISTS_BASES base latencies (4 ms), not 150 ms', () => {
     const { limiter, changes, at } = scripted(0.5, 32);
-    const rounds = QUEUE_PERSISTS_MS / 2.5;
-    for (let round = 1; round < rounds; round += 1) feed(limiter, at, 2.5, 32);
+    expect(QUEUE_PERSISTS_BASES * 0.5).toBeLessThan(QUEUE_PERSISTS_MS);
+    feed(limiter, at, 2.5, 32);
     expect(limiter.limit).toBe(32);
     feed(limiter, at, 2.5, 32);
     expect(changes.at(-1)).toMatchObject({ from: 32, to: 16, reason: 'queueing' });
