@@ -113,7 +113,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
 /** Judged as printed (two decimals), as the other benchmarks do. */
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 /** `4, 16, 64, 256 ×9, 180`: the peak in flight of each step, a repeated value written once with its count. */
-export function formatSteps(steps: readonly number[]): string {
+function formatSteps(steps: readonly number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < steps.length; ) {
     let j = i;
