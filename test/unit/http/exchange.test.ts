@@ -24,11 +24,20 @@ function controller(): Dispatcher.DispatchController & { abortedWith: Error[] } 
 
 const settled = async (exchange: Exchange): Promise<unknown> => exchange.ended;
 
+/** An exchange that undici has started (once), with the controller it was given. */
+function started(
+  limit: number,
+  hooks?: ConstructorParameters<typeof Exchange>[1],
+): { exchange: Exchange; c: ReturnType<typeof controller> } {
+  const exchange = new Exchange(limit, hooks);
+  const c = controller();
+  exchange.onRequestStart(c);
+  return { exchange, c };
+}
+
 describe('Exchange', () => {
   it('keeps the head and the whole body of a complete answer', async () => {
-    const exchange = new Exchange(1024);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024);
     exchange.onResponseStart(c, 400, { 'content-type': 'application/json' });
     exchange.onResponseData(c, Buffer.from('{"error":7,'));
     exchange.onResponseData(c, Buffer.from('"message":"no"}'));
@@ -41,9 +50,7 @@ describe('Exchange', () => {
   });
 
   it('reads no more than the limit, then drops the connection once undici is done with the chunk', async () => {
-    const exchange = new Exchange(10);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(10);
     exchange.onResponseStart(c, 500, {});
     exchange.onResponseData(c, Buffer.from('0123456'));
     exchange.onResponseData(c, Buffer.from('789abcdef'));
@@ -57,9 +64,7 @@ describe('Exchange', () => {
   });
 
   it('an error after the head keeps the head and what came of the body', async () => {
-    const exchange = new Exchange(1024);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024);
     exchange.onResponseStart(c, 503, { 'retry-after': '5' });
     exchange.onResponseData(c, Buffer.from('part'));
     const reset = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
@@ -79,9 +84,7 @@ describe('Exchange', () => {
   });
 
   it('aborted once sent: ends with the reason, and aborts the request where undici has it; what undici says after is ignored', async () => {
-    const exchange = new Exchange(1024);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024);
     exchange.abort('timeout');
     expect(c.aborted).toBe(true);
     exchange.onResponseError(c, new Error('aborted'));
@@ -101,9 +104,7 @@ describe('Exchange', () => {
 
   it('two Content-Length headers that disagree end it at the head, body unread; the trace still sees the head', async () => {
     const heads: number[] = [];
-    const exchange = new Exchange(1024, { onHead: (head) => heads.push(head.status) });
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024, { onHead: (head) => heads.push(head.status) });
     exchange.onResponseStart(c, 200, { 'content-length': ['2', '5'] });
     exchange.onResponseData(c, Buffer.from('ok'));
     const ended = await exchange.ended;
@@ -114,9 +115,7 @@ describe('Exchange', () => {
   });
 
   it('the same length twice is one length', async () => {
-    const exchange = new Exchange(1024);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024);
     exchange.onResponseStart(c, 200, { 'content-length': ['2', ' 2'] });
     exchange.onResponseData(c, Buffer.from('ok'));
     exchange.onResponseEnd();
@@ -125,9 +124,7 @@ describe('Exchange', () => {
   });
 
   it('cut by its deadline: says which, ends with the reason, once', async () => {
-    const exchange = new Exchange(1024);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024);
     exchange.cut('timeout', 'time ran out');
     exchange.cut('interrupted', 'SIGINT');
     expect(exchange.cutoff).toBe('timeout');
@@ -136,9 +133,7 @@ describe('Exchange', () => {
   });
 
   it('ignores 1xx heads: the answer is the head after them', async () => {
-    const exchange = new Exchange(1024);
-    const c = controller();
-    exchange.onRequestStart(c);
+    const { exchange, c } = started(1024);
     exchange.onResponseStart(c, 103, { link: '</x>' });
     exchange.onResponseStart(c, 204, {});
     exchange.onResponseEnd();
