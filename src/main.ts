@@ -79,7 +79,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
   streams.flush();
   // Commands only know they were interrupted; the signal decides the conventional code (128 + n).
-  if (exit === Exit.ok && outputLost) exit = Exit.internal;
+  // Results lost outrank any other outcome but a signal: a script cannot trust what it read.
+  if (outputLost && exit !== Exit.interrupted) exit = Exit.internal;
   process.exitCode = exit === Exit.interrupted ? exitForSignal(interrupt.signal.reason) : exit;
   if (interrupt.signal.aborted) leaveWithoutWaitingForReaders(process.exitCode);
 }

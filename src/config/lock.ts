@@ -161,11 +161,27 @@ function ownerIsGone(lock: string): boolean {
   if (host !== os.hostname() || !/^[1-9][0-9]*$/.test(pid ?? '')) return false;
   try {
     process.kill(Number(pid), 0);
-    return false;
   } catch (error) {
     // EPERM: it runs, as another user.
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+  return isZombie(Number(pid));
+}
+
+/**
+ * A process that was killed but not yet reaped by its parent (state Z: a container whose PID 1
+ * does not reap) still answers kill(pid, 0), yet it will never renew or release a lock.
+ * Linux says so in /proc; elsewhere (no /proc) it is judged alive, and stale after LOCK_STALE_MS.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "pid (comm) S ...": comm may hold spaces and parentheses, so the state follows the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }
 
 /**

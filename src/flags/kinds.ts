@@ -76,5 +76,14 @@ export const profileName: Parse<string> = (raw, origin) => {
 /** A base URL, without its trailing slash. Exit 3 wherever it comes from, as the exit-code table says. */
 export const baseUrl: Parse<string> = (raw, origin) => normalizeBaseUrl(raw, origin.source);
 
+/**
+ * A file plantstore writes and reads back (--journal): a real path. An empty one names no file,
+ * and `-` would read as "standard output", which a file that must be read back cannot be.
+ */
+export const filePath: Parse<string> = (raw, origin) => {
+  if (raw === '' || raw === '-') throw invalid(raw, origin, 'give the path of a file, such as dead-plants.journal');
+  return raw;
+};
+
 /** Text taken as given: a path, a name. */
 export const text: Parse<string> = (raw) => raw;

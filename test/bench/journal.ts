@@ -43,7 +43,7 @@ if (mode === 'readline') {
     const journal = await openJournal(file, ${JSON.stringify(RUN)});
     const readMs = performance.now() - started;
     let skipped = 0;
-    for (const id of ids) if (journal.isDone(id, { ignoreMissing: false })) skipped++;
+    for (const id of ids) if (journal.isDone(id)) skipped++;
     const askMs = performance.now() - started - readMs;
     journal.close();
     console.log(JSON.stringify({ readMs, askMs, skipped }));

@@ -1,6 +1,9 @@
 // A child process for test/unit/batch/journal/crash.test.ts, killed with -9 while it writes:
 // it resumes the journal at argv[2], records ids on from the first one not yet deleted, in
-// batches of a seeded size, and after each flush() says on stdout how far the journal is durable.
+// batches of a seeded size, each id as the delete command does (its sent line, then its
+// result). After each batch it says on stdout the last id whose sent line was recorded (stdout
+// to a pipe is written synchronously on Linux, so what it said was said before the kill), and
+// after each flush() how far the journal is durable.
 import { setImmediate } from 'node:timers/promises';
 import { openJournal } from '../../src/batch/journal/index.js';
 import { resultJson } from '../../src/commands/delete/report.js';
@@ -17,7 +20,11 @@ process.stdout.write(`started ${next}\n`);
 for (;;) {
   // Some batches large (a write of hundreds of kB, likely to be cut by the kill), some small.
   const batch = random() < 0.3 ? 5000 : 1 + Math.floor(random() * 200);
-  for (let i = 0; i < batch; i++, next++) journal.record(String(next), resultJson({ id: String(next), deleted: true, status: 204 }));
+  for (let i = 0; i < batch; i++, next++) {
+    journal.recordSent(String(next));
+    journal.record(String(next), resultJson({ id: String(next), deleted: true, status: 204 }));
+  }
+  process.stdout.write(`sent ${next - 1}\n`);
   if (random() < 0.5) {
     journal.flush();
     process.stdout.write(`durable ${next - 1}\n`);

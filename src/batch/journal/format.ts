@@ -1,12 +1,20 @@
 /**
- * The journal's format: NDJSON, a header line, then one result line per decided id,
- * each exactly what `--json` prints for that id (commands/delete/report.ts resultJson). Ids are
- * int64, past what JSON.parse keeps exact, so an id is read from its digits.
+ * The journal's format: NDJSON, a header line, then two kinds of line, in the order they happened:
+ * - a sent line, `{"id":42,"sent":true}`, written to the file before the id's request leaves
+ *   (a write-ahead record: after a kill, the ids in flight are known exactly);
+ * - a result line, once the id is decided, exactly what `--json` prints for it
+ *   (commands/delete/report.ts resultJson).
+ * An id's last line says what became of it. Ids are int64, past what JSON.parse keeps exact,
+ * so an id is read from its digits.
+ *
+ * Format 1 had result lines only; it is read as it was (format 2 only added the sent line).
  */
 
 /** What the header says the file is; a file saying anything else is not read. */
 export const JOURNAL_FORMAT = 'delete-journal';
-export const JOURNAL_VERSION = 1;
+export const JOURNAL_VERSION = 2;
+/** The versions this plantstore reads. */
+const READABLE_VERSIONS: readonly unknown[] = [1, 2];
 
 /** The run a journal belongs to: resuming against another server would skip plants never deleted there. */
 export interface JournalRun {
@@ -20,11 +28,11 @@ export interface JournalHeader extends JournalRun {
   started: string;
 }
 
-/** What a journal's last line for an id says of it. */
-export const Recorded = { deleted: 1, absent: 2, failed: 3, notSent: 4 } as const;
+/** What a journal's last line for an id says of it; `sent`: its request may have left, and no result followed (in flight at a kill). */
+export const Recorded = { deleted: 1, absent: 2, failed: 3, notSent: 4, sent: 5 } as const;
 export type RecordedKind = keyof typeof Recorded;
 export type RecordedCode = (typeof Recorded)[RecordedKind];
-export const RECORDED_KINDS: readonly RecordedKind[] = ['deleted', 'absent', 'failed', 'notSent'];
+export const RECORDED_KINDS: readonly RecordedKind[] = ['deleted', 'absent', 'failed', 'notSent', 'sent'];
 
 export function headerLine(run: JournalRun, started: Date): string {
   return JSON.stringify({
@@ -41,8 +49,11 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   const value = parseObject(text);
   if (value === undefined) return { notHeader: 'its first line is not a JSON object' };
   if (value['plantstore'] !== JOURNAL_FORMAT) return { notHeader: `its first line does not say "plantstore":"${JOURNAL_FORMAT}"` };
-  if (value['version'] !== JOURNAL_VERSION) {
-    return { notHeader: `it is in journal format ${String(value['version'])}, and this plantstore reads format ${JOURNAL_VERSION}` };
+  if (!READABLE_VERSIONS.includes(value['version'])) {
+    // JSON, not String(): a version written as "1" must not read "format 1 ... reads format 1".
+    return {
+      notHeader: `it is in journal format ${JSON.stringify(value['version']) ?? 'undefined'}, and this plantstore reads formats ${READABLE_VERSIONS.join(' and ')}`,
+    };
   }
   const { baseUrl, profile, started } = value;
   if (typeof baseUrl !== 'string' || typeof profile !== 'string' || typeof started !== 'string') {
@@ -58,13 +69,21 @@ const ID_PREFIX = /^\{"id":(0|-?[1-9][0-9]{0,18}),/;
 // Matched without JSON.parse, which is most of a resume's read time (1.2 s -> 0.7 s for a million lines, measured by test/bench/journal.ts).
 const DELETED_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"deleted":true,"status":[0-9]{3}\}$/;
 
-/** One result line's id and kind, or undefined when the line is not a result line. */
+/** The sent line for `id`, without its newline. */
+export const sentLine = (id: string): string => `{"id":${id},"sent":true}`;
+
+// The sent line, exactly: half the lines of a format-2 journal.
+const SENT_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"sent":true\}$/;
+
+/** One line's id and kind (a result line or a sent line), or undefined when the line is neither. */
 export function parseResultLine(text: string): { id: bigint; kind: RecordedCode } | undefined {
-  const deleted = DELETED_LINE.exec(text)?.[1];
-  const digits = deleted ?? ID_PREFIX.exec(text)?.[1];
+  const sent = SENT_LINE.exec(text)?.[1];
+  const deleted = sent === undefined ? DELETED_LINE.exec(text)?.[1] : undefined;
+  const digits = sent ?? deleted ?? ID_PREFIX.exec(text)?.[1];
   if (digits === undefined) return undefined;
   const id = BigInt(digits);
   if (BigInt.asIntN(64, id) !== id) return undefined;
+  if (sent !== undefined) return { id, kind: Recorded.sent };
   if (deleted !== undefined) return { id, kind: Recorded.deleted };
   const value = parseObject(text);
   if (value === undefined) return undefined;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { breakStaleLock, type Held, LOCK_STALE_MS, releaseLock, renewLock, staleLock, tryLock } from '../../config/lock.js';
 import { JournalRefusedError, shownPath } from './errors.js';
 
@@ -27,10 +28,30 @@ export function lockJournal(file: string): JournalLock {
     if (stale === undefined) break;
     breakStaleLock(path, stale);
   }
+  const owner = foreignOwner(path);
+  if (owner !== undefined) {
+    // In a sticky shared folder (/tmp) only its owner may remove it: no takeover will ever happen.
+    throw new JournalRefusedError(
+      'in-use',
+      `journal ${shownPath(file)} is locked by ${shownPath(path)}, which belongs to another user (uid ${owner}); plantstore cannot take over another user's lock. Ask them to remove it if no run of theirs uses the journal, or give --journal another path`,
+    );
+  }
   throw new JournalRefusedError(
     'in-use',
     `journal ${shownPath(file)} is in use by another running plantstore (lock ${shownPath(path)}); wait for it to finish. A lock left by a run that was killed is taken over at once on the same machine, or ${LOCK_STALE_MS / 1000} s after it was last renewed`,
   );
+}
+
+/** The owner of the lock file when it is not this user, else undefined. */
+function foreignOwner(path: string): number | undefined {
+  const you = process.getuid?.();
+  if (you === undefined) return undefined;
+  try {
+    const { uid } = fs.lstatSync(path);
+    return uid === you ? undefined : uid;
+  } catch {
+    return undefined;
+  }
 }
 
 function holding(path: string, taken: Held): JournalLock {

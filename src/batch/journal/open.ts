@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { normalizeBaseUrl } from '../../config/base-url.js';
 import { fileProblem, syncFolder } from '../../config/own-file.js';
 import { JournalRefusedError, JournalWriteError, shownPath, shownUrl } from './errors.js';
 import { headerLine, type JournalRun, Recorded, type RecordedCode, type RecordedKind } from './format.js';
@@ -20,8 +21,16 @@ export interface JournalState {
   readonly note: string | undefined;
   /** What the journal last said of `id` (a canonical id string), or undefined when it does not mention it. */
   recorded(id: string): RecordedKind | undefined;
-  /** Whether `id` is not to be sent again: deleted, or absent when the run ignores missing plants. */
-  isDone(id: string, options: { ignoreMissing: boolean }): boolean;
+  /**
+   * Whether `id` is finished and not to be sent again: recorded deleted, or absent (the API
+   * said there is no such plant, which is what a deletion wants; a later run asks no more).
+   */
+  isDone(id: string): boolean;
+  /**
+   * Whether an earlier run's request for `id` may have deleted the plant with its answer
+   * never recorded: it was in flight when that run stopped (a sent line and no result after it).
+   */
+  wasInFlight(id: string): boolean;
   /** Ids by what their last line says. */
   counts(): Record<RecordedKind, number>;
 }
@@ -29,6 +38,8 @@ export interface JournalState {
 export interface Journal extends JournalState {
   /** Set once writing failed (JournalWriteError, exit 70); every later record, flush and close throws it. */
   readonly failure: JournalWriteError | undefined;
+  /** Writes `id`'s sent line to the file before it returns; its request may leave once it has. */
+  recordSent(id: string): void;
   record(id: string, line: string): void;
   flush(): void;
   close(): void;
@@ -41,7 +52,7 @@ export interface OpenJournalOptions extends JournalRun, WriterOptions {
   signal?: AbortSignal;
 }
 
-const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'deleted', 2: 'absent', 3: 'failed', 4: 'notSent' };
+const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'deleted', 2: 'absent', 3: 'failed', 4: 'notSent', 5: 'sent' };
 
 /**
  * Opens `file` for a run: locks it, then resumes the journal there (its torn last line,
@@ -115,11 +126,31 @@ function unsafe(file: string, why: string): JournalRefusedError {
 
 function checkRun(file: string, contents: JournalContents, run: JournalRun): void {
   const header = contents.header;
-  if (header === undefined || (header.baseUrl === run.baseUrl && header.profile === run.profile)) return;
+  if (header === undefined || (sameBaseUrl(header.baseUrl, run.baseUrl) && header.profile === run.profile)) return;
   throw new JournalRefusedError(
     'other-run',
-    `journal ${shownPath(file)} was written for ${shownUrl(header.baseUrl)} (profile ${shownPath(header.profile)}), and this run uses ${shownUrl(run.baseUrl)} (profile ${shownPath(run.profile)}): resuming would skip plants never deleted there; give --journal another file`,
+    `journal ${shownPath(file)} was written for ${otherRun(header, run)}: resuming would skip plants never deleted there; give --journal another file`,
   );
+}
+
+/** How the journal's run differs from this one, each URL named once. */
+function otherRun(header: JournalRun, run: JournalRun): string {
+  const profiles = `profile ${shownPath(header.profile)}, and this run uses profile ${shownPath(run.profile)}`;
+  if (sameBaseUrl(header.baseUrl, run.baseUrl)) return `${profiles} (both at ${shownUrl(run.baseUrl)})`;
+  const theirs = shownUrl(header.baseUrl);
+  const ours = shownUrl(run.baseUrl);
+  // Two URLs that print alike differ in what is never printed (a password, a query).
+  if (theirs === ours) return `another base URL that also prints as ${ours} (they differ in a part not shown; ${profiles})`;
+  return `${theirs} (profile ${shownPath(header.profile)}), and this run uses ${ours} (profile ${shownPath(run.profile)})`;
+}
+
+/** A header is a file anyone may have edited: its URL is compared as the run's was normalized. */
+function sameBaseUrl(recorded: string, run: string): boolean {
+  try {
+    return normalizeBaseUrl(recorded, 'the journal') === run;
+  } catch {
+    return false;
+  }
 }
 
 /** A new journal: created only if nothing stands at the path, mode 0600, its header durable before any result. */
@@ -194,16 +225,17 @@ function state(file: string, contents: JournalContents): JournalState {
     resumed: contents.header !== undefined,
     note:
       contents.tornBytes > 0
-        ? `journal ${shownPath(file)}: its last line was torn (${contents.tornBytes} bytes, a run stopped while writing it) and is left out; that plant is sent again`
+        ? `journal ${shownPath(file)}: its end was torn (${contents.tornBytes} bytes: a run stopped while writing, or a power cut) and is left out; the plants it named are sent again`
         : undefined,
     recorded(id) {
       const kind = kindOf(id);
       return kind === 0 ? undefined : KIND_NAMES[kind];
     },
-    isDone(id, { ignoreMissing }) {
+    isDone(id) {
       const kind = kindOf(id);
-      return kind === Recorded.deleted || (ignoreMissing && kind === Recorded.absent);
+      return kind === Recorded.deleted || kind === Recorded.absent;
     },
+    wasInFlight: (id) => recorded.size !== 0 && recorded.wasInFlight(BigInt(id)),
     counts: () => recorded.counts(),
   };
 }
@@ -215,6 +247,7 @@ function journal(file: string, contents: JournalContents, fd: number, size: numb
     get failure() {
       return writer.failure;
     },
+    recordSent: (id) => writer.recordSent(id),
     record: (id, line) => writer.record(id, line),
     flush: () => writer.flush(),
     close: () => writer.close(),

@@ -22,37 +22,41 @@ export interface JournalContents {
 /**
  * Reads a journal from `fd` (a regular file, checked by the caller) chunk by chunk,
  * yielding to the event loop between chunks so Ctrl-C still works on a large one.
- * The last line may be torn (a run killed mid-write: no newline, or not a result
- * line); it is left out, and reported in tornBytes. A bad line before it means the
- * file is not what plantstore wrote, and it is refused.
+ * The tail may be torn: a run killed mid-write leaves a last line without its newline, and
+ * a power cut on some file systems leaves blocks of NULs or stale bytes, of any length, at
+ * the end. Everything from the first bad line on is left out when no good line follows
+ * it, and reported in tornBytes. A bad line with a good one after it means the file is
+ * not what plantstore wrote, and it is refused.
  */
 export async function readJournal(fd: number, file: string, signal?: AbortSignal): Promise<JournalContents> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   const recorded = new RecordedIds();
   let header: JournalHeader | undefined;
-  let carry: Buffer | undefined;
   let position = 0;
   let lineNumber = 0;
-  let goodBytes = 0;
-  // A complete line that did not parse: torn if nothing follows it, corrupt otherwise.
+  /** Where the line being read starts, and its bytes so far from earlier chunks. */
+  let lineStart = 0;
+  let carry: Buffer | undefined;
+  /** The line being read is longer than any plantstore writes: its bytes are skipped, not kept (a tail of NULs may be megabytes). */
+  let overlong = false;
+  // The first bad line: the start of a torn tail if no good line follows it, corruption otherwise.
   let suspect: { line: number; start: number } | undefined;
 
-  const takeLine = (text: string, start: number, end: number): void => {
+  const takeLine = (text: string | undefined): void => {
     lineNumber++;
-    if (suspect !== undefined) throw corrupt(file, suspect.line);
     if (lineNumber === 1) {
-      const parsed = parseHeader(text);
+      const parsed = text === undefined ? { notHeader: 'its first line is not a journal header' } : parseHeader(text);
       if ('notHeader' in parsed) throw notJournal(file, parsed.notHeader);
       header = parsed;
-    } else {
-      const result = parseResultLine(text);
-      if (result === undefined) {
-        suspect = { line: lineNumber, start };
-        return;
-      }
-      recorded.set(result.id, result.kind);
+      return;
     }
-    goodBytes = end;
+    const result = text === undefined ? undefined : parseResultLine(text);
+    if (result === undefined) {
+      suspect ??= { line: lineNumber, start: lineStart };
+      return;
+    }
+    if (suspect !== undefined) throw corrupt(file, suspect.line);
+    recorded.set(result.id, result.kind);
   };
 
   for (;;) {
@@ -63,29 +67,38 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
     for (;;) {
       const newline = chunk.indexOf(10, from);
       if (newline === -1 || newline >= read) break;
-      const lineStart = position + from - (carry?.length ?? 0);
-      const text =
-        carry === undefined
-          ? chunk.toString('utf8', from, newline)
-          : Buffer.concat([carry, chunk.subarray(from, newline)]).toString('utf8');
+      const end = position + newline + 1;
+      let text: string | undefined;
+      if (!overlong && end - 1 - lineStart <= MAX_LINE_BYTES) {
+        text =
+          carry === undefined
+            ? chunk.toString('utf8', from, newline)
+            : Buffer.concat([carry, chunk.subarray(from, newline)]).toString('utf8');
+      }
+      takeLine(text);
       carry = undefined;
-      if (position + newline - lineStart > MAX_LINE_BYTES) throw tooLong(file, lineNumber + 1);
-      takeLine(text, lineStart, position + newline + 1);
+      overlong = false;
+      lineStart = end;
       from = newline + 1;
     }
-    if (from < read) {
+    if (from < read && !overlong) {
       const rest = Buffer.from(chunk.subarray(from, read));
       carry = carry === undefined ? rest : Buffer.concat([carry, rest]);
-      if (carry.length > MAX_LINE_BYTES) throw tooLong(file, lineNumber + 1);
+      if (carry.length > MAX_LINE_BYTES) {
+        carry = undefined;
+        overlong = true;
+      }
     }
     position += read;
   }
 
-  if (lineNumber === 0 && position > 0) throw notJournal(file, 'it has no complete first line');
-  const end = position;
-  if (suspect !== undefined && carry !== undefined) throw corrupt(file, suspect.line);
-  if (suspect !== undefined) return { header, recorded, goodBytes: suspect.start, tornBytes: end - suspect.start };
-  return { header, recorded, goodBytes, tornBytes: end - goodBytes };
+  // A last line without its newline: torn by a kill mid-write.
+  if (lineStart < position) {
+    if (lineNumber === 0) throw notJournal(file, overlong ? 'its first line is not a journal header' : 'it has no complete first line');
+    suspect ??= { line: lineNumber + 1, start: lineStart };
+  }
+  if (suspect !== undefined) return { header, recorded, goodBytes: suspect.start, tornBytes: position - suspect.start };
+  return { header, recorded, goodBytes: position, tornBytes: 0 };
 }
 
 function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
@@ -104,15 +117,6 @@ export function notJournal(file: string, why: string): JournalRefusedError {
 function corrupt(file: string, line: number): JournalRefusedError {
   return new JournalRefusedError(
     'corrupt',
-    `journal ${shownPath(file)} is damaged: line ${line} is not a result line, and lines follow it; plantstore does not guess which plants it finished. Start a new journal, or repair that line`,
+    `journal ${shownPath(file)} is damaged: line ${line} is not a journal line, and good lines follow it; plantstore does not guess which plants it finished. Start a new journal, or repair that line`,
   );
-}
-
-function tooLong(file: string, line: number): JournalRefusedError {
-  return line === 1
-    ? notJournal(file, 'its first line is not a journal header')
-    : new JournalRefusedError(
-        'corrupt',
-        `journal ${shownPath(file)} is damaged: line ${line} is longer than any line plantstore writes. Start a new journal`,
-      );
 }

@@ -1,5 +1,14 @@
 import { hashId } from '../../ids/list.js';
-import { RECORDED_KINDS, type RecordedCode, type RecordedKind } from './format.js';
+import { RECORDED_KINDS, Recorded, type RecordedCode, type RecordedKind } from './format.js';
+
+/**
+ * Set beside an id's kind once its request was in flight when a run stopped: a sent line
+ * followed by another sent line (a later run sent it again) with no result between them.
+ * It stays through later failures, since that first request may have deleted the plant,
+ * and is cleared by a result that settles the id (deleted or absent).
+ */
+const IN_FLIGHT_AT_A_STOP = 0x80;
+const KIND_BITS = 0x7f;
 
 /**
  * What a journal last said of each id: an open-addressing table over a BigInt64Array
@@ -8,7 +17,7 @@ import { RECORDED_KINDS, type RecordedCode, type RecordedKind } from './format.j
  */
 export class RecordedIds {
   #keys = new BigInt64Array(1024);
-  // 0: empty slot; otherwise a RecordedCode.
+  // 0: empty slot; otherwise a RecordedCode, with IN_FLIGHT_AT_A_STOP when it applies.
   #kinds = new Uint8Array(1024);
   #size = 0;
   readonly #counts = new Uint32Array(RECORDED_KINDS.length + 1);
@@ -21,20 +30,35 @@ export class RecordedIds {
   set(id: bigint, kind: RecordedCode): void {
     const slot = this.#find(id);
     const previous = this.#kinds[slot] as number;
+    let flag = 0;
     if (previous === 0) {
       this.#keys[slot] = id;
       this.#size++;
     } else {
-      (this.#counts[previous] as number)--;
+      const previousKind = previous & KIND_BITS;
+      (this.#counts[previousKind] as number)--;
+      const settles = kind === Recorded.deleted || kind === Recorded.absent;
+      const sentAgain = previousKind === Recorded.sent && kind === Recorded.sent;
+      if (!settles && (sentAgain || (previous & IN_FLIGHT_AT_A_STOP) !== 0)) flag = IN_FLIGHT_AT_A_STOP;
     }
-    this.#kinds[slot] = kind;
+    this.#kinds[slot] = kind | flag;
     (this.#counts[kind] as number)++;
     if (this.#size * 2 > this.#keys.length) this.#grow();
   }
 
   /** The kind last recorded for `id`, or 0 when the journal does not mention it. */
   get(id: bigint): RecordedCode | 0 {
-    return this.#kinds[this.#find(id)] as RecordedCode | 0;
+    return ((this.#kinds[this.#find(id)] as number) & KIND_BITS) as RecordedCode | 0;
+  }
+
+  /**
+   * Whether a request for `id` may have deleted the plant without its answer being recorded:
+   * its last line is a sent line (in flight when the last run stopped), or it was in flight
+   * at an earlier stop and nothing since has said deleted or absent.
+   */
+  wasInFlight(id: bigint): boolean {
+    const code = this.#kinds[this.#find(id)] as number;
+    return (code & KIND_BITS) === Recorded.sent || (code & IN_FLIGHT_AT_A_STOP) !== 0;
   }
 
   /** How many ids each kind holds, by their last line. */

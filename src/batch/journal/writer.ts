@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { JournalWriteError, shownPath } from './errors.js';
-import { isResultLineFor } from './format.js';
+import { isResultLineFor, sentLine } from './format.js';
 import type { JournalLock } from './journal-lock.js';
 
 /** The system calls the writer makes: the real ones, or a test's that fail on cue (EIO from fsync). */
@@ -24,14 +24,17 @@ export interface WriterOptions {
   io?: JournalIo;
 }
 
-/** Results held in memory past this many bytes are written at once (fsynced on the next tick). */
-const MAX_PENDING_BYTES = 1024 * 1024;
-
 /**
- * Appends result lines to an open journal (O_APPEND), in the order they are recorded.
- * They are buffered, written and fsynced on a one-second timer (unref'd: it never keeps
- * the process alive), by flush() and by close(). All of it is synchronous, so a signal
- * handler's flush() has finished when it returns.
+ * Appends lines to an open journal (O_APPEND), in the order they are recorded:
+ * - a sent line is written (to the file, not only held here) before recordSent returns, so
+ *   the id's request leaves after the journal knows of it: a kill -9 then loses no id that
+ *   was sent, only the results of those in flight;
+ * - result lines are written at the end of this turn of the event loop (one write for all
+ *   the results of the turn), or sooner with the next sent line.
+ * What was written is fsynced on a one-second timer (unref'd: it never keeps the process
+ * alive), by flush() and by close(): a process kill loses nothing written, a power cut at
+ * most the last second. All of it is synchronous, so a signal handler's flush() has
+ * finished when it returns.
  *
  * A failed write is never silent: the bytes of the failed write are cut off again (the
  * file stays parseable), `failure` is set, onFailure is called, and every later record,
@@ -46,7 +49,8 @@ export class JournalWriter {
   readonly #timer: NodeJS.Timeout;
   #size: number;
   #pending: string[] = [];
-  #pendingBytes = 0;
+  /** A write of the pending results is scheduled for the end of this turn of the event loop. */
+  #writeScheduled = false;
   #unsynced = false;
   #failure: JournalWriteError | undefined;
   #closed = false;
@@ -72,8 +76,30 @@ export class JournalWriter {
     if (this.#closed) throw new Error(`journal ${this.#file} recorded after close`);
     if (!isResultLineFor(id, line)) throw new Error(`journal line for id ${id} is not its result line: ${line.slice(0, 80)}`);
     this.#pending.push(line, '\n');
-    this.#pendingBytes += line.length + 1;
-    if (this.#pendingBytes > MAX_PENDING_BYTES) this.#guard(() => this.#write());
+    if (this.#writeScheduled) return;
+    this.#writeScheduled = true;
+    setImmediate(() => this.#writeSoon());
+  }
+
+  /**
+   * Writes `id`'s sent line, with any results recorded before it, to the file before it
+   * returns: its request may leave once it has. Throws `failure` (then it must not be sent).
+   */
+  recordSent(id: string): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#closed) throw new Error(`journal ${this.#file} recorded after close`);
+    this.#pending.push(sentLine(id), '\n');
+    this.#guard(() => this.#write());
+  }
+
+  #writeSoon(): void {
+    this.#writeScheduled = false;
+    if (this.#failure || this.#closed) return;
+    try {
+      this.#guard(() => this.#write());
+    } catch {
+      // Kept in `failure` and passed to onFailure; the next record throws it.
+    }
   }
 
   /** Writes and fsyncs everything recorded so far; synchronous. Throws `failure`. */
@@ -130,7 +156,6 @@ export class JournalWriter {
     if (this.#pending.length === 0) return;
     const data = Buffer.from(this.#pending.join(''), 'utf8');
     this.#pending = [];
-    this.#pendingBytes = 0;
     const before = this.#size;
     let written = 0;
     try {
@@ -169,7 +194,6 @@ export class JournalWriter {
   #fail(error: JournalWriteError): void {
     this.#failure = error;
     this.#pending = [];
-    this.#pendingBytes = 0;
     this.#onFailure?.(error);
   }
 }

@@ -16,7 +16,7 @@ export interface DryRun {
   rate: Rate | undefined;
   output: OutputMode;
   /** The journal as it stands, when --journal names one; its done ids are skipped. */
-  journal?: { state: JournalState; ignoreMissing: boolean };
+  journal?: JournalState;
 }
 
 export async function printDryRun({ ids, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
@@ -25,7 +25,7 @@ export async function printDryRun({ ids, target, rate, output, journal }: DryRun
   for (const id of ids) {
     // A million lines into a slow reader: wait for it now and then instead of queuing them all.
     if (++written % 512 === 0) await ctx.io.backlog();
-    if (journal?.state.isDone(id, { ignoreMissing: journal.ignoreMissing })) {
+    if (journal?.isDone(id)) {
       skipped++;
       if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"skip":true,"journal":true}`);
       else ctx.io.out(`skip ${id}: already done (journal)`);

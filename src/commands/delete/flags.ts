@@ -15,7 +15,7 @@ import {
   TOKEN_FILE,
   VERBOSE,
 } from '../../flags/global.js';
-import { missingErrors, rate, text, wholeNumberOr } from '../../flags/kinds.js';
+import { filePath, missingErrors, rate, wholeNumberOr } from '../../flags/kinds.js';
 import type { MissingRule } from './outcomes.js';
 import type { OutputMode } from './report.js';
 
@@ -78,7 +78,7 @@ export const JOURNAL = Flag.valued(
     help: 'record each result in this file as it is decided; a re-run with the same file skips what it records as done',
     completes: { kind: 'files' },
   },
-  text,
+  filePath,
 );
 
 export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN, JOURNAL] as const;

@@ -1,19 +1,27 @@
 // `delete --journal FILE`: the run's side of a resumable batch. The journal itself (format,
 // lock, durable writes) is batch/journal/; here is what delete does with it: skip the ids an
-// earlier run finished, record each result of this one as soon as it is decided, and stop
-// the run when the journal can no longer be written, rather than go on without a record.
+// earlier run finished, record each id before its request leaves and each result as soon as
+// it is decided, tell which ids an earlier run left in flight, and stop the run when the
+// journal can no longer be written, rather than go on without a record.
 
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../../batch/journal/index.js';
 import type { Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
+import type { IdList } from '../../ids/list.js';
 import { shown } from '../../text/shown.js';
 import { resultJson } from './report.js';
 import { type DeleteResult, type DoneEarlier, doneEarlier } from './result.js';
 
 export interface RunJournal {
-  /** The result for an id an earlier run finished (deleted, or absent under --ignore-missing); undefined when it is to be sent. */
+  /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. */
   doneEarlier(id: string): DoneEarlier | undefined;
+  /** Whether the journal records every one of `ids` as done: then nothing is to be sent. */
+  allDone(ids: IdList): boolean;
+  /** Whether an earlier run's request for `id` was in flight when that run stopped (it may have deleted the plant). */
+  wasInFlight(id: string): boolean;
+  /** Writes that `id` is being sent, before its request leaves; false when the journal cannot be written (then it must not be sent). */
+  recordSent(id: string): boolean;
   /** Appends this run's result for an id, in the order results are decided. */
   record(result: DeleteResult): void;
   /** Why the run must stop: the journal could not be written. Undefined while it can. */
@@ -23,7 +31,7 @@ export interface RunJournal {
 }
 
 /** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
-export async function openRunJournal(file: string, target: Target, ignoreMissing: boolean, ctx: Context): Promise<RunJournal> {
+export async function openRunJournal(file: string, target: Target, ctx: Context): Promise<RunJournal> {
   const journal = await openJournal(file, { baseUrl: target.baseUrl, profile: target.profile, signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
@@ -36,7 +44,27 @@ export async function openRunJournal(file: string, target: Target, ignoreMissing
   };
   ctx.signal.addEventListener('abort', flushOnSignal, { once: true });
   return {
-    doneEarlier: (id) => (journal.isDone(id, { ignoreMissing }) ? doneEarlier(id) : undefined),
+    doneEarlier(id) {
+      const kind = journal.recorded(id);
+      return kind === 'deleted' || kind === 'absent' ? doneEarlier(id, kind) : undefined;
+    },
+    allDone(ids) {
+      const { deleted, absent } = journal.counts();
+      // Counted first: a run with ids left to send is not slowed by asking about each.
+      if (deleted + absent < ids.size) return false;
+      for (const id of ids) if (!journal.isDone(id)) return false;
+      return true;
+    },
+    wasInFlight: (id) => journal.wasInFlight(id),
+    recordSent(id) {
+      if (journal.failure !== undefined) return false;
+      try {
+        journal.recordSent(id);
+        return true;
+      } catch {
+        return false; // journal.failure says why; stopReason() words it
+      }
+    },
     record(result) {
       if (journal.failure === undefined) journal.record(result.id, resultJson(result, ctx.io.mask));
     },

@@ -93,12 +93,17 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
  * a 400 Error object whose code the user declared (--missing-error). A 404 with any
  * other body is a route the server does not have, most likely a wrong base URL.
  * An answer cut short is not the API's word either way: it is a network failure, and says so.
+ *
+ * `inFlightEarlier`: the --journal says an earlier run's request for this id was in flight
+ * when that run stopped. "No such plant" then means that request deleted it: done, said apart
+ * from a deletion of this run's, whether or not the run ignores missing plants.
  */
-export function explainOutcome(outcome: PlantOutcome, missing: MissingRule): DeleteResult {
+export function explainOutcome(outcome: PlantOutcome, missing: MissingRule, inFlightEarlier = false): DeleteResult {
   const result = describeOutcome(outcome);
   if (outcome.kind !== 'failed' || outcome.last.kind !== 'api-error' || result.deleted) return result;
   const { last } = outcome;
   const saidMissing = last.code !== null && (last.status === 404 || (last.status === 400 && missing.codes.includes(last.code)));
+  if (saidMissing && inFlightEarlier) return { id: outcome.id, deleted: true, status: last.status, earlierRun: true };
   if (saidMissing) {
     if (missing.ignore) {
       return {
@@ -115,6 +120,13 @@ export function explainOutcome(outcome: PlantOutcome, missing: MissingRule): Del
     return {
       ...result,
       message: `${result.message}; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)`,
+    };
+  }
+  if (inFlightEarlier && last.status === 400 && last.code !== null) {
+    // The one answer that could settle it is a code nobody declared: say how to declare it.
+    return {
+      ...result,
+      message: `${result.message}; its request was in flight when the earlier run stopped: if error ${last.code} means "no such plant", run again with --missing-error ${last.code}`,
     };
   }
   return result;

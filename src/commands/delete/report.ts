@@ -24,12 +24,8 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
     },
     result(result) {
       if (mode.json) io.outJson(resultJson(result, io.mask));
-      if (result.deleted) {
-        if (mode.json || mode.quiet) return;
-        io.out(successLine(io, result.journal ? `Plant ${result.id} already deleted (journal)` : `Deleted plant ${result.id}`));
-      } else if (result.absent) {
-        if (!mode.json && !mode.quiet)
-          io.out(successLine(io, `Plant ${result.id} already absent${result.note ? ` (${result.note})` : ''}`));
+      if (result.deleted || result.absent) {
+        if (!mode.json && !mode.quiet) io.out(successLine(io, successText(result)));
       } else {
         if (!result.attempted && ++notSent > MAX_NOT_SENT_LINES) return;
         // Failures always reach stderr, even with --quiet or --json: a human may be watching.
@@ -37,6 +33,14 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
       }
     },
   };
+}
+
+function successText(result: Exclude<DeleteResult, NotDeleted>): string {
+  if (result.journal) return `Plant ${result.id} already ${result.deleted ? 'deleted' : 'absent'} (journal)`;
+  if (result.deleted) {
+    return result.earlierRun ? `Plant ${result.id} deleted by the earlier run (in flight when it stopped)` : `Deleted plant ${result.id}`;
+  }
+  return `Plant ${result.id} already absent${result.note ? ` (${result.note})` : ''}`;
 }
 
 // The mark goes with what the reader sees: a terminal, or color forced onto a pipe (FORCE_COLOR in a
@@ -59,9 +63,14 @@ export function failureLine(io: IO, result: NotDeleted): string {
  * is serialized; the line itself never is (see IO.outJson).
  */
 export function resultJson(result: DeleteResult, mask: (text: string) => string = (text) => text): string {
-  if (result.deleted) {
-    return result.journal
+  if (result.journal) {
+    return result.deleted
       ? `{"id":${result.id},"deleted":true,"status":null,"journal":true}`
+      : `{"id":${result.id},"deleted":false,"absent":true,"status":null,"journal":true}`;
+  }
+  if (result.deleted) {
+    return result.earlierRun
+      ? `{"id":${result.id},"deleted":true,"status":${result.status},"earlierRun":true}`
       : `{"id":${result.id},"deleted":true,"status":${result.status}}`;
   }
   if (result.absent) return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}}`;

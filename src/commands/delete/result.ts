@@ -8,15 +8,20 @@ export interface Deleted {
   deleted: true;
   status: number;
   journal?: undefined;
+  /**
+   * The plant was deleted by the earlier run of this --journal: its request was in flight when
+   * that run stopped, and the API now says there is no such plant (status is that answer's).
+   */
+  earlierRun?: true;
 }
 
-/** Recorded as done by an earlier run in the --journal: not sent again, and no answer this run (status null). */
-export interface DoneEarlier {
-  id: string;
-  deleted: true;
-  status: null;
-  journal: true;
-}
+/**
+ * Recorded as done by an earlier run in the --journal: not sent again, and no answer this run
+ * (status null). Deleted, or absent as it was recorded: a journal never turns one into the other.
+ */
+export type DoneEarlier =
+  | { id: string; deleted: true; status: null; journal: true; earlierRun?: undefined }
+  | { id: string; deleted: false; absent: true; status: null; journal: true; note?: undefined };
 
 /** Under --ignore-missing, the API said there is no such plant: it is not there, which is what was wanted. */
 export interface Absent {
@@ -24,6 +29,7 @@ export interface Absent {
   deleted: false;
   absent: true;
   status: number;
+  journal?: undefined;
   /** Said with the line: an earlier attempt whose answer was lost may have deleted it. */
   note?: string;
 }
@@ -42,6 +48,7 @@ export interface Failed {
   message: string;
   exit: ExitCode;
   attempted: true;
+  journal?: undefined;
 }
 
 /** Never sent: interrupted, or stopped by --fail-fast or a throttle that gave up. No answer, so no status. */
@@ -54,10 +61,13 @@ export interface NotSent {
   message: string;
   exit: ExitCode;
   attempted: false;
+  journal?: undefined;
 }
 
-export function doneEarlier(id: string): DoneEarlier {
-  return { id, deleted: true, status: null, journal: true };
+export function doneEarlier(id: string, as: 'deleted' | 'absent'): DoneEarlier {
+  return as === 'deleted'
+    ? { id, deleted: true, status: null, journal: true }
+    : { id, deleted: false, absent: true, status: null, journal: true };
 }
 
 export function isFailure(result: DeleteResult): result is NotDeleted {
@@ -76,13 +86,16 @@ export class Tally {
   notSent = 0;
   /** Done by an earlier run, as the --journal said: counted apart, as success. */
   skipped = 0;
+  /** Of `deleted`: deleted by the earlier run, whose request was in flight when it stopped. */
+  deletedEarlier = 0;
   /** The exit code of the first failure in input order. */
   firstFailure: ExitCode | undefined;
 
   add(result: DeleteResult): void {
-    if (result.deleted) {
-      if (result.journal) this.skipped++;
-      else this.deleted++;
+    if (result.journal) this.skipped++;
+    else if (result.deleted) {
+      this.deleted++;
+      if (result.earlierRun) this.deletedEarlier++;
     } else if (result.absent) this.absent++;
     else {
       if (result.attempted) this.failed++;

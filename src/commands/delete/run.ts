@@ -27,7 +27,7 @@ const MIN_STALL_MS = 1000;
 
 /** Deletes each plant; results come out in input order; the exit code is that of the first failing id. */
 export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<ExitCode> {
-  const { rate, output, missing } = opts;
+  const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
   const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
@@ -36,21 +36,28 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
     const plan =
       opts.journal === undefined ? undefined : await (await import('./journal.js')).planFromJournal(opts.journal, target, ctx.signal);
-    return printDryRun({ ids, target, rate, output, ...(plan ? { journal: { state: plan, ignoreMissing: missing.ignore } } : {}) }, ctx);
+    return printDryRun({ ids, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
-  const journal =
-    opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, missing.ignore, ctx);
+  const journal = opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, ctx);
+  let exit: ExitCode;
   try {
-    const token = await firstToken(target, network, opts.verbose, ctx);
-    return await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
+    // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
+    const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
+    exit = await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) {
       ctx.io.err(`plantstore: ${lost}; results after that are not recorded in it (exit ${Exit.internal})`);
     }
   }
+  // Results the journal lost outrank a failing id: a script cannot trust what the run said it recorded. A signal outranks both.
+  if (journal?.stopReason() !== undefined && exit !== Exit.interrupted) return Exit.internal;
+  return exit;
 }
+
+/** The token of a run that sends nothing: every id was done by the journal. Never sent. */
+const NO_TOKEN_NEEDED = '';
 
 /**
  * The token for the run: a static one as it is, or a token command's leases, run now for the
@@ -105,14 +112,26 @@ async function deleteAll(
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
   });
   const deleteOne = async (id: string): Promise<DeleteResult> => {
-    const earlier = journal?.doneEarlier(id);
+    if (journal === undefined) return explainOutcome(await deletePlant(transport, id, ctx.signal), missing);
+    const earlier = journal.doneEarlier(id);
     if (earlier) return earlier;
-    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing);
+    const inFlightEarlier = journal.wasInFlight(id);
+    // Written ahead of the request (a write-ahead record): after a kill, the journal knows every id that may have left.
+    if (!journal.recordSent(id)) return notSentNow(id);
+    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing, inFlightEarlier);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
-    journal?.record(result);
+    journal.record(result);
     return result;
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
+  /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
+  const notSentNow = (id: string): DeleteResult => {
+    stopReason ??= journal?.stopReason();
+    const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
+    const result = notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
+    journal?.record(result);
+    return result;
+  };
   try {
     await runOrdered<string, DeleteResult>({
       items: ids,
@@ -146,10 +165,7 @@ async function deleteAll(
       notStarted(id) {
         const earlier = journal?.doneEarlier(id);
         if (earlier) return earlier;
-        const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-        const result = notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
-        journal?.record(result);
-        return result;
+        return notSentNow(id);
       },
     });
   } finally {
@@ -166,7 +182,7 @@ async function deleteAll(
     return Exit.interrupted;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
-  return tally.firstFailure ?? journal?.stopReason()?.exit ?? Exit.ok;
+  return tally.firstFailure ?? Exit.ok;
 }
 
 /** The target, or what the user must supply, in this command's words. */

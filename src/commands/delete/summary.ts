@@ -13,7 +13,8 @@ import type { Tally } from './result.js';
  */
 export function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats, journal = false): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
-  const counts = `${tally.deleted} deleted${skipped}, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
+  const earlier = tally.deletedEarlier > 0 ? ` (${tally.deletedEarlier} by the earlier run, in flight when it stopped)` : '';
+  const counts = `${tally.deleted} deleted${earlier}${skipped}, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
   const settled = throttled.settledConcurrency === undefined ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;
   return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
 }

@@ -10,7 +10,9 @@ import { notSent as notSentResult } from '../../../../src/commands/delete/result
 export const RUN = { baseUrl: 'https://plants.example.com', profile: 'default' } as const;
 export const STARTED = new Date('2026-03-01T12:00:00.000Z');
 export const HEADER =
-  '{"plantstore":"delete-journal","version":1,"baseUrl":"https://plants.example.com","profile":"default","started":"2026-03-01T12:00:00.000Z"}';
+  '{"plantstore":"delete-journal","version":2,"baseUrl":"https://plants.example.com","profile":"default","started":"2026-03-01T12:00:00.000Z"}';
+/** The header of a journal written before sent lines (format 1): still read. */
+export const HEADER_V1 = HEADER.replace('"version":2', '"version":1');
 
 /** A temporary folder per test, with `file` the journal's path in it. */
 export function journalFolder(): { readonly dir: string; readonly file: string } {
@@ -28,6 +30,7 @@ export const absent = (id: string): string => resultJson({ id, deleted: false, a
 export const failed = (id: string): string =>
   resultJson({ id, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6, attempted: true });
 export const notSent = (id: string): string => resultJson(notSentResult(id, 'not sent: interrupted', 130));
+export const sent = (id: string): string => `{"id":${id},"sent":true}`;
 
 /** What stands at `file`, to compare before and after a refusal: its kind, mode, owner and the hash of its bytes. */
 export function fingerprint(file: string): string {

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
-import { absent, deleted, failed, HEADER, journalFolder, notSent, RUN, STARTED } from './fixtures.js';
+import { absent, deleted, failed, HEADER, HEADER_V1, journalFolder, notSent, RUN, STARTED, sent } from './fixtures.js';
 
 const at = journalFolder();
 const open = () => openJournal(at.file, { ...RUN, started: STARTED });
@@ -55,25 +55,27 @@ describe('a new journal', () => {
 });
 
 describe('resuming', () => {
-  it('what each id last said: deleted and absent are kept apart, isDone counts absent only under --ignore-missing', async () => {
+  it('what each id last said: deleted and absent are kept apart, and both are done', async () => {
     const first = await open();
     for (const line of [deleted('1'), absent('2'), failed('3'), notSent('4')]) first.record(JSON.parse(line).id.toString(), line);
+    first.recordSent('6');
     first.close();
     const journal = await open();
     expect(journal.resumed).toBe(true);
-    expect(['1', '2', '3', '4', '5'].map((id) => journal.recorded(id))).toEqual(['deleted', 'absent', 'failed', 'notSent', undefined]);
-    expect(['1', '2', '3', '4', '5'].map((id) => journal.isDone(id, { ignoreMissing: false }))).toEqual([true, false, false, false, false]);
-    expect(['1', '2', '3', '4', '5'].map((id) => journal.isDone(id, { ignoreMissing: true }))).toEqual([true, true, false, false, false]);
-    expect(journal.counts()).toEqual({ deleted: 1, absent: 1, failed: 1, notSent: 1 });
+    const ids = ['1', '2', '3', '4', '5', '6'];
+    expect(ids.map((id) => journal.recorded(id))).toEqual(['deleted', 'absent', 'failed', 'notSent', undefined, 'sent']);
+    expect(ids.map((id) => journal.isDone(id))).toEqual([true, true, false, false, false, false]);
+    expect(ids.map((id) => journal.wasInFlight(id))).toEqual([false, false, false, false, false, true]);
+    expect(journal.counts()).toEqual({ deleted: 1, absent: 1, failed: 1, notSent: 1, sent: 1 });
     journal.close();
   });
 
   it('a later line for the same id wins: a success after a failure counts, a failure after it is sent again', async () => {
     writeFileSync(at.file, [HEADER, failed('5'), deleted('5'), deleted('6'), failed('6'), ''].join('\n'), { mode: 0o600 });
     const journal = await open();
-    expect(journal.isDone('5', { ignoreMissing: false })).toBe(true);
-    expect(journal.isDone('6', { ignoreMissing: false })).toBe(false);
-    expect(journal.counts()).toEqual({ deleted: 1, absent: 0, failed: 1, notSent: 0 });
+    expect(journal.isDone('5')).toBe(true);
+    expect(journal.isDone('6')).toBe(false);
+    expect(journal.counts()).toEqual({ deleted: 1, absent: 0, failed: 1, notSent: 0, sent: 0 });
     journal.close();
   });
 
@@ -83,14 +85,74 @@ describe('resuming', () => {
     first.record('2', failed('2'));
     first.close();
     const second = await open();
-    expect(second.isDone('2', { ignoreMissing: false })).toBe(false);
+    expect(second.isDone('2')).toBe(false);
     second.record('2', deleted('2'));
     second.record('3', notSent('3'));
     second.close();
     const third = await open();
-    expect(['1', '2', '3'].filter((id) => !third.isDone(id, { ignoreMissing: false }))).toEqual(['3']);
+    expect(['1', '2', '3'].filter((id) => !third.isDone(id))).toEqual(['3']);
     third.close();
     expect(lines()).toEqual([HEADER, deleted('1'), failed('2'), deleted('2'), notSent('3'), '']);
+  });
+
+  it('in flight at a stop: a sent line with no result after it, remembered through later failures until a result settles it', async () => {
+    const text = [
+      HEADER,
+      // 1: sent, and its result followed: not in flight.
+      sent('1'),
+      deleted('1'),
+      // 2: sent, the run killed; sent again by the next run, which failed it (503): the first request may have deleted it.
+      sent('2'),
+      sent('2'),
+      failed('2'),
+      // 3: in flight at a stop, then settled by the next run.
+      sent('3'),
+      sent('3'),
+      deleted('3'),
+      // 4: failed, then sent again and failed again: every request answered, nothing in flight.
+      sent('4'),
+      failed('4'),
+      sent('4'),
+      failed('4'),
+      // 5: the last line is a sent line: in flight when the last run stopped.
+      sent('5'),
+      '',
+    ].join('\n');
+    writeFileSync(at.file, text, { mode: 0o600 });
+    const journal = await readJournalForPlan(at.file, RUN);
+    const ids = ['1', '2', '3', '4', '5'];
+    expect(ids.map((id) => journal.wasInFlight(id))).toEqual([false, true, false, false, true]);
+    expect(ids.map((id) => journal.recorded(id))).toEqual(['deleted', 'failed', 'deleted', 'failed', 'sent']);
+  });
+
+  it('a sent line reaches the file before recordSent returns, with the results recorded before it', async () => {
+    const journal = await open();
+    journal.record('1', deleted('1'));
+    journal.recordSent('2');
+    expect(lines()).toEqual([HEADER, deleted('1'), sent('2'), '']);
+    journal.close();
+  });
+
+  it('results reach the file at the end of the turn of the event loop they were recorded in, not a second later', async () => {
+    const journal = await open();
+    journal.record('1', deleted('1'));
+    journal.record('2', absent('2'));
+    expect(lines()).toEqual([HEADER, '']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines()).toEqual([HEADER, deleted('1'), absent('2'), '']);
+    journal.close();
+  });
+
+  it('a format-1 journal (result lines only, written before sent lines) is read and resumed', async () => {
+    writeFileSync(at.file, [HEADER_V1, deleted('1'), failed('2'), ''].join('\n'), { mode: 0o600 });
+    const journal = await open();
+    expect(journal.resumed).toBe(true);
+    expect(['1', '2'].map((id) => journal.isDone(id))).toEqual([true, false]);
+    journal.recordSent('2');
+    journal.record('2', deleted('2'));
+    journal.close();
+    const again = await readJournalForPlan(at.file, RUN);
+    expect(again.isDone('2')).toBe(true);
   });
 
   it('keeps every digit of int64 ids, past what a JSON number holds', async () => {
@@ -99,8 +161,8 @@ describe('resuming', () => {
     for (const id of ids) first.record(id, deleted(id));
     first.close();
     const journal = await readJournalForPlan(at.file, RUN);
-    expect(ids.map((id) => journal.isDone(id, { ignoreMissing: false }))).toEqual([true, true, true, true]);
-    expect(journal.isDone('9007199254740992', { ignoreMissing: false })).toBe(false);
+    expect(ids.map((id) => journal.isDone(id))).toEqual([true, true, true, true]);
+    expect(journal.isDone('9007199254740992')).toBe(false);
     expect(journal.counts().deleted).toBe(4);
   });
 
@@ -112,32 +174,35 @@ describe('resuming', () => {
     let done = 0;
     let strays = 0;
     for (let i = 0; i < 100_000; i++) {
-      if (journal.isDone(String(i * 7919), { ignoreMissing: false })) done++;
+      if (journal.isDone(String(i * 7919))) done++;
       if (journal.recorded(String(i * 7919 + 1)) !== undefined) strays++;
     }
     expect({ done, strays }).toEqual({ done: 90_000, strays: 0 });
   });
 });
 
-describe('a torn last line (a run killed mid-write)', () => {
+describe('a torn end (a run killed mid-write, a power cut)', () => {
   it.each([
     ['without its newline', `{"id":3,"delet`],
     ['a whole line without its newline', deleted('3')],
     ['not a result line, newline and all', `{"id":3,"del\u0000\u0000\n`],
+    ['a sent line cut short', `{"id":3,"sent":tr`],
+    ['NULs past the longest line plantstore writes (a power cut on some file systems)', '\u0000'.repeat(200 * 1024)],
+    ['stale bytes with newlines in them, longer than any line', `${'x'.repeat(70 * 1024)}\n${'\u0000'.repeat(1000)}\nzz\n${'y'.repeat(3)}`],
   ])('%s: left out with a note, then cut off so the next line starts clean', async (_, torn) => {
     writeFileSync(at.file, `${HEADER}\n${deleted('1')}\n${deleted('2')}\n${torn}`, { mode: 0o600 });
     const journal = await open();
     expect(journal.note).toBe(
-      `journal ${at.file}: its last line was torn (${Buffer.byteLength(torn)} bytes, a run stopped while writing it) and is left out; that plant is sent again`,
+      `journal ${at.file}: its end was torn (${Buffer.byteLength(torn)} bytes: a run stopped while writing, or a power cut) and is left out; the plants it named are sent again`,
     );
-    expect(journal.isDone('3', { ignoreMissing: false })).toBe(false);
+    expect(journal.isDone('3')).toBe(false);
     expect(journal.counts().deleted).toBe(2);
     journal.record('3', deleted('3'));
     journal.close();
     expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), deleted('3'), '']);
     const again = await readJournalForPlan(at.file, RUN);
     expect(again.note).toBeUndefined();
-    expect(again.isDone('3', { ignoreMissing: false })).toBe(true);
+    expect(again.isDone('3')).toBe(true);
   });
 });
 
@@ -145,7 +210,7 @@ describe('--dry-run reads without locking or writing', () => {
   it('a missing journal: nothing done, and no file or lock created', async () => {
     const plan = await readJournalForPlan(at.file, RUN);
     expect(plan.resumed).toBe(false);
-    expect(plan.isDone('1', { ignoreMissing: true })).toBe(false);
+    expect(plan.isDone('1')).toBe(false);
     expect(existsSync(at.file)).toBe(false);
     expect(existsSync(`${at.file}.lock`)).toBe(false);
   });
@@ -154,8 +219,8 @@ describe('--dry-run reads without locking or writing', () => {
     const text = `${HEADER}\n${deleted('1')}\n{"id":2,"de`;
     writeFileSync(at.file, text, { mode: 0o600 });
     const plan = await readJournalForPlan(at.file, RUN);
-    expect(plan.note).toMatch(/its last line was torn \(11 bytes/);
-    expect(plan.isDone('1', { ignoreMissing: false })).toBe(true);
+    expect(plan.note).toMatch(/its end was torn \(11 bytes/);
+    expect(plan.isDone('1')).toBe(true);
     expect(readFileSync(at.file, 'utf8')).toBe(text);
     expect(existsSync(`${at.file}.lock`)).toBe(false);
   });
@@ -165,7 +230,7 @@ describe('--dry-run reads without locking or writing', () => {
     running.record('1', deleted('1'));
     running.flush();
     const plan = await readJournalForPlan(at.file, RUN);
-    expect(plan.isDone('1', { ignoreMissing: false })).toBe(true);
+    expect(plan.isDone('1')).toBe(true);
     running.close();
   });
 });

@@ -24,7 +24,7 @@ async function refusal(work: () => Promise<unknown>): Promise<JournalRefusedErro
 }
 
 /** Both ways of opening refuse `file` for `reason`, and leave it, and the folder, as they were. */
-async function refusedBoth(reason: string, run = RUN): Promise<string> {
+async function refusedBoth(reason: string, run: { baseUrl: string; profile: string } = RUN): Promise<string> {
   const before = fingerprint(at.file);
   const folder = readdirSync(at.dir).sort();
   const opened = await refusal(() => openJournal(at.file, run));
@@ -43,7 +43,12 @@ describe('a file that is not a plantstore journal', () => {
   it.each([
     ['no header', `${deleted('1')}\n${deleted('2')}\n`, /its first line does not say "plantstore":"delete-journal"/],
     ['another format', `${header({ plantstore: 'upload-journal' })}\n`, /does not say "plantstore":"delete-journal"/],
-    ['another version', `${header({ version: 2 })}\n`, /it is in journal format 2, and this plantstore reads format 1/],
+    ['another version', `${header({ version: 3 })}\n`, /it is in journal format 3, and this plantstore reads formats 1 and 2/],
+    [
+      'a version written as a string',
+      `${header({ version: '1' })}\n`,
+      /it is in journal format "1", and this plantstore reads formats 1 and 2/,
+    ],
     ['a header without its run', `${header({ baseUrl: undefined })}\n`, /lacks the base URL/],
     ['garbage text', 'hello world\nsecond line\n', /its first line is not a JSON object/],
     ['a JSON array', '[1,2,3]\n', /its first line is not a JSON object/],
@@ -61,13 +66,13 @@ describe('a damaged journal', () => {
   it('an invalid line before the last: refused, since which plants were finished is no longer known', async () => {
     plant([HEADER, deleted('1'), '{"id":2,"del', deleted('3'), ''].join('\n'));
     expect(await refusedBoth('corrupt')).toBe(
-      `journal ${at.file} is damaged: line 3 is not a result line, and lines follow it; plantstore does not guess which plants it finished. Start a new journal, or repair that line`,
+      `journal ${at.file} is damaged: line 3 is not a journal line, and good lines follow it; plantstore does not guess which plants it finished. Start a new journal, or repair that line`,
     );
   });
 
-  it('an invalid line followed by a torn one is damaged too, not torn', async () => {
-    plant([HEADER, deleted('1'), 'nonsense', '{"id":3'].join('\n'));
-    await refusedBoth('corrupt');
+  it('a line longer than any plantstore writes, with a good line after it', async () => {
+    plant([HEADER, deleted('1'), 'x'.repeat(100 * 1024), deleted('3'), ''].join('\n'));
+    expect(await refusedBoth('corrupt')).toMatch(/line 3 is not a journal line, and good lines follow it/);
   });
 
   it('an id out of the int64 range is not a result line', async () => {
@@ -84,9 +89,27 @@ describe('a journal of another run', () => {
     );
   });
 
-  it('another profile', async () => {
+  it('another profile: the one URL named once', async () => {
     plant(`${header({ profile: 'ci' })}\n`);
-    expect(await refusedBoth('other-run')).toMatch(/\(profile ci\), and this run uses https:\/\/plants\.example\.com \(profile default\)/);
+    expect(await refusedBoth('other-run')).toBe(
+      `journal ${at.file} was written for profile ci, and this run uses profile default (both at https://plants.example.com): resuming would skip plants never deleted there; give --journal another file`,
+    );
+  });
+
+  it('another spelling of the same URL (a trailing slash, upper-case host) is the same run', async () => {
+    plant(`${header({ baseUrl: 'https://PLANTS.example.com/' })}\n${deleted('1')}\n`);
+    const journal = await openJournal(at.file, RUN);
+    expect(journal.isDone('1')).toBe(true);
+    journal.close();
+  });
+
+  it('two URLs that print alike (they differ in a password) are not named twice', async () => {
+    plant(`${header({ baseUrl: 'https://plants.example.com?x=1' })}\n`);
+    const message = await refusedBoth('other-run', { ...RUN, baseUrl: 'https://plants.example.com?y=2' });
+    expect(message).toMatch(
+      /written for another base URL that also prints as https:\/\/plants\.example\.com\?… \(they differ in a part not shown/,
+    );
+    expect(message.match(/plants\.example\.com/g)).toHaveLength(1);
   });
 
   it("a header URL with a password or a query: neither is printed, nor the header's control characters", async () => {
@@ -170,7 +193,7 @@ describe('a journal in use', () => {
     const gone = spawnSync(process.execPath, ['-e', '0']).pid;
     writeFileSync(`${at.file}.lock`, `${gone} ${hostname()}`);
     const journal = await openJournal(at.file, RUN);
-    expect(journal.isDone('1', { ignoreMissing: false })).toBe(true);
+    expect(journal.isDone('1')).toBe(true);
     journal.close();
     expect(readdirSync(at.dir)).toEqual(['delete.journal']);
   });

@@ -12,17 +12,28 @@ afterEach(() => vi.useRealTimers());
 const lines = (file = at.file): string[] => readFileSync(file, 'utf8').split('\n');
 
 describe('the one-second flush', () => {
-  it('writes what was recorded each second, by a timer that never keeps the process alive', async () => {
+  it('writes results at the end of their turn of the event loop, and fsyncs each second, by a timer that never keeps the process alive', async () => {
     vi.useFakeTimers();
-    const journal = await openJournal(at.file, { ...RUN, started: STARTED });
+    const io = { ...realSyscalls(), fsyncs: 0 };
+    io.fsync = (fd) => {
+      io.fsyncs++;
+      fs.fsyncSync(fd);
+    };
+    const journal = await openJournal(at.file, { ...RUN, started: STARTED, io });
     journal.record('1', deleted('1'));
-    vi.advanceTimersByTime(999);
     expect(lines()).toEqual([HEADER, '']);
-    vi.advanceTimersByTime(1);
+    vi.advanceTimersByTime(0);
     expect(lines()).toEqual([HEADER, deleted('1'), '']);
-    journal.record('2', deleted('2'));
+    vi.advanceTimersByTime(998);
+    expect(io.fsyncs).toBe(0);
+    vi.advanceTimersByTime(2);
+    expect(io.fsyncs).toBe(1);
+    // Nothing new written: nothing to sync.
     vi.advanceTimersByTime(1000);
-    expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), '']);
+    expect(io.fsyncs).toBe(1);
+    journal.recordSent('2');
+    vi.advanceTimersByTime(1000);
+    expect(io.fsyncs).toBe(2);
     journal.close();
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -38,6 +49,14 @@ describe('the one-second flush', () => {
     journal.close();
   });
 });
+
+function realSyscalls(): JournalIo {
+  return {
+    write: (fd, data, offset, length) => fs.writeSync(fd, data, offset, length),
+    fsync: (fd) => fs.fsyncSync(fd),
+    ftruncate: (fd, length) => fs.ftruncateSync(fd, length),
+  };
+}
 
 /** The real system calls, except the `nth` call of `which`, which fails with `code` (after writing `partial` bytes, for a write). */
 function failingIo(which: 'write' | 'fsync', code: string, partial = 0): JournalIo & { calls: number } {
@@ -94,6 +113,22 @@ describe('a failed write is never silent', () => {
     next.close();
   });
 
+  it('a sent line that cannot be written: recordSent throws, so its request never leaves, and the file keeps whole lines', async () => {
+    const failures: JournalWriteError[] = [];
+    const journal = await openJournal(at.file, {
+      ...RUN,
+      started: STARTED,
+      io: failingIo('write', 'ENOSPC', 10),
+      onFailure: (e) => failures.push(e),
+    });
+    journal.record('1', deleted('1'));
+    expect(() => journal.recordSent('2')).toThrow(/^cannot write journal .*\(ENOSPC\)/);
+    expect(failures.map((error) => error.code)).toEqual(['ENOSPC']);
+    expect(() => journal.recordSent('3')).toThrow(JournalWriteError);
+    expect(() => journal.close()).toThrow(JournalWriteError);
+    expect(lines()).toEqual([HEADER, '']);
+  });
+
   it('a failure on the timer: onFailure is told, and the next record throws', async () => {
     vi.useFakeTimers();
     const failures: JournalWriteError[] = [];
@@ -119,8 +154,10 @@ describe('a failed write is never silent', () => {
     vi.advanceTimersByTime(1000);
     expect(failures.map((error) => error.code)).toEqual(['lock-lost']);
     expect(failures[0]?.message).toMatch(/^another plantstore took over journal .* results from here on are not recorded in it$/);
+    // Told at the next renewal: what was decided before it is written, nothing after.
+    expect(() => journal.recordSent('3')).toThrow(JournalWriteError);
     expect(() => journal.close()).toThrow(JournalWriteError);
-    expect(lines()).toEqual([HEADER, deleted('1'), '']);
+    expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), '']);
     // Its lock is left to its new holder.
     expect(readFileSync(`${at.file}.lock`, 'utf8')).toBe('4242 elsewhere');
   });

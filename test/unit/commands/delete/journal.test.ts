@@ -24,8 +24,15 @@ describe('delete --journal', () => {
       answer: (id) => (id === '2' ? refused(id, { status: 503, error: null, message: 'Service Unavailable' }) : deleted(id)),
     });
     expect(first.exit).toBe(6);
-    const [header, ...results] = lines(journal());
-    expect(JSON.parse(header as string)).toMatchObject({ plantstore: 'delete-journal', version: 1, baseUrl: BASE, profile: 'default' });
+    const [header, ...written] = lines(journal());
+    expect(JSON.parse(header as string)).toMatchObject({ plantstore: 'delete-journal', version: 2, baseUrl: BASE, profile: 'default' });
+    // Each id's sent line comes before its result.
+    for (const id of [1, 2, 3]) {
+      const sentAt = written.indexOf(`{"id":${id},"sent":true}`);
+      expect(sentAt).toBeGreaterThanOrEqual(0);
+      expect(written.findIndex((line) => line.startsWith(`{"id":${id},"deleted"`))).toBeGreaterThan(sentAt);
+    }
+    const results = written.filter((line) => !line.endsWith('"sent":true}'));
     expect(results.map((line) => JSON.parse(line) as { id: number; deleted: boolean }).sort((a, b) => a.id - b.id)).toEqual([
       { id: 1, deleted: true, status: 204 },
       { id: 2, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6 },
@@ -66,15 +73,96 @@ describe('delete --journal', () => {
     ]);
   });
 
-  it('skips an id recorded absent only under --ignore-missing', async () => {
+  it('an id recorded absent stays absent: skipped with or without --ignore-missing, and never reported as deleted', async () => {
     await run(['delete', '--journal', journal(), '--ignore-missing', '--missing-error', '1', '5'], { env: READY, answer: missing });
-    const lenient = await run(['delete', '--journal', journal(), '--ignore-missing', '--missing-error', '1', '5'], { env: READY });
-    expect(lenient.sent).toEqual([]);
-    expect(lenient.exit).toBe(0);
-    // Without --ignore-missing, absent is not done: sent again, and its failure recorded after it.
-    const strict = await run(['delete', '--journal', journal(), '5'], { env: READY, answer: missing });
-    expect(strict.sent).toEqual(['5']);
-    expect(strict.exit).toBe(1);
+    for (const [flags, other] of [
+      [['--ignore-missing', '--missing-error', '1'], '6'],
+      [[], '7'],
+    ] as const) {
+      const again = await run(['delete', '--journal', journal(), ...flags, '5', other], { env: READY });
+      expect(again.sent).toEqual([other]);
+      expect(again.exit).toBe(0);
+      expect(again.stdout).toBe(`Plant 5 already absent (journal)\nDeleted plant ${other}\n`);
+    }
+    const json = await run(['--json', 'delete', '--journal', journal(), '5'], { env: READY });
+    expect(JSON.parse(json.stdout)).toEqual({ id: 5, deleted: false, absent: true, status: null, journal: true });
+  });
+
+  it('writes an id to the journal before its request leaves', async () => {
+    const seenInJournal: boolean[] = [];
+    await run(['delete', '--journal', journal(), '1', '2', '3'], {
+      env: READY,
+      answer(id) {
+        seenInJournal.push(lines(journal()).includes(`{"id":${id},"sent":true}`));
+        return deleted(id);
+      },
+    });
+    expect(seenInJournal).toEqual([true, true, true]);
+  });
+
+  describe('an id the earlier run left in flight (its sent line, no result)', () => {
+    const header = `${JSON.stringify({ plantstore: 'delete-journal', version: 2, baseUrl: BASE, profile: 'default', started: '2026-01-01T00:00:00.000Z' })}\n`;
+    const inFlight = (...ids: string[]) =>
+      writeFileSync(journal(), `${header}${ids.map((id) => `{"id":${id},"sent":true}\n`).join('')}`, { mode: 0o600 });
+
+    it.each<[string, string[], Answer, string, Record<string, unknown>]>([
+      [
+        'the API says no such plant (a code declared with --missing-error): deleted by the earlier run, without --ignore-missing',
+        ['--missing-error', '1'],
+        refused('42', { status: 400, error: 1, message: 'plant 42 does not exist' }),
+        'Plant 42 deleted by the earlier run (in flight when it stopped)\n',
+        { id: 42, deleted: true, status: 400, earlierRun: true },
+      ],
+      [
+        'a 404 Error object: deleted by the earlier run',
+        [],
+        refused('42', { status: 404, error: 404, message: 'no such plant' }),
+        'Plant 42 deleted by the earlier run (in flight when it stopped)\n',
+        { id: 42, deleted: true, status: 404, earlierRun: true },
+      ],
+      [
+        'a 204: the earlier request never landed, and this run deleted it',
+        [],
+        deleted('42'),
+        'Deleted plant 42\n',
+        { id: 42, deleted: true, status: 204 },
+      ],
+    ])('%s', async (_, flags, answer, line, json) => {
+      inFlight('42');
+      const human = await run(['delete', '--journal', journal(), ...flags, '42'], { env: READY, answer: () => answer });
+      expect(human.exit).toBe(0);
+      expect(human.stdout).toBe(line);
+      inFlight('42');
+      const machine = await run(['--json', 'delete', '--journal', journal(), ...flags, '42'], { env: READY, answer: () => answer });
+      expect(JSON.parse(machine.stdout)).toEqual(json);
+      // Recorded as deleted: the next run skips it.
+      const next = await run(['delete', '--journal', journal(), '42'], { env: READY });
+      expect(next.sent).toEqual([]);
+    });
+
+    it('a 400 Error whose code is not declared stays a failure, and its line says how to declare it', async () => {
+      inFlight('42');
+      const result = await run(['delete', '--journal', journal(), '42'], {
+        env: READY,
+        answer: () => refused('42', { status: 400, error: 7, message: 'plant 42 does not exist' }),
+      });
+      expect(result.exit).toBe(1);
+      expect(result.stderr).toBe(
+        '✗ plant 42: error 7: plant 42 does not exist; its request was in flight when the earlier run stopped: if error 7 means "no such plant", run again with --missing-error 7 (HTTP 400)\n',
+      );
+    });
+
+    it('the summary counts them apart', async () => {
+      inFlight('1', '2');
+      const result = await run(['delete', '--journal', journal(), '--missing-error', '1', '1', '2', '3'], {
+        env: READY,
+        answer: (id) => (id === '3' ? deleted(id) : missing(id)),
+      });
+      expect(result.exit).toBe(0);
+      expect(normalize(result.stderr)).toBe(
+        '3 deleted (2 by the earlier run, in flight when it stopped), 0 skipped (journal), 0 already absent, 0 failed, 0 not sent in <t>s\n',
+      );
+    });
   });
 
   it('--dry-run lists what would be skipped and what would be sent, and writes nothing', async () => {
