@@ -1,23 +1,35 @@
-// kill -9 a `delete --journal` batch of 20,000 ids at seeded moments, and resume it each time
-// until it exits 0, as the README's CI job does. The server counts every DELETE per id as it
+// kill -9 a `delete --journal` batch at seeded moments and run the README's own one-line command
+// again, as a user who followed the quick start would: a profile set up by the quick start's
+// lines (the token, the base URL, and the sandbox's "no such plant" code), no --ignore-missing.
+// The first run after the last kill must exit 0. The server counts every DELETE per id as it
 // arrives (plant-counting-server.ts: the sandbox's answers, 400 error 1 for "no such plant"), so
 // the test knows what was really sent and really deleted, whatever the killed runs printed.
 //
-// The kill moments are relative to progress, not to a clock: run k is killed when the server has
-// received a seeded fraction of the ids that run has to send. Requests flow continuously while the
-// journal is flushed once a second, so the kills land anywhere in the flush cycle.
+// The kill moments are relative to progress, not to a clock: a run is killed when the server has
+// received a seeded fraction of the ids that run has to send.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { assertNoTokenLeak, finished, type RunResult, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { seeded } from '../helpers/seeded.js';
 import { startPlantCountingServer } from './plant-counting-server.js';
 
 const TOKEN = 'crash-Token-5d2f8b4e';
-const IDS = 20_000;
-const KILLS = 4;
-/** One schedule per seed; a failing schedule replays from its seed. */
-const SEEDS = [20250517, 7];
+const IDS = 5_000;
+/** [seed, kills]: eight single kills at seeded points, and two runs killed again and again. */
+const CASES: Array<[number, number]> = [
+  [1, 1],
+  [2, 1],
+  [3, 1],
+  [4, 1],
+  [5, 1],
+  [6, 1],
+  [7, 1],
+  [8, 1],
+  [20250517, 3],
+  [61, 3],
+];
 
 let config: ReturnType<typeof tempConfigDir>;
 beforeEach(() => {
@@ -25,106 +37,125 @@ beforeEach(() => {
 });
 afterEach(() => config.cleanup());
 
-/** The complete lines of NDJSON `text`, parsed; a line cut by the kill (no newline after it) is left out. */
-function completeLines(text: string): Array<Record<string, unknown>> {
+/** The quick start's two setup lines, for a server at `url`. */
+async function quickStart(url: string, token: string): Promise<void> {
+  const env = { PLANTSTORE_CONFIG_DIR: config.dir };
+  const login = await runPlantstore(['auth', 'login', '--with-token', '--base-url', url], { env, input: `${token}\n` });
+  expect(login.code).toBe(0);
+  const missing = await runPlantstore(['config', 'set', 'missing-error', '1'], { env });
+  expect(missing.code).toBe(0);
+}
+
+/** The complete lines of `text`; a line cut by the kill (no newline after it) is left out. */
+function completeLines(text: string): string[] {
   const lines = text.split('\n');
   lines.pop();
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return lines;
 }
 
-/** The ids a run resuming `file` must not send: recorded deleted, or absent (the runs ignore missing plants), by their last line. */
-function doneIn(file: string): Set<string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return new Set();
-  }
-  const [header, ...results] = completeLines(text);
-  if (header !== undefined) expect(header).toMatchObject({ plantstore: 'delete-journal' });
-  const last = new Map(results.map((line) => [String(line['id']), line['deleted'] === true || line['absent'] === true]));
-  return new Set([...last].filter(([, done]) => done).map(([id]) => id));
-}
+describe('kill -9 at seeded moments, then the README one-line command again: the first run after the last kill exits 0', () => {
+  it.each(CASES)(
+    'seed %i, %i kill(s): every plant deleted, nothing reported that the server did not do, no id sent more than once a run',
+    async (seed, kills) => {
+      const random = seeded(seed);
+      const server = await startPlantCountingServer({ plants: IDS, token: TOKEN });
+      onTestFinished(() => server.close());
+      await quickStart(server.url, TOKEN);
+      const journal = path.join(config.dir, 'dead-plants.journal');
+      const ids = Array.from({ length: IDS }, (_, i) => String(i + 1));
+      // plantstore delete --journal dead-plants.journal --stdin < dead-plants.txt
+      const args = ['delete', '--journal', journal, '--stdin'];
+      const options = { env: { PLANTSTORE_CONFIG_DIR: config.dir }, input: `${ids.join('\n')}\n` };
 
-describe('kill -9 at seeded moments, resumed until it exits 0', () => {
-  it.each(SEEDS)('seed %i: every plant deleted once, nothing reported that was not, done ids never sent again', async (seed) => {
-    const random = seeded(seed);
-    const server = await startPlantCountingServer({ plants: IDS, token: TOKEN });
-    onTestFinished(() => server.close());
-    const journal = path.join(config.dir, 'dead-plants.journal');
-    const ids = Array.from({ length: IDS }, (_, i) => String(i + 1));
-    const input = `${ids.join('\n')}\n`;
-    const args = ['--json', 'delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', '--stdin'];
-    const options = { env: { PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url }, input };
-
-    /** For each id, how many runs started without it done in the journal: the most it may be sent. */
-    const sendable = new Map<string, number>();
-    const runs: RunResult[] = [];
-    let kills = 0;
-    for (;;) {
-      // A hang guard on the loop: each planned kill, then one run to the end.
-      expect(runs.length).toBeLessThanOrEqual(KILLS);
-      const done = doneIn(journal);
-      for (const id of ids) if (!done.has(id)) sendable.set(id, (sendable.get(id) ?? 0) + 1);
-      const child = startPlantstore(args, options);
-      onTestFinished(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      });
-      const ended = finished(child);
-      if (kills < KILLS) {
-        // This run sends each id not done once (each answer is final: 204 or 400 error 1).
-        const toSend = IDS - done.size;
-        const at = server.total() + Math.max(1, Math.floor(toSend * (0.1 + 0.6 * random())));
-        void server.receivedAtLeast(at).then(() => child.kill('SIGKILL'));
-      }
-      const result = await ended;
-      assertNoTokenLeak(args, options, result);
-      runs.push(result);
-      if (result.signal === 'SIGKILL') {
-        kills++;
-        continue;
-      }
-      expect(result.stderr).not.toMatch(/plantstore: /);
-      expect(result.code).toBe(0);
-      break;
-    }
-    expect(kills).toBe(KILLS);
-
-    // Every plant is deleted on the server, and the last run says each one is done.
-    expect(server.deleted.size).toBe(IDS);
-    const last = completeLines(runs.at(-1)?.stdout ?? '');
-    expect(last.map((line) => String(line['id']))).toEqual(ids);
-    for (const line of last) expect(line['deleted'] === true || line['absent'] === true).toBe(true);
-    const done = doneIn(journal);
-    expect(ids.filter((id) => !done.has(id))).toEqual([]);
-
-    // No id is reported deleted (a 204 this run) that the server did not delete, nor twice: the
-    // server deletes a plant once. Likewise for the journal's lines. An id reported absent got a
-    // "no such plant" from the server, which had deleted it in an earlier, killed run.
-    const journalLines = completeLines(readFileSync(journal, 'utf8')).slice(1);
-    for (const lines of [runs.flatMap((run) => completeLines(run.stdout)), journalLines]) {
-      const reportedDeleted = new Set<string>();
-      for (const line of lines) {
-        const id = String(line['id']);
-        if (line['deleted'] === true && line['status'] === 204) {
-          expect(server.deleted.has(id) && !reportedDeleted.has(id)).toBe(true);
-          reportedDeleted.add(id);
+      const runs: RunResult[] = [];
+      for (let run = 0; run <= kills; run++) {
+        const child = startPlantstore(args, options);
+        onTestFinished(() => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        });
+        const ended = finished(child);
+        if (run < kills) {
+          const left = IDS - server.deleted.size;
+          const at = server.total() + Math.max(1, Math.floor(left * (0.05 + 0.9 * random())));
+          void server.receivedAtLeast(at).then(() => child.kill('SIGKILL'));
         }
-        if (line['absent'] === true) expect(server.refused.has(id) && server.deleted.has(id)).toBe(true);
+        const result = await ended;
+        assertNoTokenLeak(args, options, result);
+        runs.push(result);
+        if (run < kills) expect(result.signal).toBe('SIGKILL');
       }
-    }
+      const last = runs.at(-1) as RunResult;
+      expect(last.stderr).not.toMatch(/✗|plantstore: /);
+      expect(last.code).toBe(0);
 
-    // The server saw each id at most once per kill plus once, and only in runs that started with it not done.
-    const overSent = ids.filter((id) => server.received(id) > (sendable.get(id) ?? 0));
-    expect(overSent).toEqual([]);
-    expect(Math.max(...ids.map((id) => server.received(id)))).toBeLessThanOrEqual(KILLS + 1);
-    // Only what was in flight or not yet flushed at a kill is sent again: the runs together sent far
-    // fewer requests than (runs × list), which sending the whole list again each time would cost.
-    const resent = server.total() - IDS;
-    expect(server.total()).toBeLessThan((runs.length * IDS) / 2);
-    console.info(
-      `seed ${seed}: ${runs.length} runs, ${kills} kills; ${server.total()} DELETEs for ${IDS} ids (${resent} sent again); ` +
-        `torn last lines noted: ${runs.filter((run) => /its last line was torn/.test(run.stderr)).length}`,
-    );
+      // Every plant is deleted on the server, and the last run says each one is done.
+      expect(server.deleted.size).toBe(IDS);
+      const lastLines = completeLines(last.stdout);
+      expect(lastLines).toHaveLength(IDS);
+      for (const line of lastLines)
+        expect(line).toMatch(
+          /^(Deleted plant \d+|Plant \d+ (already deleted \(journal\)|deleted by the earlier run \(in flight when it stopped\)))$/,
+        );
+
+      // Nothing reported that the server did not do: a "Deleted plant" is a 204 the server gave, once;
+      // a plant "deleted by the earlier run" was deleted by the server and asked for again.
+      const reportedDeleted = new Set<string>();
+      for (const line of runs.flatMap((run) => completeLines(run.stdout))) {
+        const fresh = /^Deleted plant (\d+)$/.exec(line)?.[1];
+        if (fresh !== undefined) {
+          expect(server.deleted.has(fresh) && !reportedDeleted.has(fresh)).toBe(true);
+          reportedDeleted.add(fresh);
+        }
+        const earlier = /^Plant (\d+) deleted by the earlier run/.exec(line)?.[1];
+        if (earlier !== undefined)
+          expect(server.deleted.has(earlier) && server.refused.has(earlier) && server.received(earlier) >= 2).toBe(true);
+      }
+      // The journal agrees: its results say deleted for every id, and the earlier run's deletions only where the server refused a second DELETE.
+      const results = completeLines(readFileSync(journal, 'utf8'))
+        .slice(1)
+        .filter((line) => !line.endsWith('"sent":true}'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const result of results) {
+        expect(result['deleted']).toBe(true);
+        if (result['earlierRun'] === true) expect(server.refused.has(String(result['id']))).toBe(true);
+      }
+
+      // No id sent more than once a run: twice at most after one kill.
+      expect(Math.max(...ids.map((id) => server.received(id)))).toBeLessThanOrEqual(kills + 1);
+      const inFlight = lastLines.filter((line) => line.includes('deleted by the earlier run')).length;
+      console.info(
+        `seed ${seed}: ${kills} kill(s); ${server.total()} DELETEs for ${IDS} ids; ${inFlight} resolved as in flight at the last kill`,
+      );
+    },
+  );
+});
+
+describe('the quick start, with the real sandbox', () => {
+  it('the journal example killed with kill -9 and run again: the second run exits 0', async () => {
+    const sandbox = await startSandboxProcess(['--plants', '3000']);
+    onTestFinished(() => void sandbox.stop());
+    // The lines the quick start and the sandbox's own banner give.
+    await quickStart(sandbox.url, 'sandbox-token');
+    const journal = path.join(config.dir, 'dead-plants.journal');
+    const input = `${Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n')}\n`;
+    const args = ['delete', '--journal', journal, '--stdin'];
+    const options = { env: { PLANTSTORE_CONFIG_DIR: config.dir }, input };
+    const child = startPlantstore(args, options);
+    const ended = finished(child);
+    // Killed once the sandbox has answered a thousand of them.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (sandbox.requestLog().length >= 1000 || child.exitCode !== null) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 5);
+    });
+    child.kill('SIGKILL');
+    expect((await ended).signal).toBe('SIGKILL');
+    const again = await runPlantstore(args, options);
+    expect(again.stderr).not.toMatch(/✗/);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/^\d+ deleted.*, \d+ skipped \(journal\), 0 already absent, 0 failed, 0 not sent in /m);
   });
 });
