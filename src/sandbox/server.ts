@@ -23,7 +23,9 @@ export interface Sandbox {
 }
 
 // The spec only defines 400 "unexpected error"; these codes are sandbox choices.
-const ERR_NOT_FOUND = 1;
+/** The sandbox's Error code for "no such plant" (what plantstore's --missing-error declares). */
+export const SANDBOX_NOT_FOUND_ERROR = 1;
+const ERR_NOT_FOUND = SANDBOX_NOT_FOUND_ERROR;
 const ERR_INVALID_ID = 2;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

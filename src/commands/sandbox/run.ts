@@ -10,7 +10,7 @@ import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxOptions, type San
  */
 export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<ExitCode> {
   const { port, plants, host, token } = opts;
-  const { startSandbox } = await import('../../sandbox/server.js');
+  const { startSandbox, SANDBOX_NOT_FOUND_ERROR } = await import('../../sandbox/server.js');
   let sandbox: Sandbox;
   try {
     sandbox = await startSandbox({ host, port, token: token.value, plants, log: (line) => ctx.io.err(line) });
@@ -24,6 +24,8 @@ export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<Ex
   ctx.io.err(`Plant Store sandbox: ${describePlants(plants)}. Ctrl-C stops it.${listening.usableByPlantstore ? ' To use it:' : ''}`);
   if (listening.usableByPlantstore) {
     ctx.io.err(`  echo ${shownToken(token)} | plantstore auth login --with-token --base-url ${listening.baseUrl}`);
+    // The sandbox's code for "no such plant": a --journal run killed and run again then settles the ids it left in flight.
+    ctx.io.err(`  plantstore config set missing-error ${SANDBOX_NOT_FOUND_ERROR}`);
   }
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
