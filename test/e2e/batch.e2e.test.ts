@@ -172,6 +172,21 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     expect(server.requests).toHaveLength(50);
   });
 
+  it('stdout lost and an id refused (exit 1): the lost results outrank the failure, exit 70', async () => {
+    const server = await serve((req, res) =>
+      req.url === '/plants/7'
+        ? res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":1,"message":"plant 7 does not exist"}')
+        : res.writeHead(204).end(),
+    );
+    const full = openSync('/dev/full', 'w');
+    const child = spawn(process.execPath, [BIN, 'delete', '--stdin'], { env: cleanEnv(envFor(server.url)), stdio: ['pipe', full, 'pipe'] });
+    child.stdin?.end(range(1, 50).join('\n'));
+    const result = await finished(child);
+    closeSync(full);
+    expect(result.stderr).toContain('plant 7: error 1: plant 7 does not exist');
+    expect(result.code).toBe(70);
+  });
+
   it('both, as `> log 2>&1`, with stderr written first (--verbose): the results are still lost, so exit 70', async () => {
     const server = await serve((_req, res) => res.writeHead(204).end());
     const full = openSync('/dev/full', 'w');

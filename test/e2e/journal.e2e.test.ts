@@ -2,8 +2,8 @@
 // DELETE per id (plant-counting-server.ts): a re-run skips what the journal records as done,
 // a journal of another server is refused untouched, a signal leaves every reported result in
 // the journal, and a full disk stops the run. The kill -9 schedule is journal-crash.e2e.test.ts.
-import { type ChildProcess, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertNoTokenLeak, endsWithin, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
@@ -255,4 +255,100 @@ describe('the token-leak sweep reads the journals', () => {
       assertNoTokenLeakInProcess(['delete', '--journal', crafted(false), '1'], { PLANTSTORE_TOKEN: TOKEN }, undefined, run),
     ).not.toThrow();
   });
+});
+
+describe('the seams of a resumed run', () => {
+  it('a finished job stays finished: every id done, nothing sent, and a token command that now fails is not run', async () => {
+    server = await serve({ plants: 10, token: TOKEN });
+    expect((await runPlantstore(['delete', '--journal', journal, '1', '2', '3'], { env: env(server.url) })).code).toBe(0);
+    const ran = path.join(config.dir, 'token-command-ran');
+    const script = path.join(config.dir, 'failing-token.mjs');
+    writeFileSync(script, `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(ran)}, 'ran'); process.exit(1);\n`);
+    const failing = {
+      PLANTSTORE_CONFIG_DIR: config.dir,
+      PLANTSTORE_BASE_URL: server.url,
+      PLANTSTORE_TOKEN_COMMAND: `${process.execPath} ${script}`,
+    };
+    const sentBefore = server.total();
+    const again = await runPlantstore(['delete', '--journal', journal, '1', '2', '3'], { env: failing });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('Plant 1 already deleted (journal)\nPlant 2 already deleted (journal)\nPlant 3 already deleted (journal)\n');
+    expect(server.total()).toBe(sentBefore);
+    expect(() => statSync(ran)).toThrow();
+    // One id left to send: the command runs, fails, and the run says so (exit 4).
+    const more = await runPlantstore(['delete', '--journal', journal, '1', '4'], { env: failing });
+    expect(more.code).toBe(4);
+    expect(statSync(ran).isFile()).toBe(true);
+  });
+
+  it.skipIf(process.platform !== 'linux').each([
+    ['a plant deleted', '1', 'Deleted plant 1\n', true],
+    ['a plant that failed (exit 1): the lost result outranks it', '99', '', false],
+  ])('the last write of the journal fails (ulimit -f), %s: exit 70, and the message says so', async (_, id, stdout, deletes) => {
+    server = await serve({ plants: 10, token: TOKEN });
+    // A journal that leaves room, under a 512-byte file-size limit, for the id's sent line but not for its result.
+    expect((await runPlantstore(['delete', '--journal', journal, '2'], { env: env(server.url) })).code).toBe(0);
+    const sentLine = `{"id":${id},"sent":true}\n`.length;
+    const filler = '{"id":3,"deleted":true,"status":204}\n';
+    writeFileSync(
+      journal,
+      `${readFileSync(journal, 'utf8')}${filler.repeat(Math.floor((512 - statSync(journal).size - sentLine) / filler.length))}`,
+    );
+    const room = 512 - statSync(journal).size;
+    expect(room).toBeGreaterThanOrEqual(sentLine);
+    expect(room).toBeLessThan(sentLine + filler.length);
+    // Not spawnSync: the server answers from this process's event loop.
+    const limited = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const args = [process.execPath, path.resolve('bin/plantstore.js'), 'delete', '--journal', journal, id];
+      const child = spawn('sh', ['-c', 'ulimit -f 1 && exec "$@"', 'sh', ...args], { env: env(server.url) });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+      child.on('close', (status) => resolve({ status, stdout: out, stderr: err }));
+    });
+    expect(server.received(id)).toBe(1);
+    expect(server.deleted.has(id)).toBe(deletes);
+    expect(limited.stdout).toBe(stdout);
+    expect(limited.stderr).toMatch(/journal .* could not be written \(EFBIG\); results after that are not recorded in it \(exit 70\)/);
+    expect(limited.status).toBe(70);
+  });
+
+  it.each([[''], ['-']])('--journal %j is a usage error (exit 2), nothing sent', async (file) => {
+    server = await serve({ plants: 10, token: TOKEN });
+    const run = await runPlantstore(['delete', '--journal', file, '1'], { env: env(server.url) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`plantstore: invalid --journal '${file}': give the path of a file, such as dead-plants.journal\n`);
+    expect(server.total()).toBe(0);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'a lock another user owns, in a sticky shared folder: said so, not a promised takeover (needs root, to run as another user)',
+    async () => {
+      server = await serve({ plants: 10, token: TOKEN });
+      const shared = path.join(config.dir, 'shared');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      chmodSync(config.dir, 0o755);
+      const file = path.join(shared, 'run.journal');
+      // Left by another user's run that was killed (its pid is gone): only they may remove it here.
+      writeFileSync(`${file}.lock`, '999999999 elsewhere');
+      chownSync(`${file}.lock`, 65533, 65533);
+      const old = new Date(Date.now() - 120_000);
+      const { utimesSync } = await import('node:fs');
+      utimesSync(`${file}.lock`, old, old);
+      const run = spawnSync(process.execPath, [path.resolve('bin/plantstore.js'), 'delete', '--journal', file, '1'], {
+        env: { ...env(server.url), PLANTSTORE_CONFIG_DIR: shared, HOME: shared },
+        encoding: 'utf8',
+        uid: 65534,
+        gid: 65534,
+      });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(
+        /is locked by .*run\.journal\.lock, which belongs to another user \(uid 65533\); plantstore cannot take over another user's lock/,
+      );
+      expect(run.stderr).not.toMatch(/taken over .* 30 s/);
+      expect(server.total()).toBe(0);
+    },
+  );
 });

@@ -2,7 +2,7 @@
 // JournalRefusedError (exit 2) with its reason, and what stands at the path left exactly
 // as it was (kind, mode, owner, size, mtime, sha-256 of its bytes).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -196,6 +196,30 @@ describe('a journal in use', () => {
     expect(journal.isDone('1')).toBe(true);
     journal.close();
     expect(readdirSync(at.dir)).toEqual(['delete.journal']);
+  });
+
+  it.skipIf(process.platform !== 'linux')('left by a zombie (killed, not yet reaped by its parent): taken over at once', async () => {
+    plant(`${HEADER}\n${deleted('1')}\n`);
+    // sh starts a child that ends at once, then becomes a process that never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<number>((resolve) =>
+        parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+      );
+      // The child's state, as the kernel reports it: Z once it has ended, unreaped.
+      const state = () => {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      };
+      await expect.poll(state, { timeout: 10_000 }).toBe('Z');
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      writeFileSync(`${at.file}.lock`, `${pid} ${hostname()}`);
+      const journal = await openJournal(at.file, RUN);
+      expect(journal.isDone('1')).toBe(true);
+      journal.close();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('left by a run on another machine: refused while fresh, taken over once not renewed for 30 s', async () => {
