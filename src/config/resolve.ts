@@ -1,10 +1,9 @@
-import path from 'node:path';
-import { ConfigError } from '../errors.js';
 import type { Env } from '../platform/env.js';
 import { assertSafeForToken } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { ConfigFile } from './file.js';
 import { normalizeToken } from './token.js';
+import { checkTrusted } from './trust.js';
 
 /** A value and where it came from ("--timeout", "PLANTSTORE_TIMEOUT", "profile 'work' in …"), as messages name it. */
 export interface Sourced<T> {
@@ -55,13 +54,8 @@ export async function resolveToken(
   if (commandFromEnv) return { command: commandFromEnv, source: 'PLANTSTORE_TOKEN_COMMAND' };
   const { 'token-command': command, token: stored } = config().profile(profile);
   if (command) {
-    const exposed = config().folderWritableByOthers();
-    // The command runs with our privileges: from a file others could have planted, it would be theirs to choose.
-    if (exposed !== undefined) {
-      throw new ConfigError(
-        `refusing to run the token-command of profile '${profile}': its config folder ${path.dirname(config().path)} is writable by others (mode ${exposed.toString(8)}); use a folder only you can write`,
-      );
-    }
+    // The command runs with our privileges: from a file others could have written, it would be theirs to choose.
+    checkTrusted(config(), profile, 'token-command');
     return { command, source: `profile '${profile}' in ${config().path}` };
   }
   if (stored) {
