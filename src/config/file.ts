@@ -24,6 +24,12 @@ interface ConfigData {
   [other: string]: unknown;
 }
 
+/** The file as read: what it holds, and its mode when others can write it (undefined when only we can). */
+interface ReadConfig {
+  data: ConfigData;
+  writableByOthers: number | undefined;
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 export function isProfileName(name: string): boolean {
@@ -69,11 +75,13 @@ export interface ConfigFile {
   updateProfile(name: string, change: (current: Profile) => Profile | undefined): Promise<void>;
   /** Whether others can write the config folder, so what the file says may be theirs: its mode, or undefined when only we can. */
   folderWritableByOthers(): number | undefined;
+  /** Whether others can write the config file itself (trust.ts): its mode as read, or undefined when only we can or there is none. */
+  fileWritableByOthers(): number | undefined;
 }
 
 export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   const file = configPath(env);
-  let cached: ConfigData | undefined;
+  let cached: ReadConfig | undefined;
   let folderChecked = false;
   // Once per run, when the folder is first used (a file read from it, or a write).
   const checkFolder = (): void => {
@@ -81,24 +89,27 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
     folderChecked = true;
     warnIfFolderExposed(path.dirname(file), warn);
   };
-  const read = (): ConfigData => (cached ??= readConfigData(file, warn, checkFolder));
+  const read = (): ReadConfig => (cached ??= readConfigData(file, warn, checkFolder));
   return {
     path: file,
-    profile: (name) => ({ ...read().profiles?.[name] }),
-    profileNames: () => Object.keys(read().profiles ?? {}),
+    profile: (name) => ({ ...read().data.profiles?.[name] }),
+    profileNames: () => Object.keys(read().data.profiles ?? {}),
     folderWritableByOthers: () => writableByOthers(path.dirname(file)),
+    fileWritableByOthers: () => read().writableByOthers,
     async updateProfile(name, change) {
       if (!ensureFolder(path.dirname(file))) checkFolder();
       // Read, change and write under a lock, so two logins to different profiles both land.
       cached = withLock(file, () => {
         // Re-read right before writing: a corrupt, planted or foreign file must stop us before we replace it.
-        const data = readConfigData(file, nothing, nothing);
+        const { data, writableByOthers: mode } = readConfigData(file, nothing, nothing);
+        // Our 0600 rewrite would keep whatever others wrote into it, and make it look like ours.
+        if (mode !== undefined) throw rewriteRefused(file, mode);
         const profiles = { ...data.profiles };
         const next = change({ ...profiles[name] });
         if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
         else profiles[name] = next;
         writeProfiles(file, { ...data, profiles });
-        return { ...data, profiles };
+        return { data: { ...data, profiles }, writableByOthers: undefined };
       });
     },
   };
@@ -106,12 +117,13 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
 
 const nothing = (): void => {};
 
-function readConfigData(file: string, warn: (line: string) => void, checkFolder: () => void): ConfigData {
+function readConfigData(file: string, warn: (line: string) => void, checkFolder: () => void): ReadConfig {
   // Bounded, never blocking, never through a symlink, only our own regular file (own-file.ts).
-  const text = readOwnFile(file);
-  if (text === undefined) return {};
+  const read = readOwnFile(file);
+  if (read === undefined) return { data: {}, writableByOthers: undefined };
+  const { text, mode } = read;
   checkFolder();
-  warnIfExposed(file, warn);
+  warnIfExposed(file, mode, warn);
   let data: unknown;
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -121,7 +133,7 @@ function readConfigData(file: string, warn: (line: string) => void, checkFolder:
   const problem = shapeProblem(data);
   if (problem)
     throw new ConfigError(`config file ${file} is not a plantstore config (${problem}): fix it by hand, or move it away and log in again`);
-  return data as ConfigData;
+  return { data: data as ConfigData, writableByOthers: process.platform !== 'win32' && mode & 0o022 ? mode & 0o777 : undefined };
 }
 
 function shapeProblem(data: unknown): string | undefined {
@@ -142,13 +154,24 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Like ssh: a token others can read is a token others can use.
-function warnIfExposed(file: string, warn: (line: string) => void): void {
+// Like ssh: a token others can read is a token others can use. Writable is worse, and said
+// first: what the file says may then be theirs (issue 27), so trust.ts refuses its riskiest keys.
+function warnIfExposed(file: string, fullMode: number, warn: (line: string) => void): void {
   if (process.platform === 'win32') return;
-  const mode = fs.lstatSync(file).mode & 0o777;
-  if (mode & 0o077) {
+  const mode = fullMode & 0o777;
+  if (mode & 0o022) {
+    warn(
+      `warning: config file ${file} is writable by others (mode ${mode.toString(8)}): its base-url and token-command are not used, and it is not rewritten, until you check it and run chmod 600 on it`,
+    );
+  } else if (mode & 0o077) {
     warn(`warning: config file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
   }
+}
+
+function rewriteRefused(file: string, mode: number): ConfigError {
+  return new ConfigError(
+    `config file ${file} is writable by others (mode ${mode.toString(8)}): plantstore does not rewrite it, since the new file would keep what someone else may have written there as if it were yours; check it, then run chmod 600 ${file}`,
+  );
 }
 
 // A folder others can write is one where they can put a config file of their own (a base URL

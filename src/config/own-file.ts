@@ -24,8 +24,8 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const NO_BLOCK = fs.constants.O_NONBLOCK ?? 0;
 
-/** The file's text, or undefined when it does not exist. Anything but our own regular file is a ConfigError. */
-export function readOwnFile(file: string): string | undefined {
+/** The file's text and its permission bits, or undefined when it does not exist. Anything but our own regular file is a ConfigError. */
+export function readOwnFile(file: string): { text: string; mode: number } | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | NO_FOLLOW | NO_BLOCK);
@@ -37,7 +37,9 @@ export function readOwnFile(file: string): string | undefined {
     throw new ConfigError(`cannot read config file ${file} (${code ?? 'unknown error'}): check its permissions`);
   }
   try {
-    checkOwnRegularFile(file, fs.fstatSync(fd));
+    // The mode of the file read, not of whatever stands at the path a moment later.
+    const stat = fs.fstatSync(fd);
+    checkOwnRegularFile(file, stat);
     const bytes = Buffer.allocUnsafe(MAX_CONFIG_BYTES + 1);
     let total = 0;
     for (;;) {
@@ -50,7 +52,7 @@ export function readOwnFile(file: string): string | undefined {
         );
       }
     }
-    return bytes.toString('utf8', 0, total);
+    return { text: bytes.toString('utf8', 0, total), mode: stat.mode & 0o7777 };
   } finally {
     fs.closeSync(fd);
   }

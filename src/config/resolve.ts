@@ -1,10 +1,11 @@
-import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Env } from '../platform/env.js';
+import { firstControl } from '../text/shown.js';
 import { assertSafeForToken } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { ConfigFile } from './file.js';
 import { normalizeToken } from './token.js';
+import { checkTrusted } from './trust.js';
 
 /** A value and where it came from ("--timeout", "PLANTSTORE_TIMEOUT", "profile 'work' in …"), as messages name it. */
 export interface Sourced<T> {
@@ -52,17 +53,28 @@ export async function resolveToken(
     return { value: checkConfiguredToken(await readTokenFile(tokenFile.value, tokenFile.source, signal), source), source };
   }
   const commandFromEnv = env['PLANTSTORE_TOKEN_COMMAND']?.trim();
-  if (commandFromEnv) return { command: commandFromEnv, source: 'PLANTSTORE_TOKEN_COMMAND' };
-  const { 'token-command': command, token: stored } = config().profile(profile);
-  if (command) {
-    const exposed = config().folderWritableByOthers();
-    // The command runs with our privileges: from a file others could have planted, it would be theirs to choose.
-    if (exposed !== undefined) {
+  if (commandFromEnv) {
+    const control = firstControl(commandFromEnv);
+    if (control !== undefined) {
       throw new ConfigError(
-        `refusing to run the token-command of profile '${profile}': its config folder ${path.dirname(config().path)} is writable by others (mode ${exposed.toString(8)}); use a folder only you can write`,
+        `the token command in PLANTSTORE_TOKEN_COMMAND holds the control character ${control}, which could rewrite the terminal wherever the command is shown; write it on one line, without control or bidi characters`,
       );
     }
-    return { command, source: `profile '${profile}' in ${config().path}` };
+    return { command: commandFromEnv, source: 'PLANTSTORE_TOKEN_COMMAND' };
+  }
+  const { 'token-command': command, token: stored } = config().profile(profile);
+  if (command) {
+    // The command runs with our privileges: from a file others could have written, it would be theirs to choose.
+    checkTrusted(config(), profile, 'token-command');
+    const source = `profile '${profile}' in ${config().path}`;
+    // config set refuses these now; a file written by hand or by an older plantstore may still hold one.
+    const control = firstControl(command);
+    if (control !== undefined) {
+      throw new ConfigError(
+        `the token-command of ${source} holds the control character ${control}, which could rewrite the terminal wherever the command is shown; set it again on one line, without control or bidi characters (plantstore config set token-command)`,
+      );
+    }
+    return { command, source };
   }
   if (stored) {
     const source = `profile '${profile}' in ${config().path}`;

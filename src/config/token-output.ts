@@ -58,6 +58,10 @@ function readJson(text: string): ReadOutput {
 function checked(raw: string, expiresAt: number | undefined): ReadOutput {
   if (raw.trim() === '') return { ok: false, reason: 'printed an empty token' };
   const token = raw.trim();
+  // jq without -r prints a string as JSON, quotes and all: say so, not "characters a token cannot hold".
+  if (token.length >= 2 && token.startsWith('"') && token.endsWith('"')) {
+    return { ok: false, reason: 'printed the token in double quotes, as a JSON string; print it bare (jq -r, not jq)' };
+  }
   const rule = tokenRuleBroken(token);
   if (rule !== undefined) return { ok: false, reason: `printed a token that ${rule}` };
   return { ok: true, obtained: expiresAt === undefined ? { token } : { token, expiresAt } };

@@ -140,6 +140,8 @@ export function flagOf(option: Option): AnyFlag | undefined {
 export interface ProfileSettings {
   settings: Partial<Record<ProfileKey, string>>;
   source: string;
+  /** Throws when the setting may not be used as stored (config/trust.ts), before it is. */
+  check?: (key: ProfileKey) => void;
 }
 
 export interface FlagSources {
@@ -195,7 +197,10 @@ export class FlagReader<F extends AnyFlag> {
     if (profileKey && this.sources.profile) {
       const profile = this.sources.profile();
       const stored = profile.settings[profileKey];
-      if (stored !== undefined) return parsed(flag.parse, stored, { source: profile.source, onCommandLine: false });
+      if (stored !== undefined) {
+        profile.check?.(profileKey);
+        return parsed(flag.parse, stored, { source: profile.source, onCommandLine: false });
+      }
     }
     return undefined;
   }

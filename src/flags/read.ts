@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { ConfigFile } from '../config/file.js';
+import { checkTrusted } from '../config/trust.js';
 import type { Env } from '../platform/env.js';
 import { type AnyFlag, FlagReader } from './flag.js';
 import { BASE_URL, PROFILE, TOKEN_FILE } from './global.js';
@@ -29,7 +30,11 @@ export function flagReader<F extends AnyFlag>(parsed: Readonly<Record<string, un
         return { settings: {}, source: 'no profile: token and base URL come from the environment' };
       }
       const config = ctx.config();
-      return { settings: config.profile(name), source: `profile '${name}' in ${config.path}` };
+      return {
+        settings: config.profile(name),
+        source: `profile '${name}' in ${config.path}`,
+        check: (key) => checkTrusted(config, name, key),
+      };
     },
   });
   return reader;

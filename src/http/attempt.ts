@@ -11,6 +11,7 @@ import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcom
 import { failedRequest } from './request-errors.js';
 import { decodeBody } from './response-body.js';
 import { parseRetryAfter } from './retry.js';
+import { isWebPage } from './web-page.js';
 
 /** The spec's Error object is tiny; anything past this is a hostile or broken server. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -122,8 +123,7 @@ async function successOf(head: Head, body: Buffer, mask: Mask): Promise<Attempt[
   // 204 is the spec's answer: there is no body to read.
   if (status === 204) return { kind: 'ok', status, body: '' };
   const text = await decodedBody(head.headers, body);
-  const page = /\bhtml\b/i.test(header(head.headers, 'content-type') ?? '') || /^\s*<(!doctype\s+html|html[\s>])/i.test(text);
-  if (page) return { kind: 'web-page', status, title: htmlTitle(text, mask) };
+  if (isWebPage(header(head.headers, 'content-type'), text)) return { kind: 'web-page', status, title: htmlTitle(text, mask) };
   return { kind: 'ok', status, body: mask(text) };
 }
 

@@ -9,10 +9,26 @@
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export function shown(text: string): string {
-  return text.replace(UNSAFE, (char) => {
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(UNSAFE, escaped);
+}
+
+// UNSAFE, and tabs and line breaks too: none of them belongs in a value that is one line by nature.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A one-line value (a setting as `config list` prints it) with every control and bidi character as an escape. */
+export function shownOnOneLine(text: string): string {
+  return text.replace(CONTROL, escaped);
+}
+
+/** The first control or bidi character of `text`, as an escape (`\x1b`, `\u202e`); undefined when it has none. */
+export function firstControl(text: string): string | undefined {
+  const at = text.search(CONTROL);
+  return at < 0 ? undefined : escaped(text[at] as string);
+}
+
+function escaped(char: string): string {
+  const code = char.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /** Cuts by code point, never between the halves of a surrogate pair. */

@@ -1,13 +1,15 @@
 // The config file against what real processes meet: a FIFO at its path (it hung every
 // command, signals included), kill -9 at seeded random moments among concurrent logins, and a
-// full disk (a small tmpfs, mounted where the tests run as root; skipped elsewhere).
+// full disk (a small tmpfs, mounted where the tests run as root; skipped elsewhere), and a file
+// that others can write, whose token-command and base-url are refused (issue 27).
 // Symlinks, foreign owners and sizes are test/unit/config/planted-files.test.ts's.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endsWithin, finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { seeded } from '../helpers/seeded.js';
 import { smallDisk } from '../helpers/small-disk.js';
 
@@ -129,4 +131,54 @@ describe('a full disk', () => {
       }
     },
   );
+});
+
+// The folder is 0755 and the file ours, but another local user can write it: what it says could be theirs.
+describe.skipIf(process.platform === 'win32')('a config file others can write', () => {
+  let server: ScriptedServer;
+  beforeEach(async () => {
+    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+  });
+  afterEach(() => server.close());
+
+  const planted = (profile: Record<string, string>, mode: number): void => {
+    writeFileSync(file, JSON.stringify({ profiles: { default: profile } }), { mode });
+    chmodSync(file, mode);
+  };
+
+  it.each([
+    { octal: '666', mode: 0o666 },
+    { octal: '646', mode: 0o646 },
+    { octal: '660', mode: 0o660 },
+  ])('mode $octal: its token-command is never run, exit 3, nothing sent', async ({ mode, octal }) => {
+    const marker = path.join(config.dir, 'ran');
+    const script = path.join(config.dir, 'planted.mjs');
+    writeFileSync(
+      script,
+      `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(marker)}, 'ran'); console.log('planted-Token-12345678');\n`,
+    );
+    planted({ 'token-command': `${process.execPath} ${script}` }, mode);
+    const result = await runGuarded(['delete', '1'], { PLANTSTORE_BASE_URL: server.url });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      `warning: config file ${file} is writable by others (mode ${octal}): its base-url and token-command are not used, and it is not rewritten, until you check it and run chmod 600 on it\n` +
+        `plantstore: refusing to run the token-command of profile 'default': config file ${file} is writable by others (mode ${octal}), so someone else could have put it there; check it, then run chmod 600 ${file}\n`,
+    );
+    expect(existsSync(marker)).toBe(false);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('mode 666: its base-url is not used, so the token is not sent there: exit 3', async () => {
+    planted({ token: 'stored-Token-12345678', 'base-url': server.url }, 0o666);
+    const result = await runGuarded(['delete', '1']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      `refusing to use the base-url of profile 'default': config file ${file} is writable by others (mode 666), so someone else could have pointed your token at their server; check it, then run chmod 600 ${file}\n`,
+    );
+    expect(server.requests).toEqual([]);
+    // Once the user has checked it and made it theirs, it is used.
+    chmodSync(file, 0o600);
+    expect(await runGuarded(['delete', '1'])).toMatchObject({ code: 0, stdout: 'Deleted plant 1\n', stderr: '' });
+    expect(server.requests).toHaveLength(1);
+  });
 });

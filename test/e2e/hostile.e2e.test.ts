@@ -111,6 +111,26 @@ describe('a compressed body, end to end', () => {
   });
 });
 
+// A base URL that leads to a web front end: its 200 is a page, never a deletion (the table of
+// what is a page is test/unit/http/web-page.test.ts; these are the labels that got through).
+describe('a 2xx web page, end to end', () => {
+  const hint = 'not the API; nothing says the plant was deleted: check the base URL (plantstore auth status) (HTTP 200)';
+  const PAGE = '<!DOCTYPE html><html><head><title>Plant Shop</title></head></html>';
+  it.each([
+    ['served as application/xhtml+xml', { 'content-type': 'application/xhtml+xml' }, '<div>Plant Shop</div>', ''],
+    ['with no content type, an XML prolog first', {}, `<?xml version="1.0" encoding="UTF-8"?>\n${PAGE}`, ' ("Plant Shop")'],
+    ['with no content type, <head> first', {}, '<head><title>Plant Shop</title></head><body>Welcome</body>', ' ("Plant Shop")'],
+    ['as text/plain, a comment before the doctype', { 'content-type': 'text/plain' }, `<!-- cached -->\n${PAGE}`, ' ("Plant Shop")'],
+  ])('%s, after a BOM: exit 6, not "Deleted", with the base URL hint', async (_name, headers, body, title) => {
+    const server = await serve(modes.reply(200, headers, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)])));
+    const run = await runTimed(['delete', '42'], { env: envFor(server) });
+    expect(run.code).toBe(6);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(failure(`the server answered 200 with a web page${title}, ${hint}`));
+    expect(server.exchanges).toHaveLength(1);
+  });
+});
+
 describe('signals', () => {
   // One request at a time, as the scenario goes: 1 answered, 2 in flight, 3 still waiting its turn.
   it.each([

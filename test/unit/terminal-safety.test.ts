@@ -9,7 +9,7 @@ import { reportFatal } from '../../src/ui/fatal.js';
 import { createTestIO } from '../../src/ui/io.js';
 import { inProcess } from '../helpers/in-process.js';
 
-const { run, dir, file } = inProcess();
+const { run, dir, file, stored } = inProcess();
 const ESC = '\u001b';
 /** What main prints on stderr for an error that ended the run. */
 function printed(error: unknown): string {
@@ -120,5 +120,57 @@ describe('an invalid profile name', () => {
     const result = await run(args, { env });
     expect(result.exit).toBe(exit);
     expect(result.error).toMatchSnapshot();
+  });
+});
+
+// A token command is one line of plain text: a control character in it could rewrite the
+// terminal wherever the command is echoed or named, and a line break splits config list (issue 27).
+describe('a token-command with control characters', () => {
+  it.each([
+    ['an escape sequence', `pass show ${ESC}[2Jplantstore`, '\\x1b'],
+    ['a bell', 'pass show plantstore\u0007', '\\x07'],
+    ['a quoted line break', "sh -c 'pass show a\nhead -n 1'", '\\x0a'],
+    ['a carriage return', 'pass show\rplantstore', '\\x0d'],
+    ['a tab', 'pass\tshow plantstore', '\\x09'],
+    ['DEL', 'pass show plant\u007fstore', '\\x7f'],
+    ['a C1 control', 'pass show \u009bplantstore', '\\x9b'],
+    ['a bidi override', 'pass show \u202eerotstnalp', '\\u202e'],
+    ['an isolate', 'pass show \u2066plantstore\u2069', '\\u2066'],
+    ['a line separator', 'pass show\u2028plantstore', '\\u2028'],
+  ])('config set refuses %s: exit 2, one line naming it, nothing stored or echoed', async (_name, value, escaped) => {
+    const result = await run(['config', 'set', 'token-command', value]);
+    expect(result.exit).toBe(2);
+    expect(result.error).toBe(
+      `invalid token-command: it holds the control character ${escaped}, which could rewrite the terminal wherever the command is shown; type it on one line, without control or bidi characters`,
+    );
+    expect(printed(result.thrown).split('\n')).toHaveLength(2);
+    expect(result.stdout + result.stderr).toBe('');
+    expect(stored()).toBeUndefined();
+  });
+
+  it('config set keeps a plain one, and says so in plain text', async () => {
+    const result = await run(['config', 'set', 'token-command', "  sh -c 'pass show plantstore | head -n 1'  "]);
+    expect(result.exit).toBe(0);
+    expect(result.stderr).toBe("✓ Set token-command for profile 'default' to sh -c 'pass show plantstore | head -n 1'\n");
+    expect(stored()).toEqual({ profiles: { default: { 'token-command': "sh -c 'pass show plantstore | head -n 1'" } } });
+  });
+
+  it('one stored before (or by hand) is listed on one line, and never run: exit 3', async () => {
+    plant({ default: { 'token-command': `sh -c 'pass show a\nhead -n 1${ESC}[8m'`, 'base-url': 'https://a.example' } });
+    const list = await run(['config', 'list']);
+    expect(list.stdout).toBe("base-url=https://a.example\ntoken-command=sh -c 'pass show a\\x0ahead -n 1\\x1b[8m'\n");
+    const status = await run(['auth', 'status']);
+    expect(status.exit).toBe(3);
+    expect(status.error).toBe(
+      `the token-command of profile 'default' in ${file()} holds the control character \\x0a, which could rewrite the terminal wherever the command is shown; set it again on one line, without control or bidi characters (plantstore config set token-command)`,
+    );
+  });
+
+  it('PLANTSTORE_TOKEN_COMMAND with one is never run: exit 3', async () => {
+    const result = await run(['auth', 'status'], { env: { PLANTSTORE_TOKEN_COMMAND: `pass show ${ESC}]0;x\u0007plantstore` } });
+    expect(result.exit).toBe(3);
+    expect(result.error).toBe(
+      'the token command in PLANTSTORE_TOKEN_COMMAND holds the control character \\x1b, which could rewrite the terminal wherever the command is shown; write it on one line, without control or bidi characters',
+    );
   });
 });

@@ -4,7 +4,7 @@ import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
-import { shown } from '../../text/shown.js';
+import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
 import type { GetOptions, ListOptions, PathOptions, SetOptions, UnsetOptions } from './flags.js';
 
@@ -23,7 +23,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
   if (opts.json) ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null });
-  else for (const [key, value] of entries) ctx.io.out(`${key}=${shown(value ?? '')}`);
+  else for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
   return Exit.ok;
 }
 
@@ -36,7 +36,7 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
   // setting, and with --json the one object every failure prints.
   if (value === undefined) throw new ConfigError(`${key} is not set for profile '${profile}'`);
   if (opts.json) ctx.io.outObject({ profile, key, value });
-  else ctx.io.out(shown(value));
+  else ctx.io.out(shownOnOneLine(value));
   return Exit.ok;
 }
 
@@ -46,7 +46,7 @@ export async function runSet(opts: SetOptions, ctx: Context): Promise<ExitCode> 
   const key = checkKey(opts.key);
   const value = checkedValue(key, opts.value);
   await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
-  done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${value}`);
+  done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${shown(value)}`);
   return Exit.ok;
 }
 
@@ -64,6 +64,13 @@ function checkedValue(key: ProfileKey, raw: string): string {
 
 // Split now, as it will be split when it runs, so a quote left open is a typo found here, not at the next delete.
 function checkedTokenCommand(raw: string): string {
+  // Echoed here, listed by config list, named by every failure: plain text on one line, or refused (issue 27).
+  const control = firstControl(raw.trim());
+  if (control !== undefined) {
+    throw new UsageError(
+      `invalid token-command: it holds the control character ${control}, which could rewrite the terminal wherever the command is shown; type it on one line, without control or bidi characters`,
+    );
+  }
   try {
     splitWords(raw);
   } catch (error) {

@@ -150,6 +150,30 @@ describe('config file', () => {
     expect(warnings()[0]).toMatch(/readable by others.*chmod 600/);
   });
 
+  // Writable is the worse problem: what the file says may be someone else's (resolve.test.ts shows what is refused).
+  it.runIf(process.platform !== 'win32').each([
+    { octal: '666', mode: 0o666 },
+    { octal: '646', mode: 0o646 },
+    { octal: '660', mode: 0o660 },
+  ])('a file of mode $octal is named writable by others, and never rewritten (exit 3, file untouched)', async ({ mode, octal }) => {
+    writeConfig({ profiles: { default: { token: TOKEN, 'token-command': 'pass show plantstore' } } }, mode);
+    const before = fs.readFileSync(file());
+    const config = openConfig(envWith(), (line) => warnings().push(line));
+    expect(config.profile('default').token).toBe(TOKEN);
+    expect(warnings()).toEqual([
+      `warning: config file ${file()} is writable by others (mode ${octal}): its base-url and token-command are not used, and it is not rewritten, until you check it and run chmod 600 on it`,
+    ]);
+    // A rewrite would give the file mode 0600 and keep the token-command: it would look like yours.
+    const error = await rejection(config.updateProfile('default', (p) => ({ ...p, 'missing-error': '5' })));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toBe(
+      `config file ${file()} is writable by others (mode ${octal}): plantstore does not rewrite it, since the new file would keep what someone else may have written there as if it were yours; check it, then run chmod 600 ${file()}`,
+    );
+    expect(fs.readFileSync(file()).equals(before)).toBe(true);
+    expect(fs.statSync(file()).mode & 0o777).toBe(mode);
+  });
+
   it.runIf(process.platform !== 'win32')('does not warn for a 0600 file', () => {
     writeConfig({ profiles: { default: { token: TOKEN } } }, 0o600);
     openConfig(envWith(), (line) => warnings().push(line)).profile('default');

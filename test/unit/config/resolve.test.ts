@@ -168,6 +168,49 @@ describe('a token command among the sources, strongest first', () => {
     }
   });
 
+  // The file is ours (a foreign one is refused outright), but others can write it: what it says
+  // could be theirs, and these two keys decide what runs as you and where your token goes.
+  describe.runIf(process.platform !== 'win32')('from a config file others can write', () => {
+    const fix = (): string => `check it, then run chmod 600 ${path.join(dir(), 'config.json')}`;
+    const modes = (...list: number[]) => list.map((mode) => ({ mode, octal: mode.toString(8) }));
+    const profile = { 'token-command': CMD, 'base-url': 'https://api.example.com', token: TOKEN };
+
+    it.each(modes(0o666, 0o646, 0o660, 0o620, 0o602))('mode $octal: the token-command is refused (exit 3), never run', async ({ mode }) => {
+      writeConfig({ profiles: { default: profile } }, mode);
+      const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
+      const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).exit).toBe(3);
+      expect((error as ConfigError).message).toBe(
+        `refusing to run the token-command of profile 'default': config file ${path.join(dir(), 'config.json')} is writable by others (mode ${mode.toString(8)}), so someone else could have put it there; ${fix()}`,
+      );
+    });
+
+    it.each(modes(0o666, 0o646, 0o660))('mode $octal: the base-url is refused (exit 3), so the token goes nowhere', async ({ mode }) => {
+      writeConfig({ profiles: { default: { 'base-url': 'https://api.example.com', token: TOKEN } } }, mode);
+      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
+      const error = await rejection(Promise.resolve().then(() => resolveTarget(targetFrom({}, e), e, configFor(e))));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).exit).toBe(3);
+      expect((error as ConfigError).message).toBe(
+        `refusing to use the base-url of profile 'default': config file ${path.join(dir(), 'config.json')} is writable by others (mode ${mode.toString(8)}), so someone else could have pointed your token at their server; ${fix()}`,
+      );
+      expect((error as ConfigError).message).not.toContain(ENV_TOKEN);
+    });
+
+    it.each(modes(0o600, 0o644, 0o640, 0o604))('mode $octal (only you can write it): both are used', async ({ mode }) => {
+      writeConfig({ profiles: { default: { 'token-command': CMD, 'base-url': 'https://api.example.com' } } }, mode);
+      const e = envWith();
+      expect(await targetOf({}, e)).toMatchObject({ baseUrl: 'https://api.example.com', token: { command: CMD } });
+    });
+
+    it('a stored token is still used, with a base URL from elsewhere', async () => {
+      writeConfig({ profiles: { default: { token: TOKEN } } }, 0o666);
+      const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
+      expect(await targetOf({}, e)).toMatchObject({ baseUrl: 'https://api.example.com', token: { value: TOKEN } });
+    });
+  });
+
   it('a target with a token command carries the command, and redacts nothing yet', async () => {
     writeConfig({ profiles: { default: { 'token-command': CMD, 'base-url': 'https://api.example.com' } } });
     const e = envWith();

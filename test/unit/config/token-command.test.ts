@@ -174,6 +174,10 @@ describe('runTokenCommand fails with exit 4, naming the command, never quoting i
   it('when the token breaks the token rules', async () => {
     expect(await authFailure(script(`console.log('${SECRET} ${SECRET}');`))).toMatch(/printed a token that has characters a bearer/);
     expect(await authFailure(script(`console.log('${SECRET.slice(0, 5)}');`))).toMatch(/printed a token that is shorter than 8/);
+    // What `jq .token` prints, where `jq -r .token` was meant.
+    expect(await authFailure(script(`console.log(JSON.stringify('${SECRET}'));`))).toMatch(
+      / printed the token in double quotes, as a JSON string; print it bare \(jq -r, not jq\)$/,
+    );
     expect(await authFailure(script(`console.log('{"token": "${SECRET}", "expiresAt": "tomorrow"}');`))).toMatch(
       /"expiresAt" that is not an RFC 3339 time/,
     );

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRfc3339, readTokenOutput } from '../../../src/config/token-output.js';
 
 const SECRET = 'Zq7xK9mPw2Lr';
+const QUOTED = /^printed the token in double quotes, as a JSON string; print it bare \(jq -r, not jq\)$/;
 
 describe('readTokenOutput', () => {
   it.each<[string, string, { token: string; expiresAt?: number }]>([
@@ -32,6 +33,11 @@ describe('readTokenOutput', () => {
     ['a control character', `${SECRET}\u001b[2J`, /cannot hold/],
     ['non-ASCII', `${SECRET}é`, /cannot hold/],
     ['a header injection', `${SECRET}\r\nX-Evil: 1`, /more than one line/],
+    ['a JSON string (jq without -r)', `"${SECRET}"\n`, QUOTED],
+    ['a JSON string with escapes', `"${SECRET}\\/x"`, QUOTED],
+    ['a JSON string with whitespace around it', ` "${SECRET}" \n`, QUOTED],
+    ['a JSON object whose token is quoted twice', `{"token":"\\"${SECRET}\\""}`, QUOTED],
+    ['a lone quote at the start', `"${SECRET}`, /cannot hold/],
     ['broken JSON', `{"token":"${SECRET}"`, /^printed text that begins with \{ but is not valid JSON$/],
     ['a JSON array', `[{"token":"${SECRET}"}]`, /cannot hold/],
     ['JSON without token', `{"access_token":"${SECRET}"}`, /^printed a JSON object without a "token" string$/],
