@@ -11,8 +11,12 @@ export interface PoolOptions<T, R> {
    * ahead of a slow item, and so how many finished results may wait here for it.
    */
   window?: number;
-  /** The work for one item. A rejection stops the pool and is rethrown by runOrdered once in-flight work settles. */
-  run(item: T, index: number): Promise<R>;
+  /**
+   * The work for one item: a promise, or the result itself when there is nothing to wait for
+   * (an item skipped, as a --journal skips what an earlier run finished). A rejection (or a
+   * throw) stops the pool and is rethrown by runOrdered once in-flight work settles.
+   */
+  run(item: T, index: number): Promise<R> | R;
   /** Called strictly in input order, as soon as every earlier result has been emitted. */
   emit(result: R, index: number): void;
   /** Fail-fast: once true for any completed result, no new item is started. */
@@ -44,6 +48,12 @@ export const MAX_CONCURRENCY = 256;
  * on through a whole timeout of one slow answer.
  */
 export const DEFAULT_WINDOW = 16_384;
+
+/**
+ * Results given at once (skipped items) handled in one turn of the event loop, at most: a
+ * resumed run skipping a million ids still reads signals and drains its output between them.
+ */
+const SETTLED_AT_ONCE_PER_TURN = 1024;
 
 /**
  * Runs items with bounded concurrency and emits results in input order.
@@ -99,23 +109,34 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<void> {
     }
   };
 
-  const start = (item: T, index: number): void => {
-    inFlight += 1;
-    let work: Promise<R>;
+  const settleOne = (index: number, result: R): void => {
+    try {
+      if (opts.shouldStop?.(result)) stopped = true;
+    } catch (error) {
+      fail(error);
+    }
+    done.set(index, result);
+    drain();
+  };
+
+  /** Starts an item; true when its result came at once (nothing in flight for it). */
+  const start = (item: T, index: number): boolean => {
+    let work: Promise<R> | R;
     try {
       work = opts.run(item, index);
     } catch (error) {
       work = Promise.reject(error);
     }
+    // A result given at once is handled here, not in a microtask: a million of them would
+    // otherwise run as one chain of microtasks that never lets the event loop turn.
+    if (!(work instanceof Promise)) {
+      settleOne(index, work);
+      return true;
+    }
+    inFlight += 1;
     work.then(
       (result) => {
-        try {
-          if (opts.shouldStop?.(result)) stopped = true;
-        } catch (error) {
-          fail(error);
-        }
-        done.set(index, result);
-        drain();
+        settleOne(index, result);
         finishOne();
       },
       (error: unknown) => {
@@ -123,6 +144,7 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<void> {
         finishOne();
       },
     );
+    return false;
   };
 
   // Each completion starts what may start next, right away: no loop to wake, so a
@@ -146,8 +168,19 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<void> {
     });
   };
 
+  /** The pool is waiting for the next turn of the event loop after many results given at once. */
+  let yielding = false;
+  const fillNextTurn = (): void => {
+    yielding = true;
+    setImmediate(() => {
+      yielding = false;
+      fill();
+    });
+  };
+
   const fill = (): void => {
-    while (mayStart()) {
+    let settledAtOnce = 0;
+    while (!yielding && mayStart()) {
       // The next item is pulled before asking hold: a run whose input is exhausted must not
       // sit through a pause only to find there is nothing left to start.
       if (!pulled) {
@@ -172,11 +205,12 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<void> {
       const item = next as T;
       pulled = false;
       next = undefined;
-      start(item, started);
+      const index = started;
       started += 1;
+      if (start(item, index) && ++settledAtOnce >= SETTLED_AT_ONCE_PER_TURN && open()) fillNextTurn();
     }
     // Held with nothing in flight, the run goes on when resumed, unless nothing may start anyway.
-    if (inFlight === 0 && (!holding || !open())) settle();
+    if (inFlight === 0 && !yielding && (!holding || !open())) settle();
   };
 
   const onAbort = (): void => fill();

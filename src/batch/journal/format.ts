@@ -75,6 +75,40 @@ export const sentLine = (id: string): string => `{"id":${id},"sent":true}`;
 // The sent line, exactly: half the lines of a format-2 journal.
 const SENT_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"sent":true\}$/;
 
+const OPEN = Buffer.from('{"id":');
+const SENT_TAIL = Buffer.from(',"sent":true}');
+const DELETED_TAIL = Buffer.from(',"deleted":true,"status":');
+const ZERO = 48;
+const NINE = 57;
+const MINUS = 45;
+
+/**
+ * The two lines nearly every journal line is (a sent line, a deleted line), read from the bytes
+ * without making a string of them: a resume reads two million lines for a million ids, and the
+ * strings were most of its time and garbage. Undefined for any other line, which parseResultLine
+ * then reads; what this accepts, parseResultLine reads the same way.
+ */
+export function parseCommonLine(bytes: Buffer, start: number, end: number): { id: bigint; kind: RecordedCode } | undefined {
+  if (end - start < OPEN.length + 1 + SENT_TAIL.length || bytes.compare(OPEN, 0, OPEN.length, start, start + OPEN.length) !== 0) {
+    return undefined;
+  }
+  let at = start + OPEN.length;
+  const negative = bytes[at] === MINUS;
+  if (negative) at++;
+  const first = at;
+  let value = 0;
+  while (at < end && (bytes[at] as number) >= ZERO && (bytes[at] as number) <= NINE) value = value * 10 + ((bytes[at++] as number) - ZERO);
+  const digits = at - first;
+  // As the writer writes ids: no leading zero, no "-0"; and short enough to be exact as a number.
+  if (digits === 0 || digits > 15 || (bytes[first] === ZERO && (digits > 1 || negative))) return undefined;
+  const id = BigInt(negative ? -value : value);
+  if (end - at === SENT_TAIL.length && bytes.compare(SENT_TAIL, 0, SENT_TAIL.length, at, end) === 0) return { id, kind: Recorded.sent };
+  const status = at + DELETED_TAIL.length;
+  if (end - at !== DELETED_TAIL.length + 4 || bytes.compare(DELETED_TAIL, 0, DELETED_TAIL.length, at, status) !== 0) return undefined;
+  for (let i = status; i < status + 3; i++) if ((bytes[i] as number) < ZERO || (bytes[i] as number) > NINE) return undefined;
+  return bytes[end - 1] === 125 /* } */ ? { id, kind: Recorded.deleted } : undefined;
+}
+
 /** One line's id and kind (a result line or a sent line), or undefined when the line is neither. */
 export function parseResultLine(text: string): { id: bigint; kind: RecordedCode } | undefined {
   const sent = SENT_LINE.exec(text)?.[1];

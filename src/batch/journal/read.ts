@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, shownPath } from './errors.js';
-import { type JournalHeader, parseHeader, parseResultLine } from './format.js';
+import { type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 
 /** Read this much at a time: a million-line journal (~40 MB) is never one string. */
@@ -68,14 +68,20 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
       const newline = chunk.indexOf(10, from);
       if (newline === -1 || newline >= read) break;
       const end = position + newline + 1;
-      let text: string | undefined;
-      if (!overlong && end - 1 - lineStart <= MAX_LINE_BYTES) {
-        text =
-          carry === undefined
-            ? chunk.toString('utf8', from, newline)
-            : Buffer.concat([carry, chunk.subarray(from, newline)]).toString('utf8');
+      const common = carry === undefined && lineNumber > 0 && suspect === undefined ? parseCommonLine(chunk, from, newline) : undefined;
+      if (common !== undefined) {
+        lineNumber++;
+        recorded.set(common.id, common.kind);
+      } else {
+        let text: string | undefined;
+        if (!overlong && end - 1 - lineStart <= MAX_LINE_BYTES) {
+          text =
+            carry === undefined
+              ? chunk.toString('utf8', from, newline)
+              : Buffer.concat([carry, chunk.subarray(from, newline)]).toString('utf8');
+        }
+        takeLine(text);
       }
-      takeLine(text);
       carry = undefined;
       overlong = false;
       lineStart = end;

@@ -111,17 +111,21 @@ async function deleteAll(
     gate: throttle,
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
   });
-  const deleteOne = async (id: string): Promise<DeleteResult> => {
-    if (journal === undefined) return explainOutcome(await deletePlant(transport, id, ctx.signal), missing);
+  const send = async (id: string, inFlightEarlier: boolean): Promise<DeleteResult> => {
+    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing, inFlightEarlier);
+    // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
+    journal?.record(result);
+    return result;
+  };
+  // An id the journal skips is a result at once, not a promise: a resume skipping a million of them stays one pass.
+  const deleteOne = (id: string): Promise<DeleteResult> | DeleteResult => {
+    if (journal === undefined) return send(id, false);
     const earlier = journal.doneEarlier(id);
     if (earlier) return earlier;
     const inFlightEarlier = journal.wasInFlight(id);
     // Written ahead of the request (a write-ahead record): after a kill, the journal knows every id that may have left.
     if (!journal.recordSent(id)) return notSentNow(id);
-    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing, inFlightEarlier);
-    // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
-    journal.record(result);
-    return result;
+    return send(id, inFlightEarlier);
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
   /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */

@@ -218,6 +218,67 @@ describe('runOrdered: a million items', () => {
   });
 });
 
+describe('runOrdered: results given at once (items skipped, as a --journal resume skips what was done)', () => {
+  it('are emitted in order among promised ones, take no place in flight, and let the event loop turn between them', async () => {
+    const n = 100_000;
+    let turns = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      turns += 1;
+      if (counting) setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    let maxInFlight = 0;
+    let inFlight = 0;
+    let emitted = 0;
+    let outOfOrder = 0;
+    function* items(): Generator<number> {
+      for (let i = 0; i < n; i += 1) yield i;
+    }
+    await runOrdered<number, number>({
+      items: items(),
+      // One in flight at a time: skipped items never wait for a place.
+      concurrency: 1,
+      run(item) {
+        // Every 1,000th item is sent (a promise); the others are skipped.
+        if (item % 1000 !== 999) return item;
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        return new Promise((resolve) =>
+          setImmediate(() => {
+            inFlight -= 1;
+            resolve(item);
+          }),
+        );
+      },
+      emit(result, index) {
+        if (result !== index || index !== emitted) outOfOrder += 1;
+        emitted += 1;
+      },
+      notStarted: () => -1,
+    });
+    counting = false;
+    expect({ emitted, outOfOrder, maxInFlight }).toEqual({ emitted: n, outOfOrder: 0, maxInFlight: 1 });
+    // 99,900 skipped items: at most 1,024 of them a turn, so at least ~98 turns besides the 100 sends'.
+    expect(turns).toBeGreaterThanOrEqual(n / 1024);
+  });
+
+  it('all given at once: the pool still yields to the event loop, and ends', async () => {
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    let emitted = 0;
+    await runOrdered<number, number>({
+      items: Array.from({ length: 50_000 }, (_, i) => i),
+      run: (item) => item,
+      emit: () => void emitted++,
+      notStarted: () => -1,
+    });
+    clearInterval(tick);
+    expect(emitted).toBe(50_000);
+    expect(turns).toBeGreaterThan(0);
+  });
+});
+
 describe('runOrdered: concurrency 1 is strictly sequential', () => {
   it.each([[1], [4]])('%i items', async (n) => {
     const { h, options } = harness({ items: range(n), concurrency: 1 });
