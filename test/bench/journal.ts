@@ -1,5 +1,5 @@
-// Resuming a journal at scale (issue 17): a journal of 1,000,000 result lines, 999,000 of
-// them "deleted", read for a run that holds the same 1,000,000 ids (as `delete --stdin`
+// Resuming a journal at scale (issues 17 and 26): a journal of 1,000,000 ids (a sent line and a
+// result line each, as a run writes them), 999,000 of them "deleted", read for a run that holds the same 1,000,000 ids (as `delete --stdin`
 // holds them, in an IdList) and asks of each whether it is done. Module level: a bundled
 // script calls src/batch/journal directly; the row through the CLI comes once delete is
 // wired to --journal.
@@ -61,13 +61,20 @@ async function bundle(dir: string): Promise<string> {
   return outfile;
 }
 
-async function writeJournal(file: string, run: typeof RUN = RUN): Promise<void> {
+/** Which ids a journal records as done: every 1,000th failed (interleaved), or the last 1,000 (done first: a kill near the end). */
+type Shape = 'interleaved' | 'done first';
+const failedAt = (i: number, shape: Shape): boolean =>
+  shape === 'interleaved' ? i % FAILED_EVERY === FAILED_EVERY - 1 : i >= IDS - IDS / FAILED_EVERY;
+
+/** A journal as a run writes it (format 2): each id's sent line, then its result. */
+async function writeJournal(file: string, run: typeof RUN = RUN, shape: Shape = 'interleaved'): Promise<void> {
   const journal = await openJournal(file, run);
   for (let i = 0; i < IDS; i++) {
     const id = String(FIRST_ID + i);
+    journal.recordSent(id);
     journal.record(
       id,
-      i % FAILED_EVERY === FAILED_EVERY - 1
+      failedAt(i, shape)
         ? resultJson({ id, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6, attempted: true })
         : resultJson({ id, deleted: true, status: 204 }),
     );
@@ -147,7 +154,8 @@ export async function benchJournal(options: Options): Promise<Row[]> {
   } catch (error) {
     rows.push(failedRow(rssFigure, '< 200 MB', error));
   }
-  rows.push(...(await benchResumeThroughCli(options)));
+  rows.push(...(await benchResumeThroughCli(options, 'interleaved')));
+  rows.push(...(await benchResumeThroughCli(options, 'done first')));
   rows.push(...(await benchJournalCost(options)));
   return rows;
 }
@@ -161,21 +169,21 @@ const CLI_TOKEN = 'bench-journal-token-0123456789';
  * starts from a copy of the same journal (a run appends its 1,000 results). Wall-clock beside
  * the floor of sending those 1,000 ids alone without a journal; peak RSS against its target.
  */
-async function benchResumeThroughCli(options: Options): Promise<Row[]> {
-  const timeFigure = 'resume through the CLI: 1,000,000 ids on stdin, 999,000 done in the journal, 1,000 sent';
-  const rssFigure = 'resume through the CLI: peak RSS, the same run';
+async function benchResumeThroughCli(options: Options, shape: Shape): Promise<Row[]> {
+  const timeFigure = `resume through the CLI: 1,000,000 ids on stdin, 999,000 done in the journal (${shape}), 1,000 sent`;
+  const rssFigure = `resume through the CLI: peak RSS, the same run (${shape})`;
   const runs = Math.max(1, Math.min(3, options.runs));
   const warmups = Math.min(1, options.warmups);
-  const dir = path.join(options.tmp, 'journal-cli');
+  const dir = path.join(options.tmp, `journal-cli-${shape.replace(' ', '-')}`);
   mkdirSync(dir, { recursive: true });
   const pristine = path.join(dir, 'pristine.journal');
   const journal = path.join(dir, 'run.journal');
   const ids = Array.from({ length: IDS }, (_, i) => String(FIRST_ID + i));
-  const remaining = ids.filter((_, i) => i % FAILED_EVERY === FAILED_EVERY - 1);
+  const remaining = ids.filter((_, i) => failedAt(i, shape));
   const server = await startDeleteServerProcess(CLI_TOKEN);
   const rows: Row[] = [];
   try {
-    await writeJournal(pristine, { baseUrl: server.url, profile: 'default' });
+    await writeJournal(pristine, { baseUrl: server.url, profile: 'default' }, shape);
     const env = benchEnv(options.tmp, {
       PLANTSTORE_CONFIG_DIR: path.join(options.tmp, 'config-journal-unused'),
       PLANTSTORE_TOKEN: CLI_TOKEN,

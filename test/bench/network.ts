@@ -17,6 +17,9 @@
 //            40 requests (as the server saw them arrive), total time 10 s ± 10%
 //   tls      the latency scenario over TLS, the server offering HTTP/2 and
 //            HTTP/1.1 (the row notes which one plantstore spoke); same target
+//   journal  the latency scenario with --journal (a new one each run) / without,
+//            runs interleaved; ≥ 0.90× the rate without: the write-ahead lines cost
+//            at most a tenth
 // Every run is `plantstore delete --stdin [options]` with the ids on stdin, the
 // token in PLANTSTORE_TOKEN and the retry settings at their defaults. A run
 // that exits non-zero is reported as its value ("exit 6, 489 failed").
@@ -52,7 +55,7 @@ import { benchEnv, binOf, type Command, median, NODE, type Options, snapshotPack
 import { failedRow, type Row, renderTable } from './table.js';
 
 const TOKEN = 'bench-token-0123456789';
-export const SCENARIOS = ['tail', 'latency', '429', '503', 'rate', 'tls'] as const;
+export const SCENARIOS = ['tail', 'latency', '429', '503', 'rate', 'tls', 'journal'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Judged as printed (two decimals), as the other benchmarks do. */
@@ -335,6 +338,44 @@ async function tls(ctx: Context): Promise<Row[]> {
   }
 }
 
+/** The journal's cost where answers take time: the same batch with and without --journal, interleaved. */
+async function journalCost(ctx: Context): Promise<Row[]> {
+  const ids = 1200;
+  const concurrency = 8;
+  const latencyMs = 50;
+  const runs = Math.max(3, ctx.runs);
+  const figure = `${latencyMs} ms answers: ${formatCount(ids)} ids, --concurrency ${concurrency}, with --journal / without`;
+  const dir = mkdtempSync(path.join(ctx.tmp, 'journal-50ms-'));
+  const withJournal: Batch[] = [];
+  const without: Batch[] = [];
+  for (let i = 0; i < runs; i++) {
+    const journal = path.join(dir, `run-${i}.journal`);
+    withJournal.push(
+      await runBatch(ctx.server, { latencyMs }, ctx.plantstore(['--concurrency', String(concurrency), '--journal', journal], ids)),
+    );
+    without.push(await runBatch(ctx.server, { latencyMs }, ctx.plantstore(['--concurrency', String(concurrency)], ids)));
+  }
+  const failed = [...withJournal, ...without].find((batch) => !succeeded(batch));
+  const withMs = median(withJournal.map((batch) => batch.ran.ms));
+  const withoutMs = median(without.map((batch) => batch.ran.ms));
+  const ratio = withoutMs / withMs;
+  return [
+    {
+      figure,
+      value: failed ? (failureValue(failed) ?? 'failed') : `${formatCount(Math.round((ids / withMs) * 1000))}/s`,
+      floor: `${formatCount(Math.round((ids / withoutMs) * 1000))}/s`,
+      ratio: failed ? undefined : ratio,
+      target: '≥ 0.90×',
+      met: !failed && round2(ratio) >= 0.9,
+      notes: [
+        `deletions per second, spawn to exit, median of ${runs} runs each, interleaved: with a new journal ${formatSeconds(withMs)}, ` +
+          `without ${formatSeconds(withoutMs)}; the floor column is the run without`,
+        ...(failed ? failureNote(failed) : []),
+      ],
+    },
+  ];
+}
+
 const RUNNERS: Record<Scenario, { run: (ctx: Context) => Promise<Row[]>; figure: string }> = {
   tail: { run: tail, figure: 'network: 2% slow answers' },
   latency: { run: latency, figure: 'network: 50 ms answers' },
@@ -342,6 +383,7 @@ const RUNNERS: Record<Scenario, { run: (ctx: Context) => Promise<Row[]>; figure:
   '503': { run: overloaded, figure: 'network: in-flight limit (503)' },
   rate: { run: paced, figure: 'network: --rate 40' },
   tls: { run: tls, figure: 'network: 50 ms answers over TLS' },
+  journal: { run: journalCost, figure: 'network: 50 ms answers, --journal' },
 };
 
 export async function benchNetwork(options: Options): Promise<Row[]> {
