@@ -9,12 +9,9 @@ import { htmlTitle, parseErrorBody, serverLine } from './error-body.js';
 import { Exchange, type ExchangeHooks, type Head, type Headers, NO_BODY } from './exchange.js';
 import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcome.js';
 import { failedRequest } from './request-errors.js';
-import { decodeBody } from './response-body.js';
+import { decode, decodeBody } from './response-body.js';
 import { parseRetryAfter } from './retry.js';
 import { isWebPage } from './web-page.js';
-
-/** The spec's Error object is tiny; anything past this is a hostile or broken server. */
-export const MAX_BODY_BYTES = 64 * 1024;
 
 /** What one attempt that was sent ended with, and when the server asked us to come back. */
 export interface Attempt {
@@ -64,7 +61,8 @@ export async function sendOnce(
               headers: Object.entries(head.headers).map(([name, value]) => [name, serverLine(String(value), mask)] as const),
             }),
         };
-  const exchange = new Exchange(MAX_BODY_BYTES, hooks);
+  const limit = request.bodyLimitBytes;
+  const exchange = new Exchange(limit, hooks);
   const deadline = attemptDeadline(setup.timeoutMs, interrupt, exchange);
   try {
     setup.dispatcher.dispatch(
@@ -75,15 +73,17 @@ export async function sendOnce(
     // undici reports its failures to the handler; a dispatcher that throws instead ends the attempt the same way.
     exchange.abort(error);
   }
-  const { head, body, error, conflictingLengths } = await exchange.ended;
+  const { head, body, error, conflictingLengths, overLimit } = await exchange.ended;
   deadline.end();
   if (conflictingLengths) return { outcome: { ...route, kind: 'malformed', headersTooLarge: false } };
-  // A success stays one whatever happens to its body: the status said so.
   if (head !== undefined && classifyStatus(head.status).kind === 'success') {
-    return { outcome: await successOf(head, error === undefined ? body : NO_BODY, mask) };
+    // A success whose body is not read stays one whatever happens to its body: the status said so.
+    if (request.successBody === 'ignored') return { outcome: await successOf(head, error === undefined ? body : NO_BODY, mask, limit) };
+    // One whose body is read needs all of it; cut short, it fails below as an error body cut short does.
+    if (error === undefined) return { outcome: await wholeSuccessOf(head, overLimit ? undefined : body, { route, mask, limit }) };
   }
   if (head !== undefined && error === undefined) {
-    const text = await decodedBody(head.headers, body);
+    const text = await decodedBody(head.headers, body, limit);
     return {
       outcome: failedAnswer(head.status, head.headers, text, mask),
       retryAfterMs: parseRetryAfter(header(head.headers, 'retry-after'), Date.now()),
@@ -118,12 +118,29 @@ export async function sendOnce(
  * web page; a base URL that leads to a web front end answers 200 to anything. A body cut
  * short changes nothing: the status said so.
  */
-async function successOf(head: Head, body: Buffer, mask: Mask): Promise<Attempt['outcome']> {
+async function successOf(head: Head, body: Buffer, mask: Mask, limit: number): Promise<Attempt['outcome']> {
   const { status } = head;
   // 204 is the spec's answer: there is no body to read.
   if (status === 204) return { kind: 'ok', status, body: '' };
-  const text = await decodedBody(head.headers, body);
+  const text = await decodedBody(head.headers, body, limit);
   if (isWebPage(header(head.headers, 'content-type'), text)) return { kind: 'web-page', status, title: htmlTitle(text, mask) };
+  return { kind: 'ok', status, body: mask(text) };
+}
+
+/** A 2xx whose body is the answer, all of it arrived: `body` undefined when it went on past the limit. */
+async function wholeSuccessOf(
+  head: Head,
+  body: Buffer | undefined,
+  { route, mask, limit }: { route: Route; mask: Mask; limit: number },
+): Promise<Attempt['outcome']> {
+  const { status, headers } = head;
+  const tooLarge: FailedAttempt = { ...route, kind: 'too-large', status, limitBytes: limit };
+  if (body === undefined) return tooLarge;
+  const { text, overLimit } = await decode(body, header(headers, 'content-encoding'), header(headers, 'content-type'), limit);
+  if (overLimit) return tooLarge;
+  // Compressed bytes that do not inflate: no answer can be read from them.
+  if (text === undefined) return { ...route, kind: 'malformed', headersTooLarge: false };
+  if (isWebPage(header(headers, 'content-type'), text)) return { kind: 'web-page', status, title: htmlTitle(text, mask) };
   return { kind: 'ok', status, body: mask(text) };
 }
 
@@ -137,9 +154,9 @@ function failedAnswer(status: number, headers: Headers, body: string, mask: Mask
   return { kind: 'api-error', status, code: details.code, message: details.message };
 }
 
-/** The body as text: decompressed (up to MAX_BODY_BYTES) and decoded by its charset. */
-function decodedBody(headers: Headers, raw: Buffer): Promise<string> {
-  return decodeBody(raw, header(headers, 'content-encoding'), header(headers, 'content-type'), MAX_BODY_BYTES);
+/** The body as text: decompressed (up to the request's limit) and decoded by its charset. */
+function decodedBody(headers: Headers, raw: Buffer, limit: number): Promise<string> {
+  return decodeBody(raw, header(headers, 'content-encoding'), header(headers, 'content-type'), limit);
 }
 
 function header(headers: Headers, name: string): string | undefined {

@@ -63,6 +63,7 @@ const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: Statu
 ];
 
 const WEB_PAGE: Verdict = Object.freeze({ exit: Exit.server, retryable: false, answerLost: false, load: 'ok' });
+const TOO_LARGE: Verdict = WEB_PAGE;
 
 /** A final 1xx, or a number outside HTTP's range: the answer is malformed, and says nothing about load. */
 const MALFORMED_STATUS = row('malformed', Exit.server, false, 'neutral');
@@ -224,8 +225,11 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
     case 'redirect':
       return classifyStatus(attempt.status);
     case 'web-page':
-      // A success status from something that is not the API (a web front end): nothing says the plant is gone.
+      // A success status from something that is not the API (a web front end): nothing says it did what was asked.
       return WEB_PAGE;
+    case 'too-large':
+      // The whole answer came, and would come again as large: not retried.
+      return TOO_LARGE;
     case 'body-cut':
     case 'proxy-unreachable':
     case 'network': {

@@ -26,6 +26,8 @@ export interface Ended {
   error?: unknown;
   /** Two Content-Length headers that disagree (RFC 9112 §6.3): neither the status nor the body can be trusted. */
   conflictingLengths?: true;
+  /** The body went on past the limit: `body` is its first `limit` bytes, the rest was not read. */
+  overLimit?: true;
 }
 
 export interface ExchangeHooks {
@@ -61,6 +63,7 @@ export class Exchange implements Dispatcher.DispatchHandler, Cuttable {
   #starts = 0;
   #head: Head | undefined;
   #conflictingLengths = false;
+  #overLimit = false;
   /** Which of our own ends came first, if one did (an abort looks the same from inside). */
   cutoff: Cutoff | undefined;
   #chunks: Buffer[] = [];
@@ -122,13 +125,18 @@ export class Exchange implements Dispatcher.DispatchHandler, Cuttable {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#done) return;
     const room = this.limit - this.#size;
-    this.#chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    this.#size += Math.min(chunk.length, room);
-    if (this.#size >= this.limit) {
-      // Enough of it: a 1 GB error page must not fill memory. The rest is not read, and its connection is dropped.
-      this.#end(undefined);
-      dropLater(controller);
+    if (chunk.length <= room) {
+      // A body of exactly the limit is whole: only a byte past it says there was more.
+      this.#chunks.push(chunk);
+      this.#size += chunk.length;
+      return;
     }
+    // Enough of it: a 1 GB error page must not fill memory. The rest is not read, and its connection is dropped.
+    if (room > 0) this.#chunks.push(chunk.subarray(0, room));
+    this.#size = this.limit;
+    this.#overLimit = true;
+    this.#end(undefined);
+    dropLater(controller);
   }
 
   onResponseEnd(): void {
@@ -149,6 +157,7 @@ export class Exchange implements Dispatcher.DispatchHandler, Cuttable {
     if (this.#head !== undefined) ended.head = this.#head;
     if (error !== undefined) ended.error = error;
     if (this.#conflictingLengths) ended.conflictingLengths = true;
+    if (this.#overLimit) ended.overLimit = true;
     this.#resolve(ended);
   }
 }

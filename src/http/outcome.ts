@@ -32,12 +32,14 @@ export interface Route {
   status?: number;
 }
 
-/** One attempt that did not delete the plant. */
+/** One attempt that did not do what was asked. */
 export type FailedAttempt =
   /** A complete answer with a failure status: the API's Error object (code and message) when the body was one. */
   | { kind: 'api-error'; status: number; code: number | null; message: string }
   /** A success status whose body is an HTML page: a web site answered, not the API. `title` is the page's, if any. */
   | { kind: 'web-page'; status: number; title: string }
+  /** A success whose body the request reads went on past the request's limit (or could not be inflated whole). */
+  | ({ kind: 'too-large'; status: number; limitBytes: number } & Route)
   /** A 3xx, not followed. `location` is absent when the server sent none, or a blank one. */
   | { kind: 'redirect'; status: number; location?: string }
   /** Our --timeout ran out, or the lower layers reported one. */
@@ -65,12 +67,29 @@ export type Stop =
   /** The throttle gave up on the server; `reason` is its own account. */
   | { kind: 'gave-up'; reason: string };
 
-/** A request as the transport takes it: a method and a path under the base URL (`/plants/42`). */
+/** Enough for any Error object, and for the beginning of a web page's: what a request whose 2xx body is not read needs. */
+export const ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * A request as the transport takes it: a method and a path under the base URL (`/plants/42`),
+ * and what its answer must carry.
+ */
 export interface HttpRequest {
   method: string;
   path: string;
   /** What trace events name the request by (the plant id); the path when absent. */
   label?: string;
+  /**
+   * Whether the body of a 2xx is the answer. 'ignored' (DELETE): the status says it all, and
+   * a body cut short changes nothing. 'read' (GET): a body cut short is a failure, retried
+   * like a reset, and one past `bodyLimitBytes` a failure ('too-large').
+   */
+  successBody: 'ignored' | 'read';
+  /**
+   * The most bytes of an answer's body read (after decompression). Past it an error body is
+   * cut: its beginning says what went wrong (ERROR_BODY_BYTES is enough for that).
+   */
+  bodyLimitBytes: number;
 }
 
 /** Why a request was never sent: the user interrupted first, or the throttle had given up. */
@@ -82,7 +101,10 @@ export type NotSentReason =
 
 /** What became of one request, after every attempt. */
 export type Outcome =
-  /** A 2xx from the API; `body` is its text (at most 64 KiB, masked), '' for a 204. */
+  /**
+   * A 2xx from the API; `body` is its text (masked), '' for a 204. Whole when the request reads
+   * it; otherwise at most `bodyLimitBytes` of it, or none if it was cut short.
+   */
   | { kind: 'ok'; status: number; body: string }
   | {
       kind: 'failed';

@@ -28,16 +28,37 @@ export async function decodeBody(
   contentType: string | undefined,
   limit: number,
 ): Promise<string> {
-  let bytes = raw;
+  return (await decode(raw, contentEncoding, contentType, limit)).text ?? '';
+}
+
+/** A body decoded: `text` undefined when it does not inflate; `overLimit` when it inflates past the limit. */
+export interface Decoded {
+  text: string | undefined;
+  overLimit: boolean;
+}
+
+/**
+ * decodeBody for a body that is the answer (a 2xx whose body the request reads), which must be
+ * had whole: it says when it cannot be.
+ */
+export async function decode(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  contentType: string | undefined,
+  limit: number,
+): Promise<Decoded> {
   const encoding = (contentEncoding ?? '').trim().toLowerCase();
   const inflater = inflaterFor(encoding);
-  if (inflater !== undefined) {
-    try {
-      bytes = await inflateUpTo(raw, inflater, limit);
-    } catch {
-      return '';
-    }
+  if (inflater === undefined) return { text: textOf(raw, contentType), overLimit: false };
+  try {
+    const inflated = await inflateUpTo(raw, inflater, limit);
+    return { text: textOf(inflated.bytes, contentType), overLimit: inflated.overLimit };
+  } catch {
+    return { text: undefined, overLimit: false };
   }
+}
+
+function textOf(bytes: Buffer, contentType: string | undefined): string {
   const bom = byteOrderMark(bytes);
   if (bom !== undefined) return bom.decode(bytes.subarray(bom.length));
   const charset = /charset="?([\w-]+)"?/i.exec(contentType ?? '')?.[1] ?? 'utf-8';
@@ -95,8 +116,14 @@ function inflaterFor(encoding: string): (() => zlib.Gunzip | zlib.Inflate | zlib
  * limit (a 1 MB HTML error page compresses to a few KiB) keeps its beginning, where
  * its <title> or the Error object's code is, instead of failing as a whole.
  */
-async function inflateUpTo(raw: Buffer, create: () => NodeJS.ReadWriteStream, limit: number): Promise<Buffer> {
+async function inflateUpTo(
+  raw: Buffer,
+  create: () => NodeJS.ReadWriteStream,
+  limit: number,
+): Promise<{ bytes: Buffer; overLimit: boolean }> {
   const inflater = create();
   inflater.end(raw);
-  return readCapped(inflater as AsyncIterable<Buffer>, limit);
+  // One byte past the limit says whether there was more.
+  const bytes = await readCapped(inflater as AsyncIterable<Buffer>, limit + 1);
+  return bytes.length > limit ? { bytes: bytes.subarray(0, limit), overLimit: true } : { bytes, overLimit: false };
 }

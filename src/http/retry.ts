@@ -1,4 +1,4 @@
-// How long to wait before trying a DELETE again (whether to try is classify.ts's call).
+// How long to wait before trying a request again (whether to try is classify.ts's call).
 // DELETE is idempotent, so a repeat is safe; what is not safe is hammering a struggling
 // server or waiting forever.
 

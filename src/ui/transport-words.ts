@@ -64,6 +64,8 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
       // One wording for every body cut short: whether it shows as a reset or a close depends on
       // the Node version and on timing, not on anything the user could act on differently.
       return `connection reset or closed while the server was sending a ${attempt.status} answer (${where(attempt)})`;
+    case 'too-large':
+      return `the ${attempt.status} answer from ${where(attempt)} was larger than the ${size(attempt.limitBytes)} this request reads`;
     case 'network':
       return NETWORK[attempt.what](where(attempt));
     case 'proxy-unreachable':
@@ -101,6 +103,11 @@ function describeRedirect(status: number, location: string | undefined): string 
 
 function where(route: Route): string {
   return route.via === undefined ? route.host : `${route.host} via proxy ${route.via}`;
+}
+
+/** A body limit: in KiB when it is whole KiB. */
+function size(bytes: number): string {
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
 }
 
 /** A lower layer's words, or a stand-in when it had none. */

@@ -14,6 +14,7 @@ import { verdictOf } from '../../src/http/classify.js';
 import type { FailedAttempt, Outcome, TransportEvent } from '../../src/http/outcome.js';
 import { createTransport, type Transport, type TransportOptions } from '../../src/http/transport.js';
 import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
+import { DELETE, get } from '../helpers/requests.js';
 
 const BASE = 'https://api.example.com';
 const HOST = 'api.example.com';
@@ -26,13 +27,18 @@ let transports: Transport[] = [];
 /** Sends `DELETE /plants/{id}` and hands back the outcome, as the delete command would before wording it. */
 interface Client {
   deletePlant(id: string, signal: AbortSignal): Promise<Outcome>;
+  /** `GET /plants/{id}`, its 2xx body read whole (up to 64 KiB). */
+  getPlant(id: string, signal: AbortSignal): Promise<Outcome>;
 }
 
 function client(options: Omit<TransportOptions, 'endpoint' | 'userAgent' | 'env' | 'maxRetryWaitMs'> & { baseUrl: string }): Client {
   const { baseUrl, ...rest } = options;
   const transport = createTransport({ endpoint: { baseUrl, token: TOKEN }, userAgent: UA, maxRetryWaitMs: 0, env: {}, ...rest });
   transports.push(transport);
-  return { deletePlant: (id, signal) => transport.send({ method: 'DELETE', path: `/plants/${id}`, label: id }, signal) };
+  return {
+    deletePlant: (id, signal) => transport.send({ ...DELETE, path: `/plants/${id}`, label: id }, signal),
+    getPlant: (id, signal) => transport.send({ ...get(64 * 1024), path: `/plants/${id}`, label: id }, signal),
+  };
 }
 
 function api(baseUrl = BASE, timeoutMs = 5000, retries = 0): Client {
@@ -369,7 +375,7 @@ describe('an answer cut short, on loopback', () => {
       sockets.add(socket);
       socket.on('error', () => {});
       socket.on('data', (data) => {
-        const path = /^DELETE (\S+)/.exec(data.toString('latin1'))?.[1] ?? '';
+        const path = /^(?:DELETE|GET) (\S+)/.exec(data.toString('latin1'))?.[1] ?? '';
         const count = (seen.get(path) ?? 0) + 1;
         seen.set(path, count);
         const reset = (status: number) => socket.write(partial(status), () => socket.resetAndDestroy());
@@ -451,6 +457,12 @@ describe('an answer cut short, on loopback', () => {
 
   it('a 2xx whose body is reset is still ok: the status says so', async () => {
     expect(await api(base).deletePlant('reset-200', live())).toStrictEqual(ok(200));
+  });
+
+  it('a 2xx whose body is reset, for a request that reads it, is a failure retried like a reset', async () => {
+    const outcome = await api(base, 5000, 1).getPlant('reset-200', live());
+    expect(outcome).toMatchObject({ kind: 'failed', last: { kind: 'body-cut', status: 200, what: brokenMidway }, attempts: 2 });
+    expect(seen.get('/plants/reset-200')).toBe(2);
   });
 
   it('headers past the parser limit are a malformed answer, not retried: exit 6', async () => {

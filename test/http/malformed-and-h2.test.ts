@@ -17,6 +17,7 @@ import type { AttemptGate } from '../../src/http/gate.js';
 import type { FailedAttempt, Outcome } from '../../src/http/outcome.js';
 import { createTransport } from '../../src/http/transport.js';
 import { createCa, type Issued, issue, OPENSSL } from '../helpers/certificates.js';
+import { DELETE } from '../helpers/requests.js';
 
 const TOKEN = 'h2-Token-0123456789abcdef';
 const cleanups: (() => unknown)[] = [];
@@ -54,7 +55,7 @@ async function deleteOne(baseUrl: string, retries = 2, gate?: AttemptGate): Prom
     ...(gate ? { gate } : {}),
   });
   cleanups.push(() => transport.close());
-  return transport.send({ method: 'DELETE', path: '/plants/42', label: '42' }, new AbortController().signal);
+  return transport.send({ ...DELETE, path: '/plants/42', label: '42' }, new AbortController().signal);
 }
 
 /** The exit code the table gives the last attempt's failure. */

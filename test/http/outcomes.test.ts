@@ -3,9 +3,11 @@
 // made from, what the throttle is told, which methods are sent again after an answer may
 // have been lost, and that every string in an outcome is already masked.
 import { describe, expect, it, vi } from 'vitest';
+import { verdictOf } from '../../src/http/classify.js';
 import type { AttemptGate, Feedback } from '../../src/http/gate.js';
-import type { TransportEvent } from '../../src/http/outcome.js';
+import { ERROR_BODY_BYTES, type HttpRequest, type TransportEvent } from '../../src/http/outcome.js';
 import { createTransport, type TransportOptions } from '../../src/http/transport.js';
+import { get } from '../helpers/requests.js';
 import { type Step, scriptedDispatcher } from '../helpers/scripted-dispatcher.js';
 
 const TOKEN = 'outcome-token-0123456789abcdef';
@@ -26,7 +28,15 @@ function gate(admit: number, gaveUp?: string, admitting = false): AttemptGate & 
   };
 }
 
-async function outcome(steps: Step[], options: Partial<TransportOptions> = {}, signal = new AbortController().signal, method = 'DELETE') {
+type Asked = Omit<HttpRequest, 'path' | 'label'>;
+
+async function outcome(
+  steps: Step[],
+  options: Partial<TransportOptions> = {},
+  signal = new AbortController().signal,
+  method = 'DELETE',
+  asked: Asked = { method, successBody: 'ignored', bodyLimitBytes: ERROR_BODY_BYTES },
+) {
   const script = scriptedDispatcher(steps);
   const transport = createTransport({
     endpoint: { baseUrl: `https://${HOST}`, token: TOKEN },
@@ -40,7 +50,7 @@ async function outcome(steps: Step[], options: Partial<TransportOptions> = {}, s
     ...options,
   });
   try {
-    return { outcome: await transport.send({ method, path: '/plants/42', label: '42' }, signal), calls: script.requests.length };
+    return { outcome: await transport.send({ ...asked, path: '/plants/42', label: '42' }, signal), calls: script.requests.length };
   } finally {
     await transport.close();
   }
@@ -135,6 +145,77 @@ describe('the outcome of a request, as data', () => {
   it('what is not retried is tried once', async () => {
     expect((await outcome([{ error: 'ENOTFOUND' }], { retries: 3 })).calls).toBe(1);
     expect((await outcome([{ answer: 500 }], { retries: 3 })).calls).toBe(1);
+  });
+});
+
+// A request says what its answer must carry: whether the body of a 2xx is the answer, and
+// how much of a body it reads. DELETE ignores it (the status says it all); a GET reads it.
+describe('a 2xx whose body is the answer', () => {
+  const json = { 'content-type': 'application/json' };
+  const read = (steps: Step[], limit = 16, retries = 0) => outcome(steps, { retries }, undefined, 'GET', get(limit));
+
+  it('is ok with all of its body, up to exactly the limit', async () => {
+    const { outcome: result } = await read([{ answer: 200, headers: json, body: '{"id":42,"n":1}x' }]);
+    expect(result).toEqual({ kind: 'ok', status: 200, body: '{"id":42,"n":1}x' });
+  });
+
+  it.each<[string, Step]>([
+    ['reset', { answer: 200, headers: json, body: '{"id":4', cut: 'ECONNRESET' }],
+    ['closed', { answer: 200, headers: json, body: '{"id":4', cut: 'UND_ERR_SOCKET' }],
+  ])('cut short (%s) is a failure, retried like a reset', async (_name, cut) => {
+    const whole: Step = { answer: 200, headers: json, body: '{"id":42}' };
+    const { outcome: result, calls } = await read([cut, whole], 16, 1);
+    expect(result).toEqual({ kind: 'ok', status: 200, body: '{"id":42}' });
+    expect(calls).toBe(2);
+    const { outcome: failed } = await read([cut]);
+    expect(failed).toMatchObject({ kind: 'failed', last: { kind: 'body-cut', host: HOST, status: 200 }, attempts: 1 });
+  });
+
+  it('that does not end before the deadline is a timeout in the body, retried', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const pending = read([{ answer: 200, headers: json, body: '{"id":4', stall: true }]);
+    await vi.advanceTimersByTimeAsync(50);
+    vi.useRealTimers();
+    const { outcome: result } = await pending;
+    expect(result).toMatchObject({ kind: 'failed', last: { kind: 'timeout', status: 200, phase: 'body' } });
+    expect(result.kind === 'failed' && verdictOf(result.last).retryable).toBe(true);
+  });
+
+  it('past the limit is a failure, not retried: the same answer would come again', async () => {
+    const { outcome: result, calls } = await read([{ answer: 200, headers: json, body: '{"id":42,"n":123}' }], 16, 2);
+    expect(result).toStrictEqual({
+      kind: 'failed',
+      last: { kind: 'too-large', host: HOST, status: 200, limitBytes: 16 },
+      attempts: 1,
+      earlierAnswerLost: false,
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('compressed, past the limit once inflated, is too large; one that does not inflate is malformed', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const gzip = { ...json, 'content-encoding': 'gzip' };
+    const big = gzipSync(`{"id":42,"name":"${'a'.repeat(100)}"}`);
+    expect((await read([{ answer: 200, headers: gzip, body: big }], 64)).outcome).toMatchObject({
+      last: { kind: 'too-large', limitBytes: 64 },
+    });
+    const small = gzipSync('{"id":42}');
+    expect((await read([{ answer: 200, headers: gzip, body: small }], 64)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":42}' });
+    const broken = Buffer.from('not gzip at all');
+    expect((await read([{ answer: 200, headers: gzip, body: broken }], 64)).outcome).toMatchObject({ last: { kind: 'malformed' } });
+  });
+
+  it("a DELETE, whose 2xx body is ignored, keeps today's rule: cut short or past the limit, it is ok", async () => {
+    const asked = { method: 'DELETE', successBody: 'ignored', bodyLimitBytes: 16 } as const;
+    const cut: Step = { answer: 200, headers: json, body: '{"id":4', cut: 'ECONNRESET' };
+    expect((await outcome([cut], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '' });
+    const long: Step = { answer: 200, headers: json, body: '{"id":42,"n":123}' };
+    expect((await outcome([long], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":42,"n":123' });
+  });
+
+  it('an error body past the limit keeps its beginning, for any request', async () => {
+    const long: Step = { answer: 404, headers: json, body: `{"error":1,"message":"${'x'.repeat(100)}"}` };
+    expect((await read([long])).outcome).toMatchObject({ last: { kind: 'api-error', status: 404 } });
   });
 });
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commandTokens } from '../../src/config/token-lease.js';
 import { AuthError } from '../../src/errors.js';
 import { createTransport, type Transport } from '../../src/http/transport.js';
+import { DELETE } from '../helpers/requests.js';
 
 const token = (n: number) => `renewed-token-${n}-abcdef`;
 
@@ -55,7 +56,7 @@ function transportFor(url: string, tokens: ReturnType<typeof commandTokens>, ret
 }
 
 const live = () => new AbortController().signal;
-const send = (transport: Transport, id: number) => transport.send({ method: 'DELETE', path: `/plants/${id}`, label: String(id) }, live());
+const send = (transport: Transport, id: number) => transport.send({ ...DELETE, path: `/plants/${id}`, label: String(id) }, live());
 
 describe('a token that renews', () => {
   it('64 requests refused at once renew it once, and each is sent again with the new token, without using --retries', async () => {

@@ -1,7 +1,7 @@
 // The delete operation over the generic transport (gh's deleteLabel over api/client.go): the
 // request it sends, and what "deleted" means.
 
-import type { NotSentReason, Outcome } from '../../http/outcome.js';
+import { ERROR_BODY_BYTES, type NotSentReason, type Outcome } from '../../http/outcome.js';
 import type { Transport } from '../../http/transport.js';
 
 /** The path of a plant under the base URL; the spec's `DELETE {base_url}/plants/{id}`. */
@@ -17,7 +17,9 @@ export type PlantOutcome =
   | { kind: 'not-sent'; id: string; reason: NotSentReason };
 
 export async function deletePlant(transport: Transport, id: string, interrupt: AbortSignal): Promise<PlantOutcome> {
-  const outcome = await transport.send({ method: 'DELETE', path: plantPath(id), label: id }, interrupt);
+  // Only the status says whether it was deleted: a body matters only as an Error object.
+  const request = { method: 'DELETE', path: plantPath(id), label: id, successBody: 'ignored', bodyLimitBytes: ERROR_BODY_BYTES } as const;
+  const outcome = await transport.send(request, interrupt);
   // 204 is the spec's answer; a 200 or 202 says the same (202: taken, to be carried out).
   return outcome.kind === 'ok' ? { kind: 'deleted', id, status: outcome.status } : { ...outcome, id };
 }

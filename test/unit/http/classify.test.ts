@@ -318,6 +318,15 @@ describe('verdictOf an answer with a failure status', () => {
     });
     expect(verdictOf({ kind: 'redirect', status: 304 })).toMatchObject({ exit: Exit.server, retryable: false });
   });
+
+  it('a 2xx whose body, read by the request, was too large: exit 6, not retried, the answer not lost', () => {
+    expect(verdictOf({ kind: 'too-large', host: 'h', status: 200, limitBytes: 1024 })).toEqual({
+      exit: Exit.server,
+      retryable: false,
+      answerLost: false,
+      load: 'ok',
+    });
+  });
 });
 
 describe("the README's lists of retried statuses are the table's", () => {

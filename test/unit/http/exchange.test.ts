@@ -63,6 +63,21 @@ describe('Exchange', () => {
     expect(c.aborted).toBe(true);
   });
 
+  it('says when a body went on past the limit, and not when it ended at exactly the limit', async () => {
+    const exact = started(10);
+    exact.exchange.onResponseStart(exact.c, 200, {});
+    exact.exchange.onResponseData(exact.c, Buffer.from('0123456789'));
+    exact.exchange.onResponseEnd();
+    const whole = await exact.exchange.ended;
+    expect([whole.body.toString(), whole.overLimit]).toEqual(['0123456789', undefined]);
+    const over = started(10);
+    over.exchange.onResponseStart(over.c, 200, {});
+    over.exchange.onResponseData(over.c, Buffer.from('0123456789'));
+    over.exchange.onResponseData(over.c, Buffer.from('a'));
+    const cut = await over.exchange.ended;
+    expect([cut.body.toString(), cut.overLimit, cut.error]).toEqual(['0123456789', true, undefined]);
+  });
+
   it('an error after the head keeps the head and what came of the body', async () => {
     const { exchange, c } = started(1024);
     exchange.onResponseStart(c, 503, { 'retry-after': '5' });
