@@ -8,7 +8,7 @@
 // Kept free of undici and of node: modules: the throttle loads it on every run.
 
 import { Exit, type ExitCode } from '../errors.js';
-import type { FailedAttempt, NetworkFailure, TimeoutPhase } from './outcome.js';
+import type { FailedAttempt, NetworkFailure, NotSentReason, TimeoutPhase } from './outcome.js';
 
 /**
  * What an answer tells the throttle: processed; refused for load ("not now"), either because
@@ -247,4 +247,17 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
 /** A failure after the head of a refusal for load still refused: the status had said so. */
 function loadOf(answerBegun: number | undefined): Load {
   return answerBegun === undefined ? 'neutral' : classifyStatus(answerBegun).load;
+}
+
+/** The exit code of a request that was never sent, by why. */
+export function exitOfNotSent(reason: NotSentReason): ExitCode {
+  switch (reason.kind) {
+    case 'interrupted':
+      return Exit.interrupted;
+    case 'gave-up':
+      // A server that refuses everything for that long is failing, as a 503 is.
+      return Exit.server;
+    case 'no-token':
+      return Exit.auth;
+  }
 }

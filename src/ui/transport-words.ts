@@ -5,7 +5,7 @@
 // command can say (that a plant may or may not have been deleted) is that command's.
 
 import { statusText } from '../http/error-body.js';
-import type { FailedAttempt, NetworkFailure, Route } from '../http/outcome.js';
+import type { FailedAttempt, NetworkFailure, NotSentReason, Outcome, Route, Stop } from '../http/outcome.js';
 import { formatSeconds } from './duration.js';
 
 /** A socket or connection failure on the way to the service: `at` is where ("api.example.com:443 via proxy …"). */
@@ -47,6 +47,36 @@ const PROXY_UNREACHABLE: Readonly<Record<NetworkFailure, (via: string, host: str
  * be, and an interrupt (whether the thing was done is the command's to say).
  */
 export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-page' | 'interrupted' }>;
+
+/**
+ * A request's failure, after every attempt: the last attempt's failure (in the command's words,
+ * `describeAttempt`, which passes what it does not word itself to describeTransportFailure), why
+ * attempts stopped early, and how many there were.
+ */
+export function describeFailed(failed: Extract<Outcome, { kind: 'failed' }>, describeAttempt: (attempt: FailedAttempt) => string): string {
+  const stop = failed.stopped === undefined ? '' : `; ${describeStop(failed.stopped)}`;
+  const attempts = failed.attempts > 1 ? ` (after ${failed.attempts} attempts)` : '';
+  return `${describeAttempt(failed.last)}${stop}${attempts}`;
+}
+
+/** Why attempts ended before --retries ran out, said after the last attempt's failure. */
+export function describeStop(stop: Stop): string {
+  return stop.kind === 'retry-after-too-long'
+    ? `the server asked to retry after ${formatSeconds(stop.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(stop.maxRetryWaitMs)}`
+    : `${stop.reason}, so it was not tried again`;
+}
+
+/** A request that was never sent (its exit code is classify.ts's exitOfNotSent). */
+export function describeNotSent(reason: NotSentReason): string {
+  switch (reason.kind) {
+    case 'interrupted':
+      return 'not sent: interrupted before its turn';
+    case 'gave-up':
+      return `not sent: ${reason.reason}`;
+    case 'no-token':
+      return `not sent: ${reason.message}`;
+  }
+}
 
 /** Every other failure, in one sentence each. */
 export function describeTransportFailure(attempt: Exclude<FailedAttempt, CommandWorded>): string {

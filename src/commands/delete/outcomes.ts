@@ -2,11 +2,10 @@
 // data (http/outcome.ts) and knows nothing of the command line; the sentences any command
 // would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
-import { Exit, type ExitCode } from '../../errors.js';
-import { verdictOf } from '../../http/classify.js';
-import type { FailedAttempt, NotSentReason, Stop } from '../../http/outcome.js';
-import { formatSeconds } from '../../ui/duration.js';
-import { describeTransportFailure } from '../../ui/transport-words.js';
+import type { ExitCode } from '../../errors.js';
+import { exitOfNotSent, verdictOf } from '../../http/classify.js';
+import type { FailedAttempt, NotSentReason } from '../../http/outcome.js';
+import { describeFailed, describeNotSent, describeTransportFailure } from '../../ui/transport-words.js';
 import type { PlantOutcome } from './request.js';
 import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent } from './result.js';
 
@@ -42,24 +41,9 @@ export function describeAttempt(attempt: FailedAttempt): string {
   }
 }
 
-/** Why attempts ended before --retries ran out, said after the last attempt's failure. */
-function stopNote(stop: Stop): string {
-  return stop.kind === 'retry-after-too-long'
-    ? `; the server asked to retry after ${formatSeconds(stop.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(stop.maxRetryWaitMs)}`
-    : `; ${stop.reason}, so it was not tried again`;
-}
-
 /** An id that was never sent: its message and exit code, also for ids the command itself stopped before sending. */
 export function whyNotSent(reason: NotSentReason): { message: string; exit: ExitCode } {
-  switch (reason.kind) {
-    case 'interrupted':
-      return { message: 'not sent: interrupted before its turn', exit: Exit.interrupted };
-    case 'gave-up':
-      // A server that refuses everything for that long is failing, as a 503 is.
-      return { message: `not sent: ${reason.reason}`, exit: Exit.server };
-    case 'no-token':
-      return { message: `not sent: ${reason.message}`, exit: Exit.auth };
-  }
+  return { message: describeNotSent(reason), exit: exitOfNotSent(reason) };
 }
 
 /** What became of an id, as printed, before --missing-error and --ignore-missing are applied. */
@@ -73,14 +57,12 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
     }
     case 'failed': {
       const { last } = outcome;
-      const stop = outcome.stopped === undefined ? '' : stopNote(outcome.stopped);
-      const attempts = outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : '';
       return {
         id: outcome.id,
         deleted: false,
         status: last.status ?? null,
         error: last.kind === 'api-error' ? last.code : null,
-        message: `${describeAttempt(last)}${stop}${attempts}`,
+        message: describeFailed(outcome, describeAttempt),
         exit: verdictOf(last).exit,
         attempted: true,
       } satisfies Failed;
