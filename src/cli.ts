@@ -82,7 +82,7 @@ function commanderMessage(message: string): string {
  */
 export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, seams: Seams = {}): Command {
   const program = new Command('plantstore')
-    .description('Delete plants from a Plant Store service.')
+    .description('Command-line client for the Plant Store service.')
     .version(ctx.version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .showSuggestionAfterError(true)

@@ -3,7 +3,7 @@
 // here; `Exit`, the help's list and the man page's are read from it, and a test holds the
 // README's table to it.
 const EXIT_TABLE = [
-  ['ok', 0, 'every plant deleted'],
+  ['ok', 0, 'success: every request did what was asked'],
   ['apiRefused', 1, 'the API refused (400 with an Error object, or another 4xx)'],
   ['usage', 2, 'invalid command line or id'],
   ['config', 3, 'configuration: base URL missing or invalid, config file unreadable, unsupported Node'],

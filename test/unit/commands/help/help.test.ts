@@ -24,7 +24,7 @@ describe('help', () => {
     expect(result.stdout).toMatch(/Usage: plantstore/);
     expect(result.stdout).toContain('Exit codes');
     for (const [code, words] of [
-      [0, 'every plant deleted'],
+      [0, 'every request did what was asked'],
       [2, 'invalid command line or id'],
       [4, 'authentication'],
       [5, '404'],
