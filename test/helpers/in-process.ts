@@ -32,6 +32,18 @@ export type Answer = Awaited<ReturnType<Transport['send']>>;
 
 export const deleted = (_id: string): Answer => ({ kind: 'ok', status: 204, body: '' });
 
+/** A request as the fake service saw it: the method and the path under the base URL. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+}
+
+/** The fake service's answer when a test scripts none: a DELETE is done (204); any other method has no answer to give. */
+function unscripted(id: string, request: SeenRequest): Answer {
+  if (request.method === 'DELETE') return deleted(id);
+  throw new Error(`the fake service has no answer scripted for ${request.method} ${request.path}: pass answer`);
+}
+
 /**
  * A complete answer with a failure status, as the HTTP client reports it after one attempt:
  * `error` is the API's Error code, null when the body was not an Error object. The exit
@@ -55,7 +67,9 @@ export interface InProcessRun {
   stderr: string;
   /** Each transport() call: the endpoint, network options and throttle a run would send with. Empty when nothing was going to be sent. */
   built: TransportRequest[];
-  /** Plant ids (the last part of each path) handed to the service, in the order they were sent. */
+  /** Each request handed to the service, its method and path, in the order they were sent. */
+  requests: SeenRequest[];
+  /** The last part of each request's path (for delete, the plant ids), in the order they were sent. */
   sent: string[];
   /** How many times the command closed the fake service (a run closes each client it asked for). */
   closed: number;
@@ -65,8 +79,11 @@ export interface InProcessOptions {
   env?: Record<string, string>;
   /** Chunks of standard input (ended after the last). */
   stdin?: string[];
-  /** The service's answer for an id; deleted (204) by default. */
-  answer?: (id: string) => Answer;
+  /**
+   * The service's answer for a request, handed the last part of its path (for delete, the plant
+   * id) and the request. By default a DELETE is deleted (204), and any other method has no answer (the run throws).
+   */
+  answer?: (id: string, request: SeenRequest) => Answer;
   /**
    * The real transport over this wire, in place of the fake service (then `answer` is not asked
    * and `sent` stays empty): test/http scripts the dispatcher.
@@ -103,9 +120,10 @@ export function inProcess() {
     const envToken = env['PLANTSTORE_TOKEN'];
     if (envToken) io.redact(envToken.trim());
     const built: TransportRequest[] = [];
+    const requests: SeenRequest[] = [];
     const sent: string[] = [];
     let closed = 0;
-    const answer = options.answer ?? deleted;
+    const answer = options.answer ?? unscripted;
     // The real context, config file and all; only the transport is the fake service, unless the test swaps the wire.
     const real = createContext({
       io,
@@ -121,10 +139,11 @@ export function inProcess() {
         built.push(request);
         if (options.http) return real.transport(request);
         return {
-          async send({ path }) {
+          async send({ method, path }) {
             const id = path.slice(path.lastIndexOf('/') + 1);
+            requests.push({ method, path });
             sent.push(id);
-            return answer(id);
+            return answer(id, { method, path });
           },
           async close() {
             closed++;
@@ -144,7 +163,7 @@ export function inProcess() {
       exit = caught.exit;
       error = io.mask(caught.message);
     }
-    const result = { exit, error, thrown, stdout: io.stdout(), stderr: io.stderr(), built, sent, closed };
+    const result = { exit, error, thrown, stdout: io.stdout(), stderr: io.stderr(), built, requests, sent, closed };
     assertNoTokenLeak(argv, env, options.stdin, result);
     return result;
   }

@@ -4,20 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../../src/cli.js';
 import { completionScript } from '../../../../src/completion/scripts.js';
 import { completionTree, SHELLS, type Shell } from '../../../../src/completion/tree.js';
-import { createContext } from '../../../../src/context.js';
-import type { Stdin } from '../../../../src/platform/stdin.js';
-import { createTestIO } from '../../../../src/ui/io.js';
+import { commandPaths, realProgram } from '../../../helpers/program.js';
 
 // The real program, as the CLI builds it: completion is written from it.
-const program = buildProgram(
-  createContext({ io: createTestIO(), env: {}, stdin: [] as unknown as Stdin, version: '0.0.0', signal: new AbortController().signal }),
-  () => {},
-);
+const program = realProgram();
 const tree = completionTree(program);
-const COMMANDS = ['delete', 'auth', 'config', 'completion', 'sandbox', 'help'];
+/** The commands offered after `plantstore `: the program's, in the order it registers them. */
+const COMMANDS = program.commands.map((command) => command.name());
 const longOptions = (command: Command): string[] => command.options.filter((o) => !o.hidden && o.long).map((o) => o.long as string);
 const GLOBAL_OPTIONS = [...longOptions(program), '--help'];
 const DELETE_OPTIONS = longOptions(program.commands.find((command) => command.name() === 'delete') as Command);
@@ -26,15 +21,6 @@ const DELETE_OPTIONS = longOptions(program.commands.find((command) => command.na
 function spellings(command: Command, withHelp: boolean): string[] {
   const names = command.options.filter((o) => !o.hidden).flatMap((o) => [o.short, o.long]);
   return [...names.filter((name): name is string => name !== undefined), ...(withHelp ? ['-h', '--help'] : [])];
-}
-
-/** Every command path of the program with the options it takes itself (commander's -h/--help aside). */
-function commandPaths(command: Command, path: string[] = []): Array<{ path: string[]; options: string[] }> {
-  const options = command.options.filter((option) => !option.hidden).flatMap((option) => [option.short, option.long]);
-  return [
-    { path, options: options.filter((name): name is string => name !== undefined) },
-    ...command.commands.flatMap((sub) => commandPaths(sub, [...path, sub.name()])),
-  ];
 }
 
 function has(shell: string): boolean {

@@ -25,6 +25,7 @@ describe('argv reaches the delete command', () => {
     expect(result.error).toBeUndefined();
     expect(result.exit).toBe(0);
     expect(result.sent).toEqual(sent);
+    expect(result.requests).toEqual(sent.map((id) => ({ method: 'DELETE', path: `/plants/${id}` })));
     expect(result.closed).toBe(1);
   });
 
