@@ -67,9 +67,12 @@ export function createTransport(options: TransportOptions): Transport {
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
   const tokens = typeof endpoint.token === 'string' ? staticTokens(endpoint.token, { now: Date.now }) : endpoint.token;
-  // Every token sent so far, in every form a server could echo it back in, hidden before any text is cut to length.
-  const known = new Set(typeof endpoint.token === 'string' ? [endpoint.token] : []);
-  let mask = createMask([...known]);
+  // The tokens a server could echo back now: the newest, and any an attempt under way carries
+  // (counted). Hidden in every form before any text is cut to length. A token command's older
+  // tokens leave it once their last attempt ends: a run of thousands of renewals masks a few.
+  const carried = new Map<string, number>();
+  let newest: Lease | undefined = typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
+  let mask = createMask(newest === undefined ? [] : [newest.token]);
   // Outcomes carry these to whoever prints them: masked here, once, like every other string in an outcome.
   const proxy = rawProxy === undefined ? undefined : mask(maskProxy(rawProxy));
   const route: Route = { host: mask(base.host), ...(proxy === undefined ? {} : { via: proxy }) };
@@ -86,8 +89,7 @@ export function createTransport(options: TransportOptions): Transport {
     onEvent,
   };
 
-  const staticLease: Lease | undefined =
-    typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
+  const staticLease = newest;
   // The request headers for a token, built once per token rather than once per attempt.
   let headers: { token: string; value: Record<string, string> } | undefined;
   const headersFor = (token: string): Record<string, string> => {
@@ -95,12 +97,28 @@ export function createTransport(options: TransportOptions): Transport {
     return headers.value;
   };
 
-  /** A renewed token, masked from here on in whatever the server says. */
-  const learn = (token: string): void => {
-    if (known.has(token)) return;
-    known.add(token);
-    mask = createMask([...known]);
+  const remask = (): void => {
+    mask = createMask(new Set([...carried.keys(), ...(newest === undefined ? [] : [newest.token])]));
     setup.mask = mask;
+  };
+  /** An attempt is about to carry `lease`'s token: masked from here on in whatever the server says. */
+  const carry = (lease: Lease): void => {
+    const count = carried.get(lease.token) ?? 0;
+    carried.set(lease.token, count + 1);
+    if (newest === undefined || lease.generation > newest.generation) {
+      newest = lease;
+      remask();
+    } else if (count === 0 && lease.token !== newest.token) remask();
+  };
+  /** An attempt that carried `lease`'s token has ended, its outcome masked. */
+  const release = (lease: Lease): void => {
+    const count = (carried.get(lease.token) ?? 1) - 1;
+    if (count > 0) {
+      carried.set(lease.token, count);
+      return;
+    }
+    carried.delete(lease.token);
+    if (lease.token !== newest?.token) remask();
   };
 
   async function send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome> {
@@ -142,8 +160,16 @@ export function createTransport(options: TransportOptions): Transport {
         permit?.release(feedbackFor(null));
         return noToken(previous, error);
       }
-      learn(lease.token);
-      const sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
+      let sent: Awaited<ReturnType<typeof sendOnce>>;
+      if (staticLease) sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
+      else {
+        carry(lease);
+        try {
+          sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
+        } finally {
+          release(lease);
+        }
+      }
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
@@ -151,6 +177,7 @@ export function createTransport(options: TransportOptions): Transport {
       }
       const { outcome, retryAfterMs } = sent;
       permit?.release(feedbackFor(outcome.status ?? null, retryAfterMs));
+      if (outcome.status !== undefined) tokens.answered(lease, outcome.status);
       if (outcome.kind === 'ok') return outcome;
       const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
       if (outcome.status === 401 && !tokens.refusalIsFinal(lease, startedAt)) {

@@ -61,7 +61,7 @@ async function firstToken(target: Target, network: NetworkOptions, verbose: bool
   // Loaded only for a token command: it brings child_process, which a run with a token never needs.
   const { tokenLeases } = await import('../../config/token-leases.js');
   const leases = tokenLeases(target.token, {
-    onToken: ctx.io.redact,
+    onToken: ctx.io.redactLeased,
     timeoutMs: network.timeoutMs,
     signal: ctx.signal,
     env: ctx.env,
