@@ -158,7 +158,7 @@ export function createTransport(options: TransportOptions): Transport {
         lease = staticLease ?? (await tokens.current());
       } catch (error) {
         permit?.release(feedbackFor(null));
-        return noToken(previous, error);
+        return noToken(previous, error, interrupt);
       }
       let sent: Awaited<ReturnType<typeof sendOnce>>;
       if (staticLease) sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
@@ -186,7 +186,7 @@ export function createTransport(options: TransportOptions): Transport {
         try {
           await tokens.renewAfter(lease);
         } catch (error) {
-          return noToken(failed, error);
+          return noToken(failed, error, interrupt);
         }
         previous = failed;
         continue;
@@ -208,7 +208,9 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   /** No token to send: the token command failed. The run ends; this request was not sent, or not again. */
-  function noToken(previous: Failed | undefined, error: unknown): Outcome {
+  function noToken(previous: Failed | undefined, error: unknown, interrupt: AbortSignal): Outcome {
+    // Ctrl-C, SIGTERM or SIGHUP stopped the command: the request was interrupted, not refused a token.
+    if (interrupt.aborted) return notAdmitted(previous, interrupt);
     const message = error instanceof Error ? error.message : String(error);
     return previous === undefined
       ? { kind: 'not-sent', reason: { kind: 'no-token', message } }

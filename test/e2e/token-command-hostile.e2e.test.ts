@@ -1,11 +1,12 @@
 // A token command against what round 4's attack found (issue 27): a server that refuses every
 // token, a command that leaves a child holding its output, a command that traces itself on
 // stderr, and signals while the command runs. The built CLI, real shell scripts, loopback servers.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, type RunResult, runPlantstore } from '../helpers/cli.js';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { assertNoTokenLeak, BIN, cleanEnv, endsWithin, finished, type RunOptions, type RunResult, runPlantstore } from '../helpers/cli.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const tokenOf = (n: number): string => `hostile-token-${n}-0123456789`;
@@ -32,6 +33,53 @@ ${body}
 `,
   );
   return { line: `/bin/sh ${script}`, runs: () => (existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0) };
+}
+
+/**
+ * The CLI in a session of its own, as in CI or cron: no controlling terminal, whatever runs the
+ * tests. (With one, a token command shares the CLI's process group, so that a prompt works.)
+ */
+function startDetached(args: string[], options: RunOptions) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  child.stdin.end(options.input ?? '');
+  return child;
+}
+
+async function runDetached(args: string[], options: RunOptions): Promise<RunResult> {
+  const result = await finished(startDetached(args, options));
+  assertNoTokenLeak(args, options, result);
+  return result;
+}
+
+/** Whether the process whose pid is in `file` is alive: a zombie waiting to be reaped is not. */
+function alive(file: string): boolean {
+  const pid = Number(readFileSync(file, 'utf8'));
+  try {
+    // Linux: the state after the command name; elsewhere, whether a signal could reach it.
+    if (existsSync('/proc/self/stat')) return !/\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the process whose pid is in `file` still runs a moment after the CLI ended: a
+ * signal sent to it is delivered at once, but it takes its turn to die. (A hang guard of a
+ * few seconds; a child left behind runs for 100.)
+ */
+async function stillRunning(file: string): Promise<boolean> {
+  for (let tries = 0; tries < 100 && alive(file); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return alive(file);
+}
+
+/** Resolves once `file` exists: a readiness poll, not a timing assertion. */
+async function created(file: string): Promise<void> {
+  while (!existsSync(file) || readFileSync(file, 'utf8').trim() === '') await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 function ids(count: number): string {
@@ -86,6 +134,84 @@ describe('a server that refuses every token', () => {
     expect(notSent).toHaveLength(500 - attempted.length);
     expect(notSent.every((line) => line.exit === 4)).toBe(true);
     expect(notSent[0]?.message).toMatch(/^not sent: the server refused token 2 .* as well/);
+    expectNoCommandToken(result, 2);
+  });
+});
+
+describe('a token command that leaves a child holding its output', () => {
+  it('is used once it has exited and its output is read: exit 0, no wait for --timeout, and the child is ended', async () => {
+    const server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    onTestFinished(() => server.close());
+    const leftover = path.join(dir, 'leftover.pid');
+    const command = tokenScript(`echo "$TOKEN"; sleep 100 & echo $! > ${JSON.stringify(leftover)}`);
+    // --timeout 20: were the command's output waited for until its pipe closes, the run would say "gave no token" after it.
+    const result = await runDetached(['delete', '1', '--timeout', '20'], {
+      env: cleanEnv({ PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN_COMMAND: command.line, PLANTSTORE_CONFIG_DIR: dir }),
+    });
+    expect(result.stderr).not.toMatch(/gave no token/);
+    expect(result.code).toBe(0);
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${tokenOf(1)}`]);
+    expect(await stillRunning(leftover)).toBe(false);
+  });
+});
+
+describe("a token command's own stderr", () => {
+  it('is held until its output is read, then passed on with the token masked (a `set -x` script in a CI log)', async () => {
+    const server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    onTestFinished(() => server.close());
+    const command = tokenScript('set -x\necho "$TOKEN"');
+    const result = await runDetached(['delete', '1'], {
+      env: cleanEnv({ PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN_COMMAND: command.line, PLANTSTORE_CONFIG_DIR: dir }),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('+ echo ***');
+    expectNoCommandToken(result, 1);
+  });
+
+  it('quoted in a failure message is masked too: a token printed as a JSON string, traced by `set -x`', async () => {
+    const command = tokenScript(`set -x\nprintf '"%s"\\n' "$TOKEN"`);
+    const result = await runDetached(['delete', '1'], {
+      env: cleanEnv({ PLANTSTORE_BASE_URL: 'http://127.0.0.1:9', PLANTSTORE_TOKEN_COMMAND: command.line, PLANTSTORE_CONFIG_DIR: dir }),
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/its stderr ended: \+ printf .*\*\*\*/);
+    expectNoCommandToken(result, 1);
+  });
+});
+
+describe('a signal while a token command runs mid-batch', () => {
+  it.each<[NodeJS.Signals, number]>([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ])('%s ends the command and its child; the ids not sent say exit %i, as the process does', async (signal, code) => {
+    // Token 1 is taken for 10 requests, then refused: the run renews, and the second run hangs.
+    let taken = 0;
+    const server = await startScriptedServer((req, res) => {
+      if (req.headers.authorization === `Bearer ${tokenOf(1)}` && taken < 10) {
+        taken++;
+        res.writeHead(204).end();
+      } else res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":401,"message":"token expired"}');
+    });
+    onTestFinished(() => server.close());
+    const leftover = path.join(dir, 'leftover.pid');
+    const command = tokenScript(`[ $n -eq 1 ] && { echo "$TOKEN"; exit 0; }\nsleep 100 & echo $! > ${JSON.stringify(leftover)}\nwait`);
+    const child = startDetached(['delete', '--stdin', '--json', '--concurrency', '2'], {
+      env: cleanEnv({ PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN_COMMAND: command.line, PLANTSTORE_CONFIG_DIR: dir }),
+      input: ids(100),
+    });
+    const ending = endsWithin(child, 20_000);
+    await created(leftover);
+    child.kill(signal);
+    const result = await ending;
+    expect(result.code).toBe(code);
+    expect(await stillRunning(leftover)).toBe(false);
+    const lines = jsonLines(result);
+    expect(lines).toHaveLength(100);
+    expect(lines.filter((line) => line.deleted)).toHaveLength(10);
+    const notSent = lines.filter((line) => line.attempted === false);
+    expect(notSent.length).toBeGreaterThan(80);
+    expect(new Set(notSent.map((line) => line.exit))).toEqual(new Set([code]));
     expectNoCommandToken(result, 2);
   });
 });

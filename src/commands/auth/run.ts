@@ -119,6 +119,7 @@ async function tokenOf(token: TokenSource | undefined, timeoutMs: number, ctx: C
     signal: ctx.signal,
     env: ctx.env,
     onStderr: ctx.io.errText,
+    holdStderr: !ctx.io.stderrIsTTY,
   });
   const { token: value } = await leases.current();
   return { value, source: `token command '${token.command}' (from ${token.source})` };

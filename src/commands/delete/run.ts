@@ -14,7 +14,7 @@ import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions, NetworkSettings } from './flags.js';
 import type { RunJournal } from './journal.js';
-import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
+import { describeAttempt, explainOutcome, signalExit, whyNotSent } from './outcomes.js';
 import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
@@ -66,6 +66,8 @@ async function firstToken(target: Target, network: NetworkOptions, verbose: bool
     signal: ctx.signal,
     env: ctx.env,
     onStderr: ctx.io.errText,
+    // On a terminal it shows as it comes, so that a prompt works; elsewhere (a CI log) it is held and masked.
+    holdStderr: !ctx.io.stderrIsTTY,
     ...(verbose ? { onEvent: (event: TokenEvent) => ctx.io.err(`* ${describeTokenEvent(event)}`) } : {}),
   });
   await leases.current();
@@ -107,7 +109,7 @@ async function deleteAll(
   const deleteOne = async (id: string): Promise<DeleteResult> => {
     const earlier = journal?.doneEarlier(id);
     if (earlier) return earlier;
-    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing);
+    const result = signalExit(explainOutcome(await deletePlant(transport, id, ctx.signal), missing), ctx.signal);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
     journal?.record(result);
     return result;
@@ -147,7 +149,7 @@ async function deleteAll(
         const earlier = journal?.doneEarlier(id);
         if (earlier) return earlier;
         const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-        const result = notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
+        const result = signalExit(notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal), ctx.signal);
         journal?.record(result);
         return result;
       },
