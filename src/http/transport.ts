@@ -67,10 +67,9 @@ export function createTransport(options: TransportOptions): Transport {
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
   const tokens = typeof endpoint.token === 'string' ? staticTokens(endpoint.token, { now: Date.now }) : endpoint.token;
-  // The tokens a server could echo back now: the newest, and any an attempt under way carries
-  // (counted). Hidden in every form before any text is cut to length. A token command's older
-  // tokens leave it once their last attempt ends: a run of thousands of renewals masks a few.
-  const carried = new Map<string, number>();
+  // The newest token, in every form a server could echo it back in, hidden before any text is
+  // cut to length. An attempt takes the mask as it starts, so one still on its way when the
+  // token is renewed keeps masking its own: the mask holds one token however many a run sees.
   let newest: Lease | undefined = typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
   let mask = createMask(newest === undefined ? [] : [newest.token]);
   // Outcomes carry these to whoever prints them: masked here, once, like every other string in an outcome.
@@ -97,28 +96,15 @@ export function createTransport(options: TransportOptions): Transport {
     return headers.value;
   };
 
-  const remask = (): void => {
-    mask = createMask(new Set([...carried.keys(), ...(newest === undefined ? [] : [newest.token])]));
-    setup.mask = mask;
-  };
-  /** An attempt is about to carry `lease`'s token: masked from here on in whatever the server says. */
-  const carry = (lease: Lease): void => {
-    const count = carried.get(lease.token) ?? 0;
-    carried.set(lease.token, count + 1);
+  /** What an attempt sent with `lease` is made with: its mask is made for that token. */
+  const setupFor = (lease: Lease): AttemptSetup => {
     if (newest === undefined || lease.generation > newest.generation) {
       newest = lease;
-      remask();
-    } else if (count === 0 && lease.token !== newest.token) remask();
-  };
-  /** An attempt that carried `lease`'s token has ended, its outcome masked. */
-  const release = (lease: Lease): void => {
-    const count = (carried.get(lease.token) ?? 1) - 1;
-    if (count > 0) {
-      carried.set(lease.token, count);
-      return;
+      mask = createMask([lease.token]);
+      setup.mask = mask;
     }
-    carried.delete(lease.token);
-    if (lease.token !== newest?.token) remask();
+    // A lease handed out just before a renewal completed: rare, and masked for both.
+    return lease.token === newest.token ? setup : { ...setup, mask: createMask([lease.token, newest.token]) };
   };
 
   async function send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome> {
@@ -160,16 +146,7 @@ export function createTransport(options: TransportOptions): Transport {
         permit?.release(feedbackFor(null));
         return noToken(previous, error, interrupt);
       }
-      let sent: Awaited<ReturnType<typeof sendOnce>>;
-      if (staticLease) sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
-      else {
-        carry(lease);
-        try {
-          sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
-        } finally {
-          release(lease);
-        }
-      }
+      const sent = await sendOnce(staticLease ? setup : setupFor(lease), request, headersFor(lease.token), interrupt);
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
