@@ -2,7 +2,7 @@
 // data (http/outcome.ts) and knows nothing of the command line; the sentences any command
 // would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
-import { Exit, type ExitCode } from '../../errors.js';
+import { Exit, type ExitCode, exitForSignal } from '../../errors.js';
 import { verdictOf } from '../../http/classify.js';
 import type { FailedAttempt, NotSentReason, Stop } from '../../http/outcome.js';
 import { formatSeconds } from '../../ui/duration.js';
@@ -60,6 +60,15 @@ export function whyNotSent(reason: NotSentReason): { message: string; exit: Exit
     case 'no-token':
       return { message: `not sent: ${reason.message}`, exit: Exit.auth };
   }
+}
+
+/**
+ * An id interrupted by a signal says the code the process ends with (130, 143 or 129), not
+ * Ctrl-C's for all three: a script reading --json sees one code for one event.
+ */
+export function signalExit<Result extends DeleteResult>(result: Result, interrupt: AbortSignal): Result {
+  if (!interrupt.aborted || !('exit' in result) || result.exit !== Exit.interrupted) return result;
+  return { ...result, exit: exitForSignal(interrupt.reason) };
 }
 
 /** What became of an id, as printed, before --missing-error and --ignore-missing are applied. */
