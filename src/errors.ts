@@ -60,6 +60,11 @@ export class AuthError extends CliError {
   }
 }
 
+/** 128 + the signal's number, as shells report a process the signal ended: the run's code, and each id's. */
+export function exitForSignal(signal: unknown): ExitCode {
+  return signal === 'SIGTERM' ? Exit.terminated : signal === 'SIGHUP' ? Exit.hangup : Exit.interrupted;
+}
+
 export class InterruptedError extends CliError {
   constructor(message = 'interrupted') {
     super(message, Exit.interrupted);

@@ -28,7 +28,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const noColor = typedBeforeOperands(argv, '--no-color');
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
-  const [{ runCli, fatalFieldsOf }, { createContext }, { Exit }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] =
+  const [{ runCli, fatalFieldsOf }, { createContext }, { Exit, exitForSignal }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] =
     await Promise.all([
       import('./cli.js'),
       import('./context.js'),
@@ -58,7 +58,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const envToken = process.env['PLANTSTORE_TOKEN'];
   if (envToken) io.redact(envToken.trim());
   const interrupt = new AbortController();
-  listenForInterrupts(interrupt, streams.flush);
+  listenForInterrupts(interrupt, streams.flush, exitForSignal);
   const ctx = createContext({
     io,
     env: process.env,
@@ -97,11 +97,6 @@ function versionAsked(argv: readonly string[]): 'plain' | 'json' | undefined {
   return undefined;
 }
 
-/** 128 + the signal's number, as shells report a process the signal ended. */
-function exitForSignal(signal: unknown): number {
-  return signal === 'SIGTERM' ? 143 : signal === 'SIGHUP' ? 129 : 130;
-}
-
 // After a signal, the report is written and the process should end. Node would wait for a
 // reader that stopped reading (a paused `| less`, a stuck log shipper) to take what is
 // still queued for it, for as long as it takes; Kubernetes and CI then send SIGKILL.
@@ -135,7 +130,7 @@ function prebuiltHelp(): string | undefined {
 // done (SIGHUP's default would kill the run mid-batch with no report, and leave a hidden
 // prompt's terminal without echo). Second signal of any kind: leave at once, with what was
 // already printed written out.
-function listenForInterrupts(controller: AbortController, flush: () => void): void {
+function listenForInterrupts(controller: AbortController, flush: () => void, exitForSignal: (signal: unknown) => number): void {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       flush();

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { AuthError, InterruptedError } from '../errors.js';
 import type { Env } from '../platform/env.js';
+import { createMask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
 import { CommandLineProblem, joinWords, splitWords } from './command-words.js';
+import { MAX_TOKEN_BYTES, MIN_TOKEN_CHARS } from './token.js';
 import { type ObtainedToken, readTokenOutput } from './token-output.js';
 
 export type { ObtainedToken } from './token-output.js';
@@ -13,8 +16,17 @@ export const MAX_TOKEN_COMMAND_OUTPUT = 64 * 1024;
 // minutes costs this much memory at most.
 const STDERR_TAIL_CHARS = 4096;
 const STDERR_LINE_CHARS = 200;
+/** Held stderr beyond this is not shown (the tail is still quoted in a failure). */
+const MAX_HELD_STDERR = 64 * 1024;
 /** How long a command has to go after SIGTERM before SIGKILL. */
 export const KILL_GRACE_MS = 2000;
+/** After Ctrl-C, SIGTERM or SIGHUP: the same, short, for the run ends within about a second. */
+export const INTERRUPT_GRACE_MS = 500;
+/**
+ * Once the command has exited, how long what it wrote may take to be read, when something it
+ * started in the background still holds its stdout or stderr open (`echo tok; sleep 100 &`).
+ */
+export const DRAIN_MS = 100;
 
 export interface TokenCommandOptions {
   /** The run's request timeout: the command gets as long to answer. */
@@ -22,16 +34,29 @@ export interface TokenCommandOptions {
   /** Ctrl-C, SIGTERM, SIGHUP: the command is stopped and the run ends as interrupted. */
   signal?: AbortSignal;
   /**
-   * Each piece of text the command writes on stderr, as it comes: a prompt or a warning for
-   * the user. Decoded as UTF-8 across chunk boundaries, so a piece never ends mid-character.
+   * Each piece of text the command writes on stderr: a prompt or a warning for the user.
+   * Decoded as UTF-8 across chunk boundaries, so a piece never ends mid-character.
    */
   onStderr?: (text: string) => void;
+  /**
+   * Hold the command's stderr until it has ended, and pass it on with the token it printed
+   * masked (a `set -x` script traces it). Off when stderr is a terminal: a prompt must show as it comes.
+   */
+  holdStderr?: boolean;
+  /**
+   * Run the command in a process group of its own, ended as a whole on a signal or when
+   * something it started outlives it. Only without a controlling terminal: a prompt must stay
+   * in the terminal's foreground group to read it. Decided from /dev/tty when not given.
+   */
+  ownGroup?: boolean;
   /** The command's environment; the CLI's own when not given. */
   env?: Env;
   /** The current time in epoch ms, to refuse a token that has expired already. */
   now?: () => number;
   killGraceMs?: number;
 }
+
+type StoppedFor = 'timeout' | 'too much output' | 'interrupted';
 
 interface Ending {
   status: number | null;
@@ -54,9 +79,16 @@ export async function runTokenCommand(commandLine: string, options: TokenCommand
   }
   const named = `token command '${shown(joinWords(words))}'`;
   if (options.signal?.aborted) throw new InterruptedError(`interrupted before ${named} ran`);
-  const stdout = await collectStdout(words, named, options);
-  const read = readTokenOutput(stdout.text);
-  if (!read.ok) throw new AuthError(`${named} ${read.reason}${stderrSuffix(stdout.lastStderrLine)}`);
+  const ran = await run(words, options);
+  const read = ran.stoppedFor === undefined ? readTokenOutput(ran.stdout) : undefined;
+  // Its stderr may hold the token (a trace, an error quoting it): masked before anything of it
+  // is shown. Without a token read, whatever on stdout looks like one is masked instead.
+  const mask = createMask(read?.ok ? [read.obtained.token] : tokenLike(ran.stdout));
+  if (ran.held) options.onStderr?.(mask(ran.held));
+  const lastStderrLine = lastLine(mask(ran.stderrTail));
+  const failure = describeFailure(named, ran, lastStderrLine, options.timeoutMs);
+  if (failure) throw failure;
+  if (!read?.ok) throw new AuthError(`${named} ${read?.reason ?? 'gave no token'}${stderrSuffix(lastStderrLine)}`);
   const { expiresAt } = read.obtained;
   const now = (options.now ?? Date.now)();
   if (expiresAt !== undefined && expiresAt <= now) {
@@ -66,42 +98,78 @@ export async function runTokenCommand(commandLine: string, options: TokenCommand
   return read.obtained;
 }
 
-interface Collected {
-  text: string;
-  lastStderrLine: string;
+interface Ran {
+  stdout: string;
+  /** Its stderr, when held; '' when passed on as it came. */
+  held: string;
+  stderrTail: string;
+  ending: Ending;
+  stoppedFor: StoppedFor | undefined;
+  spawnError: NodeJS.ErrnoException | undefined;
 }
 
-function collectStdout(words: string[], named: string, options: TokenCommandOptions): Promise<Collected> {
+function run(words: string[], options: TokenCommandOptions): Promise<Ran> {
   const [program, ...args] = words as [string, ...string[]];
-  return new Promise((resolve, reject) => {
+  const ownGroup = options.ownGroup ?? (process.platform !== 'win32' && !hasTerminal());
+  return new Promise((resolve) => {
     const child = spawn(program, args, {
       shell: false,
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.env ? { env: { ...options.env } } : {}),
       // A console window on Windows would flash for every renewal.
       windowsHide: true,
+      detached: ownGroup,
     });
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
+    let held = '';
     let stderrTail = '';
+    let ending: Ending = { status: null, signal: null };
     // Why the CLI stopped the command, if it did: decides the message once the child is gone.
-    let stoppedFor: 'timeout' | 'too much output' | 'interrupted' | undefined;
+    let stoppedFor: StoppedFor | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
     let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let open = 2;
+    let exited = false;
+    let done = false;
 
-    const stop = (reason: NonNullable<typeof stoppedFor>): void => {
-      if (stoppedFor !== undefined) return;
-      stoppedFor = reason;
-      child.kill('SIGTERM');
+    /** The command, and with its own group everything it started. */
+    const signalAll = (signal: NodeJS.Signals): void => {
+      if (ownGroup && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          // ESRCH: nothing of it is left.
+        }
+      } else child.kill(signal);
+    };
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      // After a stop, the SIGKILL still comes for whatever outlived the SIGTERM (unref'd).
+      if (stoppedFor === undefined) clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', onAbort);
       child.stdout.destroy();
-      // A command that ignores SIGTERM (or hangs in a prompt that traps it) still goes. Its
-      // stderr is let go too: a process it started in the background may hold it open, and
-      // 'close' waits for every pipe. (Not its own process group: a prompt on the terminal
-      // must stay in the foreground group to read it.)
+      child.stderr.destroy();
+      const stdout = Buffer.concat(chunks).toString('utf8');
+      resolve({ stdout, held, stderrTail, ending, stoppedFor, spawnError });
+    };
+    const stop = (reason: StoppedFor): void => {
+      if (stoppedFor !== undefined || done) return;
+      stoppedFor = reason;
+      signalAll('SIGTERM');
+      child.stdout.destroy();
+      // A command that ignores SIGTERM (or hangs in a prompt that traps it) still goes.
+      const grace = reason === 'interrupted' ? INTERRUPT_GRACE_MS : (options.killGraceMs ?? KILL_GRACE_MS);
+      // Its 'exit' then ends the wait: the pipes, which a process it left may hold, are let go.
       killTimer = setTimeout(() => {
-        child.kill('SIGKILL');
+        signalAll('SIGKILL');
+        child.stdout.destroy();
         child.stderr.destroy();
-      }, options.killGraceMs ?? KILL_GRACE_MS);
+      }, grace);
       killTimer.unref();
     };
     const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
@@ -116,33 +184,57 @@ function collectStdout(words: string[], named: string, options: TokenCommandOpti
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
-      options.onStderr?.(text);
+      if (!options.holdStderr) options.onStderr?.(text);
+      else if (held.length < MAX_HELD_STDERR) held += text.slice(0, MAX_HELD_STDERR - held.length);
       stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS);
     });
+    const ended = (): void => {
+      if (--open === 0 && exited) finish();
+    };
+    child.stdout.once('end', ended);
+    child.stderr.once('end', ended);
     child.on('error', (error: NodeJS.ErrnoException) => {
       // spawn failed (no such program, not executable): 'close' follows with no status.
       spawnError = error;
     });
-    child.on('close', (status: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      options.signal?.removeEventListener('abort', onAbort);
-      const lastStderrLine = lastLine(stderrTail);
-      const failure = describeFailure(named, { status, signal }, stoppedFor, spawnError, lastStderrLine, options.timeoutMs);
-      if (failure) return reject(failure);
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), lastStderrLine });
+    child.on('exit', (status: number | null, signal: NodeJS.Signals | null) => {
+      ending = { status, signal };
+      exited = true;
+      if (stoppedFor !== undefined || open === 0) return finish();
+      // What it wrote before exiting is read first; then whatever it started and left holding
+      // its output is ended with it. (A timer can come before the pipes are read in a turn of
+      // the event loop; setImmediate comes after.)
+      drainTimer = setTimeout(() => {
+        setImmediate(() => {
+          signalAll('SIGTERM');
+          finish();
+        });
+      }, DRAIN_MS);
     });
+    child.on('close', finish);
   });
 }
 
-function describeFailure(
-  named: string,
-  ending: Ending,
-  stoppedFor: 'timeout' | 'too much output' | 'interrupted' | undefined,
-  spawnError: NodeJS.ErrnoException | undefined,
-  lastStderrLine: string,
-  timeoutMs: number,
-): Error | undefined {
+/** Whether this process has a controlling terminal, where a token command may prompt. */
+function hasTerminal(): boolean {
+  try {
+    closeSync(openSync('/dev/tty', 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Words on stdout that could be a token: masked in its stderr when no token could be read. */
+function tokenLike(stdout: string): string[] {
+  return stdout
+    .split(/[\s"'{}[\],:]+/)
+    .filter((word) => word.length >= MIN_TOKEN_CHARS && word.length <= MAX_TOKEN_BYTES && /^[\x21-\x7e]+$/.test(word))
+    .slice(0, 8);
+}
+
+function describeFailure(named: string, ran: Ran, lastStderrLine: string, timeoutMs: number): Error | undefined {
+  const { ending, stoppedFor, spawnError } = ran;
   const stderr = stderrSuffix(lastStderrLine);
   if (stoppedFor === 'interrupted') return new InterruptedError(`interrupted while waiting for ${named}`);
   if (stoppedFor === 'timeout') {

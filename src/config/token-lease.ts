@@ -1,3 +1,4 @@
+import { AuthError } from '../errors.js';
 import type { ObtainedToken } from './token-output.js';
 
 /**
@@ -31,6 +32,12 @@ export interface TokenLeases {
   renewAfter(refused: Lease): Promise<Lease>;
   /** Whether a 401 for a request that started at `startedAt` (generation()) and was sent with `sent` is final. */
   refusalIsFinal(sent: Lease, startedAt: number): boolean;
+  /**
+   * The server answered a request sent with `sent` with `status`. Any status but 401 says it
+   * took the token. A token obtained because the one before was refused, refused in turn before
+   * the server took it even once, ends the renewals: the command's tokens are not for this server.
+   */
+  answered(sent: Lease, status: number): void;
 }
 
 /**
@@ -71,6 +78,7 @@ export function staticTokens(token: string, options: LeaseOptions): TokenLeases 
     // Nothing newer exists; refusalIsFinal already says so, this is for a caller that asks anyway.
     renewAfter: () => Promise.resolve(lease),
     refusalIsFinal: (sent, startedAt) => isFinalRefusal(sent, startedAt, false),
+    answered: () => {},
   };
 }
 
@@ -84,8 +92,12 @@ export function commandTokens(obtain: () => Promise<ObtainedToken>, options: Lea
   let newest: Lease | undefined;
   let renewal: Promise<Lease> | undefined;
   let failure: { error: unknown } | undefined;
+  // Whether `newest` was obtained because the server refused the one before it.
+  let newestAfterRefusal = false;
+  // The newest generation the server has taken (answered with anything but 401).
+  let taken = 0;
 
-  const renew = (): Promise<Lease> => {
+  const renew = (afterRefusal: boolean): Promise<Lease> => {
     const generation = (newest?.generation ?? 0) + 1;
     renewal = obtain().then(
       (obtained) => {
@@ -95,6 +107,7 @@ export function commandTokens(obtain: () => Promise<ObtainedToken>, options: Lea
           lease.expiresAt === undefined ? { kind: 'obtained', generation } : { kind: 'obtained', generation, expiresAt: lease.expiresAt },
         );
         newest = lease;
+        newestAfterRefusal = afterRefusal;
         renewal = undefined;
         return lease;
       },
@@ -110,11 +123,11 @@ export function commandTokens(obtain: () => Promise<ObtainedToken>, options: Lea
   const current = (): Promise<Lease> => {
     if (failure) return Promise.reject(failure.error);
     if (renewal) return renewal;
-    if (!newest) return renew();
+    if (!newest) return renew(false);
     const at = renewsAt(newest);
     if (at !== undefined && options.now() >= at) {
       options.onEvent?.({ kind: 'renewing', reason: 'expiring', generation: newest.generation, expiresAt: newest.expiresAt as number });
-      return renew();
+      return renew(false);
     }
     return Promise.resolve(newest);
   };
@@ -126,10 +139,26 @@ export function commandTokens(obtain: () => Promise<ObtainedToken>, options: Lea
     renewAfter: (refused) => {
       if (!failure && !renewal && newest && newest.generation <= refused.generation) {
         options.onEvent?.({ kind: 'renewing', reason: 'refused', generation: refused.generation });
-        return renew();
+        return renew(true);
       }
       return current();
     },
     refusalIsFinal: (sent, startedAt) => isFinalRefusal(sent, startedAt, true),
+    answered: (sent, status) => {
+      if (status !== 401) {
+        taken = Math.max(taken, sent.generation);
+        return;
+      }
+      // Renewing again would only ask for another token to be refused, as every one so far
+      // was: a run of thousands of ids would run the command once per wave of 401s.
+      if (failure || !newestAfterRefusal || newest?.generation !== sent.generation || taken >= sent.generation) return;
+      const { generation } = sent;
+      failure = {
+        error: new AuthError(
+          `the server refused token ${generation} from the token command as well, right after refusing token ${generation - 1}: ` +
+            'check that the command gives tokens for this server, and the base URL (plantstore auth status)',
+        ),
+      };
+    },
   };
 }

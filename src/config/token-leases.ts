@@ -15,8 +15,10 @@ export interface LeaseSetup {
   /** Ctrl-C stops a token command still running. */
   signal: AbortSignal;
   env: Env;
-  /** The token command's own stderr (a prompt, a warning), passed on as it comes. */
+  /** The token command's own stderr (a prompt, a warning): passed on as it comes, or held (holdStderr). */
   onStderr: (text: string) => void;
+  /** Hold it until the command has ended, and mask the token in it: when stderr is not a terminal (a CI log). */
+  holdStderr: boolean;
   onEvent?: (event: TokenEvent) => void;
   now?: () => number;
 }
@@ -25,7 +27,14 @@ export function tokenLeases(token: TokenSource, setup: LeaseSetup): TokenLeases 
   const now = setup.now ?? Date.now;
   if (!isTokenCommand(token)) return staticTokens(token.value, { now, onToken: setup.onToken });
   return commandTokens(
-    () => runTokenCommand(token.command, { timeoutMs: setup.timeoutMs, signal: setup.signal, env: setup.env, onStderr: setup.onStderr }),
+    () =>
+      runTokenCommand(token.command, {
+        timeoutMs: setup.timeoutMs,
+        signal: setup.signal,
+        env: setup.env,
+        onStderr: setup.onStderr,
+        holdStderr: setup.holdStderr,
+      }),
     { now, onToken: setup.onToken, ...(setup.onEvent ? { onEvent: setup.onEvent } : {}) },
   );
 }

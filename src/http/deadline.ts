@@ -10,23 +10,39 @@ export interface Cuttable {
 export const TIMED_OUT = Symbol('timed out');
 
 /**
+ * A timer that fires this much after its time was held up: the event loop did not run (the
+ * process was stopped by Ctrl-Z or SIGSTOP, the machine slept, a VM was paused), so sockets
+ * were not read meanwhile either. Timers run before sockets are read in each turn of the loop.
+ */
+export const LATE_MS = 10;
+
+const monotonic = (): number => performance.now();
+
+/**
  * Cuts `attempt` once, when it has run `timeoutMs` or on Ctrl-C (at once when the interrupt
  * came already), unless end() came first. One timer per attempt; the interrupt has one listener
  * for all the attempts watching it. Built without a closure or an AbortController per attempt:
  * a batch makes a million of these.
+ *
+ * A timer that fires late is honoured one turn of the event loop later (setImmediate runs after
+ * the sockets are read): an answer that arrived before the deadline, while the process was
+ * stopped, is used rather than discarded as a timeout and retried.
  */
-export function attemptDeadline(timeoutMs: number, interrupt: AbortSignal, attempt: Cuttable): AttemptDeadline {
-  return new AttemptDeadline(timeoutMs, interrupt, attempt);
+export function attemptDeadline(timeoutMs: number, interrupt: AbortSignal, attempt: Cuttable, now = monotonic): AttemptDeadline {
+  return new AttemptDeadline(timeoutMs, interrupt, attempt, now);
 }
 
 export class AttemptDeadline {
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly watchers: Set<AttemptDeadline> | undefined;
+  private readonly dueAt: number = 0;
+  private immediate: NodeJS.Immediate | undefined;
 
   constructor(
     timeoutMs: number,
     interrupt: AbortSignal,
     private readonly attempt: Cuttable,
+    private readonly now: () => number = monotonic,
   ) {
     if (interrupt.aborted) {
       attempt.cut('interrupted', interrupt.reason);
@@ -34,17 +50,28 @@ export class AttemptDeadline {
     }
     this.watchers = watchersOf(interrupt);
     this.watchers.add(this);
+    this.dueAt = now() + timeoutMs;
     this.timer = setTimeout(expire, timeoutMs, this);
   }
 
   /** The attempt is over: its timer is stopped, and the interrupt no longer reaches it. */
   end(): void {
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.watchers?.delete(this);
   }
 
-  /** Its time has run out (its timer calls this). */
+  /** Its timer has fired (the timer calls this): the attempt is cut now, or, when the timer came late, after the sockets are read. */
   expire(): void {
+    if (this.now() - this.dueAt > LATE_MS) {
+      this.immediate = setImmediate(cutLate, this);
+      return;
+    }
+    this.cutForTime();
+  }
+
+  /** Its time has run out, and any answer that came in time has been read. */
+  cutForTime(): void {
     this.watchers?.delete(this);
     this.attempt.cut('timeout', TIMED_OUT);
   }
@@ -52,12 +79,17 @@ export class AttemptDeadline {
   /** Ctrl-C (the interrupt's one listener calls this). */
   interrupted(reason: unknown): void {
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.attempt.cut('interrupted', reason);
   }
 }
 
 function expire(deadline: AttemptDeadline): void {
   deadline.expire();
+}
+
+function cutLate(deadline: AttemptDeadline): void {
+  deadline.cutForTime();
 }
 
 const watching = new WeakMap<AbortSignal, Set<AttemptDeadline>>();

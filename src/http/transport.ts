@@ -67,9 +67,11 @@ export function createTransport(options: TransportOptions): Transport {
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createDispatcher({ ...options, origin: base.origin, proxy: rawProxy });
   const tokens = typeof endpoint.token === 'string' ? staticTokens(endpoint.token, { now: Date.now }) : endpoint.token;
-  // Every token sent so far, in every form a server could echo it back in, hidden before any text is cut to length.
-  const known = new Set(typeof endpoint.token === 'string' ? [endpoint.token] : []);
-  let mask = createMask([...known]);
+  // The newest token, in every form a server could echo it back in, hidden before any text is
+  // cut to length. An attempt takes the mask as it starts, so one still on its way when the
+  // token is renewed keeps masking its own: the mask holds one token however many a run sees.
+  let newest: Lease | undefined = typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
+  let mask = createMask(newest === undefined ? [] : [newest.token]);
   // Outcomes carry these to whoever prints them: masked here, once, like every other string in an outcome.
   const proxy = rawProxy === undefined ? undefined : mask(maskProxy(rawProxy));
   const route: Route = { host: mask(base.host), ...(proxy === undefined ? {} : { via: proxy }) };
@@ -86,8 +88,7 @@ export function createTransport(options: TransportOptions): Transport {
     onEvent,
   };
 
-  const staticLease: Lease | undefined =
-    typeof endpoint.token === 'string' ? { token: endpoint.token, generation: 1, obtainedAt: 0 } : undefined;
+  const staticLease = newest;
   // The request headers for a token, built once per token rather than once per attempt.
   let headers: { token: string; value: Record<string, string> } | undefined;
   const headersFor = (token: string): Record<string, string> => {
@@ -95,12 +96,15 @@ export function createTransport(options: TransportOptions): Transport {
     return headers.value;
   };
 
-  /** A renewed token, masked from here on in whatever the server says. */
-  const learn = (token: string): void => {
-    if (known.has(token)) return;
-    known.add(token);
-    mask = createMask([...known]);
-    setup.mask = mask;
+  /** What an attempt sent with `lease` is made with: its mask is made for that token. */
+  const setupFor = (lease: Lease): AttemptSetup => {
+    if (newest === undefined || lease.generation > newest.generation) {
+      newest = lease;
+      mask = createMask([lease.token]);
+      setup.mask = mask;
+    }
+    // A lease handed out just before a renewal completed: rare, and masked for both.
+    return lease.token === newest.token ? setup : { ...setup, mask: createMask([lease.token, newest.token]) };
   };
 
   async function send(request: HttpRequest, interrupt: AbortSignal): Promise<Outcome> {
@@ -140,10 +144,9 @@ export function createTransport(options: TransportOptions): Transport {
         lease = staticLease ?? (await tokens.current());
       } catch (error) {
         permit?.release(feedbackFor(null));
-        return noToken(previous, error);
+        return noToken(previous, error, interrupt);
       }
-      learn(lease.token);
-      const sent = await sendOnce(setup, request, headersFor(lease.token), interrupt);
+      const sent = await sendOnce(staticLease ? setup : setupFor(lease), request, headersFor(lease.token), interrupt);
       if (sent === undefined) {
         // Ctrl-C came between the permit and the send: the permit goes back, having learnt nothing.
         permit?.release(feedbackFor(null));
@@ -151,6 +154,7 @@ export function createTransport(options: TransportOptions): Transport {
       }
       const { outcome, retryAfterMs } = sent;
       permit?.release(feedbackFor(outcome.status ?? null, retryAfterMs));
+      if (outcome.status !== undefined) tokens.answered(lease, outcome.status);
       if (outcome.kind === 'ok') return outcome;
       const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
       if (outcome.status === 401 && !tokens.refusalIsFinal(lease, startedAt)) {
@@ -159,7 +163,7 @@ export function createTransport(options: TransportOptions): Transport {
         try {
           await tokens.renewAfter(lease);
         } catch (error) {
-          return noToken(failed, error);
+          return noToken(failed, error, interrupt);
         }
         previous = failed;
         continue;
@@ -181,7 +185,9 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   /** No token to send: the token command failed. The run ends; this request was not sent, or not again. */
-  function noToken(previous: Failed | undefined, error: unknown): Outcome {
+  function noToken(previous: Failed | undefined, error: unknown, interrupt: AbortSignal): Outcome {
+    // Ctrl-C, SIGTERM or SIGHUP stopped the command: the request was interrupted, not refused a token.
+    if (interrupt.aborted) return notAdmitted(previous, interrupt);
     const message = error instanceof Error ? error.message : String(error);
     return previous === undefined
       ? { kind: 'not-sent', reason: { kind: 'no-token', message } }

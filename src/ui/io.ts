@@ -41,6 +41,12 @@ export interface IO {
    * covers messages from every layer, including ones we did not write.
    */
   redact(secret: string): void;
+  /**
+   * Registers a token from a token command. Unlike redact(), only the newest LEASED_MASKED stay
+   * masked here: the transport masks every token an attempt still carries in what the server
+   * says, and a day of one-minute tokens must not cost 1,440 patterns on every line printed.
+   */
+  redactLeased(token: string): void;
   /** Writes one line to stderr. */
   err(line: string): void;
   /** Writes to stderr without a line break: prompts. */
@@ -74,6 +80,9 @@ export function colorLevel(isTTY: boolean, env: Env, disabledByFlag: boolean): 0
   return isTTY ? 1 : 0;
 }
 
+/** How many of a token command's newest tokens the last-step mask holds. */
+export const LEASED_MASKED = 2;
+
 interface Sink {
   write(text: string): unknown;
   isTTY?: boolean;
@@ -84,7 +93,11 @@ interface Sink {
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
   let disabledByFlag = false;
   const secrets = new Set<string>();
+  const leased: string[] = [];
   let scrub: Mask = (text) => text;
+  const rebuild = (): void => {
+    scrub = createMask(new Set([...secrets, ...leased]));
+  };
   const styles = new Map<Sink, Style>();
   const styleFor = (sink: Sink): Style => {
     let style = styles.get(sink);
@@ -111,7 +124,13 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
       // A very short "secret" would shred ordinary words; such a token is refused before use anyway.
       if (secret.length < MIN_TOKEN_CHARS || secrets.has(secret)) return;
       secrets.add(secret);
-      scrub = createMask(secrets);
+      rebuild();
+    },
+    redactLeased: (token) => {
+      if (token.length < MIN_TOKEN_CHARS || leased.includes(token)) return;
+      leased.push(token);
+      if (leased.length > LEASED_MASKED) leased.shift();
+      rebuild();
     },
     outStyle: () => styleFor(stdout),
     errStyle: () => styleFor(stderr),

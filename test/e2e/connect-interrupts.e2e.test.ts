@@ -50,17 +50,20 @@ describe('a signal while the TLS handshake is unanswered', () => {
   it.each([
     { signal: 'SIGINT', code: 130 },
     { signal: 'SIGTERM', code: 143 },
-  ] as const)('$signal ends the run at once (exit $code), well before the 20 s timeout; every id "not sent"', async ({ signal, code }) => {
-    const connected = new Promise<void>((resolve) => (onConnection = resolve));
-    const child = start(['--timeout', '20', 'delete', '1', '2', '3', '4']);
-    await connected;
-    child.kill(signal);
-    const result = await endsWithin(child, 10_000);
-    expect(result.code).toBe(code);
-    const results = lines(result.stdout);
-    expect(results.map((line) => line['id'])).toEqual([1, 2, 3, 4]);
-    for (const line of results) expect(line).toMatchObject({ deleted: false, status: null, attempted: false, exit: 130 });
-  });
+  ] as const)(
+    '$signal ends the run at once (exit $code), well before the 20 s timeout; every id "not sent", with that exit code too',
+    async ({ signal, code }) => {
+      const connected = new Promise<void>((resolve) => (onConnection = resolve));
+      const child = start(['--timeout', '20', 'delete', '1', '2', '3', '4']);
+      await connected;
+      child.kill(signal);
+      const result = await endsWithin(child, 10_000);
+      expect(result.code).toBe(code);
+      const results = lines(result.stdout);
+      expect(results.map((line) => line['id'])).toEqual([1, 2, 3, 4]);
+      for (const line of results) expect(line).toMatchObject({ deleted: false, status: null, attempted: false, exit: code });
+    },
+  );
 });
 
 describe('--timeout bounds the connect', () => {

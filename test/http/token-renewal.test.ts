@@ -143,4 +143,36 @@ describe('a token that renews', () => {
     expect(api.seen).toEqual([1]);
     expect(runs).toBe(2);
   });
+
+  it('an answer still on its way when the token is renewed is masked for the token it was sent with', async () => {
+    let holdFirst: () => void = () => {};
+    const echo = http.createServer((req, res) => {
+      const auth = req.headers.authorization ?? '';
+      const answer = () =>
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 7, message: `refused ${auth}` }));
+      if (req.url === '/plants/1') holdFirst = answer;
+      else if (auth === `Bearer ${token(1)}`)
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":401,"message":"expired"}');
+      else answer();
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => echo.close(() => resolve())));
+    let runs = 0;
+    const tokens = commandTokens(async () => ({ token: token(++runs) }), { now: Date.now });
+    await tokens.current();
+    const transport = transportFor(`http://127.0.0.1:${(echo.address() as AddressInfo).port}`, tokens);
+    const first = send(transport, 1);
+    // Plant 2 meets a 401 with token 1: token 2 is obtained while plant 1's answer is held.
+    const second = await send(transport, 2);
+    expect(runs).toBe(2);
+    holdFirst();
+    const outcomes = [await first, second];
+    expect(outcomes.map((outcome) => (outcome.kind === 'failed' ? outcome.last.status : outcome.kind))).toEqual([400, 400]);
+    for (const outcome of outcomes) {
+      const text = JSON.stringify(outcome);
+      expect(text).toContain('refused Bearer ***');
+      expect(text).not.toContain(token(1));
+      expect(text).not.toContain(token(2));
+    }
+  });
 });

@@ -113,7 +113,14 @@ async function tokenOf(token: TokenSource | undefined, timeoutMs: number, ctx: C
     return token;
   }
   const { tokenLeases } = await import('../../config/token-leases.js');
-  const leases = tokenLeases(token, { onToken: ctx.io.redact, timeoutMs, signal: ctx.signal, env: ctx.env, onStderr: ctx.io.errText });
+  const leases = tokenLeases(token, {
+    onToken: ctx.io.redactLeased,
+    timeoutMs,
+    signal: ctx.signal,
+    env: ctx.env,
+    onStderr: ctx.io.errText,
+    holdStderr: !ctx.io.stderrIsTTY,
+  });
   const { token: value } = await leases.current();
   return { value, source: `token command '${token.command}' (from ${token.source})` };
 }

@@ -14,7 +14,7 @@ import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions, NetworkSettings } from './flags.js';
 import type { RunJournal } from './journal.js';
-import { describeAttempt, explainOutcome, whyNotSent } from './outcomes.js';
+import { describeAttempt, explainOutcome, signalExit, whyNotSent } from './outcomes.js';
 import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
@@ -68,11 +68,13 @@ async function firstToken(target: Target, network: NetworkOptions, verbose: bool
   // Loaded only for a token command: it brings child_process, which a run with a token never needs.
   const { tokenLeases } = await import('../../config/token-leases.js');
   const leases = tokenLeases(target.token, {
-    onToken: ctx.io.redact,
+    onToken: ctx.io.redactLeased,
     timeoutMs: network.timeoutMs,
     signal: ctx.signal,
     env: ctx.env,
     onStderr: ctx.io.errText,
+    // On a terminal it shows as it comes, so that a prompt works; elsewhere (a CI log) it is held and masked.
+    holdStderr: !ctx.io.stderrIsTTY,
     ...(verbose ? { onEvent: (event: TokenEvent) => ctx.io.err(`* ${describeTokenEvent(event)}`) } : {}),
   });
   await leases.current();
@@ -112,7 +114,7 @@ async function deleteAll(
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
   });
   const send = async (id: string, inFlightEarlier: boolean): Promise<DeleteResult> => {
-    const result = explainOutcome(await deletePlant(transport, id, ctx.signal), missing, inFlightEarlier);
+    const result = signalExit(explainOutcome(await deletePlant(transport, id, ctx.signal), missing, inFlightEarlier), ctx.signal);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
     journal?.record(result);
     return result;
@@ -132,7 +134,7 @@ async function deleteAll(
   const notSentNow = (id: string): DeleteResult => {
     stopReason ??= journal?.stopReason();
     const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-    const result = notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal);
+    const result = signalExit(notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal), ctx.signal);
     journal?.record(result);
     return result;
   };

@@ -9,13 +9,15 @@ import type { Tally } from './result.js';
 
 /**
  * `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids
- * too; with --concurrency auto, the limit the run settled at.
+ * too; with --concurrency auto, the limit the run settled at, when it sent anything.
  */
 export function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats, journal = false): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
   const earlier = tally.deletedEarlier > 0 ? ` (${tally.deletedEarlier} by the earlier run, in flight when it stopped)` : '';
   const counts = `${tally.deleted} deleted${earlier}${skipped}, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
-  const settled = throttled.settledConcurrency === undefined ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;
+  // A run that sent nothing (no token, or every id done already) found no pace to settle at.
+  const sent = tally.deleted + tally.absent + tally.failed > 0;
+  const settled = throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;
   return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
 }
 

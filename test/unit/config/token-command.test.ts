@@ -295,3 +295,38 @@ describe('runTokenCommand on an abort (Ctrl-C)', () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("a token command's stderr, held (plantstore's stderr is not a terminal)", () => {
+  it('is passed on once the command has ended, with the token it printed masked', async () => {
+    const seen = run(script(`console.error('+ TOKEN=${SECRET}'); console.error('working'); console.log('${SECRET}');`), {
+      holdStderr: true,
+    });
+    expect(await seen.result).toEqual({ token: SECRET });
+    expect(seen.stderr).toBe('+ TOKEN=***\nworking\n');
+  });
+
+  it('when no token could be read, whatever on stdout looks like one is masked, in it and in the message', async () => {
+    const seen = run(script(`console.error('+ printf ${SECRET}'); console.log(JSON.stringify('${SECRET}'));`), { holdStderr: true });
+    const error = await rejection(seen.result);
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as Error).message).toMatch(/\(its stderr ended: \+ printf \*\*\*\)$/);
+    expect(seen.stderr).toBe('+ printf ***\n');
+  });
+});
+
+describe('a token command that leaves a process holding its output', () => {
+  it('is used once it has exited and its output is read; in a group of its own, what it left is ended', async () => {
+    const source = `import { spawn } from 'node:child_process';
+      const left = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'inherit' });
+      console.error('left ' + left.pid);
+      console.log('${SECRET}');
+      process.exit(0);`;
+    const seen = run(script(source), { ownGroup: true });
+    expect(await seen.result).toEqual({ token: SECRET });
+    const left = Number(/left (\d+)/.exec(seen.stderr)?.[1]);
+    pids.push(left);
+    // The SIGTERM is sent before the result; the process takes its turn to go.
+    for (let tries = 0; tries < 100 && alive(left); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive(left)).toBe(false);
+  });
+});

@@ -157,6 +157,55 @@ describe('commandTokens', () => {
   });
 });
 
+describe('commandTokens against a server that refuses its tokens', () => {
+  /** The first token obtained, then refused once: the second is obtained, as for an expired token. */
+  async function refusedOnce() {
+    const setup = setUp();
+    const { command, leases } = setup;
+    const first = leases.current();
+    command.answer({ token: 'token-one-1' });
+    const one = await first;
+    leases.answered(one, 401);
+    const renewal = leases.renewAfter(one);
+    command.answer({ token: 'token-two-2' });
+    return { ...setup, one, two: await renewal };
+  }
+
+  it('a token obtained after a refusal, refused before the server took it once, ends the renewals', async () => {
+    const { command, leases, two } = await refusedOnce();
+    leases.answered(two, 401);
+    const error = await rejection(leases.renewAfter(two));
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as Error).message).toMatch(/^the server refused token 2 from the token command as well, right after refusing token 1/);
+    // Every later request is told the same, and the command is not run again.
+    expect(await rejection(leases.current())).toBe(error);
+    expect(command.runs).toHaveLength(2);
+  });
+
+  it('a token the server took, refused later (it expired early), is renewed as before', async () => {
+    const { command, leases, two } = await refusedOnce();
+    leases.answered(two, 204);
+    leases.answered(two, 401);
+    const renewal = leases.renewAfter(two);
+    command.answer({ token: 'token-three-3' });
+    expect((await renewal).generation).toBe(3);
+  });
+
+  it('a late refusal of the older token, or any other status, ends nothing', async () => {
+    const { command, leases, one, two } = await refusedOnce();
+    leases.answered(one, 401);
+    leases.answered(two, 404);
+    expect(await leases.current()).toBe(two);
+    expect(command.runs).toHaveLength(2);
+  });
+
+  it('the first token refused is renewed: it may have expired while the run started', async () => {
+    const { command, two } = await refusedOnce();
+    expect(two.generation).toBe(2);
+    expect(command.runs).toHaveLength(2);
+  });
+});
+
 describe('staticTokens', () => {
   it('hands out the one token, never renews, and a 401 is final at once', async () => {
     const masked: string[] = [];

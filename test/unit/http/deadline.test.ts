@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { attemptDeadline, type Cutoff, TIMED_OUT } from '../../../src/http/deadline.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { attemptDeadline, type Cutoff, LATE_MS, TIMED_OUT } from '../../../src/http/deadline.js';
 
 // Fake timers stand in for the clock: nothing waits.
 beforeEach(() => {
@@ -62,4 +62,58 @@ it('once the attempt ends, neither its timer nor an interrupt reaches it; the ot
   vi.advanceTimersByTime(10_000);
   interrupt.abort('SIGINT');
   expect([ended.cuts, running.cuts]).toEqual([[], ['interrupted']]);
+});
+
+describe('a deadline whose timer fires late (the process was stopped, the machine slept)', () => {
+  // The clock is a number the test moves; timers and immediates are fake: the test says when each runs.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+  });
+
+  function lateWatched(timeoutMs: number, interrupt: AbortSignal) {
+    const clock = { now: 50_000 };
+    const cuts: Cutoff[] = [];
+    const deadline = attemptDeadline(timeoutMs, interrupt, { cut: (why) => cuts.push(why) }, () => clock.now);
+    return { clock, cuts, deadline };
+  }
+
+  it('on time, or late by no more than LATE_MS, it cuts at once', () => {
+    for (const lateBy of [0, LATE_MS]) {
+      const { clock, cuts } = lateWatched(2000, new AbortController().signal);
+      clock.now += 2000 + lateBy;
+      vi.advanceTimersByTime(2000);
+      expect(cuts).toEqual(['timeout']);
+    }
+  });
+
+  it('late by more, it waits one turn of the event loop: an answer read in that turn ends the attempt, uncut', () => {
+    const { clock, cuts, deadline } = lateWatched(2000, new AbortController().signal);
+    // Stopped for 3 s: the timer runs 1 s after its time, before the sockets are read.
+    clock.now += 3000;
+    vi.advanceTimersByTime(2000);
+    expect(cuts).toEqual([]);
+    // The answer that came while it was stopped is read, and the attempt ends.
+    deadline.end();
+    vi.runAllTimers();
+    expect(cuts).toEqual([]);
+  });
+
+  it('late by more, with no answer in that turn, it cuts then', () => {
+    const { clock, cuts } = lateWatched(2000, new AbortController().signal);
+    clock.now += 3000;
+    vi.advanceTimersByTime(2000);
+    expect(cuts).toEqual([]);
+    vi.runAllTimers();
+    expect(cuts).toEqual(['timeout']);
+  });
+
+  it('Ctrl-C in that turn cuts it as interrupted, once', () => {
+    const interrupt = new AbortController();
+    const { clock, cuts } = lateWatched(2000, interrupt.signal);
+    clock.now += 3000;
+    vi.advanceTimersByTime(2000);
+    interrupt.abort('SIGINT');
+    vi.runAllTimers();
+    expect(cuts).toEqual(['interrupted']);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorLevel } from '../../../src/ui/io.js';
+import { colorLevel, createTestIO, LEASED_MASKED } from '../../../src/ui/io.js';
 
 describe('colorLevel', () => {
   it.each<[string, boolean, Record<string, string>, boolean, number]>([
@@ -21,5 +21,31 @@ describe('colorLevel', () => {
     ['TERM=xterm on a tty', true, { TERM: 'xterm-256color' }, false, 1],
   ])('%s -> %i', (_name, isTTY, env, noColorFlag, level) => {
     expect(colorLevel(isTTY, env, noColorFlag)).toBe(level);
+  });
+});
+
+describe("the last-step mask and a token command's tokens", () => {
+  const token = (n: number) => `leased-token-${n}-0123456789`;
+
+  it(`holds the newest ${LEASED_MASKED} of 1,000 tokens, and every static secret: its cost stays that of a few`, () => {
+    const io = createTestIO();
+    io.redact('static-secret-0123456789');
+    for (let n = 1; n <= 1000; n++) io.redactLeased(token(n));
+    const newest = Array.from({ length: LEASED_MASKED }, (_, i) => token(1000 - i));
+    expect(io.mask(`${newest.join(' ')} static-secret-0123456789`)).toBe(
+      Array(LEASED_MASKED + 1)
+        .fill('***')
+        .join(' '),
+    );
+    // The transport masked what the server said with every token its attempts carried; here an
+    // old one is no longer looked for, and that is the bound on the cost.
+    expect(io.mask(token(1000 - LEASED_MASKED))).toBe(token(1000 - LEASED_MASKED));
+  });
+
+  it('a token given again is not counted twice', () => {
+    const io = createTestIO();
+    for (let n = 1; n <= LEASED_MASKED; n++) io.redactLeased(token(n));
+    io.redactLeased(token(1));
+    expect(io.mask(token(1))).toBe('***');
   });
 });

@@ -42,6 +42,18 @@ describe('the summary line', () => {
     );
   });
 
+  it('with auto, when nothing was sent (every id not sent, or done by an earlier run): nothing about concurrency', () => {
+    const stats = { ...calm, concurrencyLimit: 4, settledConcurrency: 4 };
+    const unsent = new Tally();
+    for (const id of ['1', '2']) {
+      unsent.add({ id, deleted: false, status: null, error: null, message: 'not sent: no token', exit: 4, attempted: false });
+    }
+    expect(summaryLine(unsent, 400, stats)).toBe('0 deleted, 0 already absent, 0 failed, 2 not sent in 0.4s');
+    const skipped = new Tally();
+    skipped.add({ id: '1', deleted: true, status: null, journal: true });
+    expect(summaryLine(skipped, 400, stats, true)).toBe('0 deleted, 1 skipped (journal), 0 already absent, 0 failed, 0 not sent in 0.4s');
+  });
+
   it('with auto and 503 cuts: the limit is named once, as where the run settled', () => {
     const stats = { ...calm, refusals: 3, concurrencyCuts: 2, concurrencyLimit: 19, settledConcurrency: 19 };
     expect(summaryLine(tallyOf(2), 400, stats)).toBe(

@@ -4,6 +4,7 @@ import {
   describeOutcome,
   explainOutcome,
   type MissingRule,
+  signalExit,
   whyNotSent,
 } from '../../../../src/commands/delete/outcomes.js';
 import type { PlantOutcome } from '../../../../src/commands/delete/request.js';
@@ -263,5 +264,39 @@ describe('explainOutcome: what "no such plant" looks like', () => {
   it('deletions and ids never sent pass through', () => {
     expect(explainOutcome({ kind: 'deleted', id: '1', status: 204 }, ignore)).toEqual({ id: '1', deleted: true, status: 204 });
     expect(explainOutcome({ kind: 'not-sent', id: '1', reason: { kind: 'interrupted' } }, ignore)).toMatchObject({ attempted: false });
+  });
+});
+
+describe('signalExit: an id interrupted by a signal says the code the process ends with', () => {
+  const interrupted = notSentFor('9');
+  function notSentFor(id: string) {
+    return explainOutcome({ kind: 'not-sent', id, reason: { kind: 'interrupted' } }, { codes: [], ignore: false });
+  }
+  function aborted(reason: string): AbortSignal {
+    const controller = new AbortController();
+    controller.abort(reason);
+    return controller.signal;
+  }
+  it.each<[string, number]>([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ])('after %s: exit %i', (signal, exit) => {
+    expect(signalExit(interrupted, aborted(signal))).toMatchObject({ exit, attempted: false });
+  });
+
+  it('leaves every other result alone, and all of them when nothing was interrupted', () => {
+    const refused = explainOutcome(
+      {
+        kind: 'failed',
+        id: '2',
+        last: { kind: 'api-error', status: 401, code: 401, message: 'no' },
+        attempts: 1,
+        earlierAnswerLost: false,
+      },
+      { codes: [], ignore: false },
+    );
+    expect(signalExit(refused, aborted('SIGTERM'))).toBe(refused);
+    expect(signalExit(interrupted, new AbortController().signal)).toBe(interrupted);
   });
 });
