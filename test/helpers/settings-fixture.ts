@@ -7,9 +7,9 @@ import { afterEach, beforeEach } from 'vitest';
 import { type ConfigFile, openConfig } from '../../src/config/file.js';
 import { resolveTarget, type Target, type TargetSettings } from '../../src/config/resolve.js';
 import type { AnyFlag } from '../../src/flags/flag.js';
-import { BASE_URL, PROFILE, TOKEN_FILE } from '../../src/flags/global.js';
 import { flagReader } from '../../src/flags/read.js';
 import type { Env } from '../../src/platform/env.js';
+import { serviceSettings } from '../../src/service/settings.js';
 
 export const TOKEN = 'stored-token-0123456789';
 export const ENV_TOKEN = 'env-token-abcdefghijkl';
@@ -52,10 +52,9 @@ export function settingsFixture() {
     return flagReader<AnyFlag>(parsed, { env, config });
   }
 
-  /** What a command reads for its target, as delete's flags.ts reads it. */
+  /** What a command reads for its target, as every command that calls the service reads it. */
   function targetFrom(parsed: GlobalFlags, env: Env): TargetSettings {
-    const flags = flagsFrom(parsed, env);
-    return { profile: flags.value(PROFILE), baseUrl: flags.sourced(BASE_URL), tokenFile: flags.sourced(TOKEN_FILE) };
+    return serviceSettings(flagsFrom(parsed, env)).target;
   }
 
   async function targetOf(parsed: GlobalFlags, env: Env): Promise<Target> {

@@ -1,21 +1,9 @@
 import { MAX_CONCURRENCY } from '../../batch/ordered-pool.js';
 import type { Rate } from '../../batch/rate-limit.js';
-import type { TargetSettings } from '../../config/resolve.js';
-import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
-import {
-  BASE_URL,
-  CACERT,
-  GLOBAL_FLAGS,
-  JSON_OUTPUT,
-  MAX_RETRY_WAIT,
-  PROFILE,
-  QUIET,
-  RETRIES,
-  TIMEOUT,
-  TOKEN_FILE,
-  VERBOSE,
-} from '../../flags/global.js';
+import { Flag, type FlagReader } from '../../flags/flag.js';
+import { GLOBAL_FLAGS, JSON_OUTPUT, QUIET, VERBOSE } from '../../flags/global.js';
 import { filePath, missingErrors, rate, wholeNumberOr } from '../../flags/kinds.js';
+import { type ServiceSettings, serviceSettings } from '../../service/settings.js';
 import type { MissingRule } from './outcomes.js';
 import type { OutputMode } from './report.js';
 
@@ -88,8 +76,8 @@ export const DELETE_GLOBALS = GLOBAL_FLAGS;
 
 export type DeleteFlags = FlagReader<(typeof DELETE_FLAGS)[number] | (typeof DELETE_GLOBALS)[number]>;
 
-/** Everything `plantstore delete` was asked, read from flags, variables and the profile. */
-export interface DeleteOptions {
+/** Everything `plantstore delete` was asked, read from flags, variables and the profile; where and how requests go included. */
+export interface DeleteOptions extends ServiceSettings {
   /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
   ids: string[];
   stdin: boolean;
@@ -101,18 +89,8 @@ export interface DeleteOptions {
   dryRun: boolean;
   output: OutputMode;
   verbose: boolean;
-  network: NetworkSettings;
-  target: TargetSettings;
   /** --journal: where results are recorded, and read back to skip what an earlier run finished. */
   journal: string | undefined;
-}
-
-/** How requests travel; the CA bundle is read when a request is about to be sent. */
-export interface NetworkSettings {
-  timeoutMs: number;
-  retries: number;
-  maxRetryWaitMs: number;
-  caFile: Sourced<string> | undefined;
 }
 
 /**
@@ -125,13 +103,7 @@ export function deleteOptions(flags: DeleteFlags, ids: string[]): DeleteOptions 
     stdin: flags.value(STDIN),
     concurrency: flags.value(CONCURRENCY),
     rate: flags.value(RATE),
-    target: { profile: flags.value(PROFILE), baseUrl: flags.sourced(BASE_URL), tokenFile: flags.sourced(TOKEN_FILE) },
-    network: {
-      timeoutMs: flags.value(TIMEOUT),
-      retries: flags.value(RETRIES),
-      maxRetryWaitMs: flags.value(MAX_RETRY_WAIT),
-      caFile: flags.sourced(CACERT),
-    },
+    ...serviceSettings(flags),
     missing: { codes: flags.value(MISSING_ERROR) ?? [], ignore: flags.value(IGNORE_MISSING) },
     output: { json: flags.value(JSON_OUTPUT), quiet: flags.value(QUIET) },
     dryRun: flags.value(DRY_RUN),

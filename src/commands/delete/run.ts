@@ -1,24 +1,23 @@
 import { runOrdered } from '../../batch/ordered-pool.js';
 import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
-import { readCaBundle } from '../../config/ca-bundle.js';
-import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
-import type { TokenEvent, TokenLeases } from '../../config/token-lease.js';
+import type { TokenLeases } from '../../config/token-lease.js';
 import type { Context } from '../../context.js';
-import { AuthError, ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
+import { Exit, type ExitCode, UsageError } from '../../errors.js';
 import type { NetworkOptions } from '../../http/transport.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
+import { firstToken, resolveService } from '../../service/connect.js';
 import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
-import type { DeleteOptions, NetworkSettings } from './flags.js';
+import type { DeleteOptions } from './flags.js';
 import type { RunJournal } from './journal.js';
 import { describeAttempt, explainOutcome, signalExit, whyNotSent } from './outcomes.js';
 import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
-import { describeChange, describeTokenEvent, summaryLine } from './summary.js';
+import { describeChange, summaryLine } from './summary.js';
 
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
@@ -30,8 +29,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
-  const network = await networkOptions(opts.network, ctx.signal);
+  const { target, network } = await resolveService(opts, ctx);
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
     const plan =
@@ -58,28 +56,6 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
 
 /** The token of a run that sends nothing: every id was done by the journal. Never sent. */
 const NO_TOKEN_NEEDED = '';
-
-/**
- * The token for the run: a static one as it is, or a token command's leases, run now for the
- * first token, so that a command that fails stops the run (exit 4) before anything is sent.
- */
-async function firstToken(target: Target, network: NetworkOptions, verbose: boolean, ctx: Context): Promise<string | TokenLeases> {
-  if (!isTokenCommand(target.token)) return target.token.value;
-  // Loaded only for a token command: it brings child_process, which a run with a token never needs.
-  const { tokenLeases } = await import('../../config/token-leases.js');
-  const leases = tokenLeases(target.token, {
-    onToken: ctx.io.redactLeased,
-    timeoutMs: network.timeoutMs,
-    signal: ctx.signal,
-    env: ctx.env,
-    onStderr: ctx.io.errText,
-    // On a terminal it shows as it comes, so that a prompt works; elsewhere (a CI log) it is held and masked.
-    holdStderr: !ctx.io.stderrIsTTY,
-    ...(verbose ? { onEvent: (event: TokenEvent) => ctx.io.err(`* ${describeTokenEvent(event)}`) } : {}),
-  });
-  await leases.current();
-  return leases;
-}
 
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function deleteAll(
@@ -189,23 +165,6 @@ async function deleteAll(
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;
-}
-
-/** The target, or what the user must supply, in this command's words. */
-function found(target: Target | MissingSetting): Target {
-  if (!('missing' in target)) return target;
-  if (target.missing === 'base-url') {
-    throw new ConfigError(
-      `no base URL for profile '${target.profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
-    );
-  }
-  throw new AuthError(`no token for profile '${target.profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
-}
-
-/** Everything that shapes how requests travel: deadline, retries, trust. */
-async function networkOptions(settings: NetworkSettings, signal: AbortSignal): Promise<NetworkOptions> {
-  const { caFile, ...network } = settings;
-  return caFile === undefined ? network : { ...network, caPem: await readCaBundle(caFile.value, caFile.source, signal) };
 }
 
 async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {

@@ -2,7 +2,6 @@
 // never per request.
 
 import type { ThrottleChange, ThrottleStats } from '../../batch/throttle/throttle.js';
-import type { TokenEvent } from '../../config/token-lease.js';
 import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
 import { formatRunSeconds } from '../../ui/duration.js';
 import type { Tally } from './result.js';
@@ -53,19 +52,5 @@ export function describeChange(change: ThrottleChange): string {
       return 'no longer throttled: sending at full speed';
     case 'gave-up':
       return `giving up: ${change.reason}`;
-  }
-}
-
-/** A --verbose line for each token a token command gave, and why it was asked again; never the token. */
-export function describeTokenEvent(event: TokenEvent): string {
-  switch (event.kind) {
-    case 'obtained':
-      return event.expiresAt === undefined
-        ? `token ${event.generation} obtained from the token command`
-        : `token ${event.generation} obtained from the token command; it expires in ${formatRunSeconds(event.expiresAt - Date.now())}`;
-    case 'renewing':
-      return event.reason === 'expiring'
-        ? `renewing token ${event.generation}: it expires in ${formatRunSeconds(Math.max(0, event.expiresAt - Date.now()))}`
-        : `renewing token ${event.generation}: the server answered 401`;
   }
 }
