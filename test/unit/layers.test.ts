@@ -1,5 +1,5 @@
 // Every import in src/ points down: a module imports only from its own folder or from a
-// layer below it. The order is declared here and in the README's Layout, and this test
+// layer below it. The order is declared here and in docs/maintainers.md's Layout, and this test
 // holds the two together, so a new upward import (or a README that drifted) fails here.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -80,8 +80,8 @@ describe('the import graph of src/', () => {
     ).toEqual(['http/transport.ts -> batch/throttle/throttle.js', 'config/file.ts -> ui/io.js', 'newfolder/x.ts -> errors.js']);
   });
 
-  it("is the order the README's Layout gives", () => {
-    const readme = readFileSync(path.resolve(SRC, '../README.md'), 'utf8');
+  it("is the order the maintainers' Layout gives (docs/maintainers.md)", () => {
+    const readme = readFileSync(path.resolve(SRC, '../docs/maintainers.md'), 'utf8');
     const line = /^Layers, top to bottom: (.+)$/m.exec(readme)?.[1];
     expect(line?.split(/\s*>\s*/).map((name) => name.replace(/`/g, ''))).toEqual([...LAYERS]);
   });
