@@ -11,7 +11,7 @@ const PAGES = ['README.md', 'SECURITY.md', 'CHANGELOG.md', ...readdirSync(path.j
 );
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped (not - or _), spaces as hyphens. */
-export function anchorOf(heading: string): string {
+function anchorOf(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
