@@ -2,7 +2,8 @@
 // where the fixed-ceiling limit (concurrency-limit.ts) stands otherwise, so a 503 cut and the
 // latency's growth and back-off move one limit, never two that fight.
 
-import { LatencyLimit, type LimitChange, MAX_AUTO_CONCURRENCY } from '../latency-limit.js';
+import { LatencyLimit, type LimitChange } from '../latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import type { InFlightLimit, Sample } from './concurrency-limit.js';
 
 export class AutoConcurrency implements InFlightLimit {

@@ -14,7 +14,7 @@
 // holds the ordered pool's new items back meanwhile.
 
 import type { AttemptGate, Feedback, Permit } from '../../http/gate.js';
-import { MAX_AUTO_CONCURRENCY } from '../latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import { type Rate, SlidingWindowLimiter } from '../rate-limit.js';
 import { LoadController, type Started, type ThrottleChange, type ThrottleStats } from './controller.js';
 

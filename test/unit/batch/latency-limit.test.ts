@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { LatencyLimit, type LimitChange } from '../../../src/batch/latency-limit.js';
 import {
   BASE_PROBE_LIMIT,
-  LatencyLimit,
-  type LimitChange,
   MAX_AUTO_CONCURRENCY,
   QUEUE_PERSISTS_BASES,
   QUEUE_PERSISTS_MS,
   RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
-} from '../../../src/batch/latency-limit.js';
+} from '../../../src/batch/latency-tuning.js';
 import { CONCURRENCY_DECREASE } from '../../../src/batch/throttle/concurrency-limit.js';
 import { recorded, type ServerModel, SimClock, type SimResult, simulate } from '../../helpers/capacity-sim.js';
 
