@@ -9,17 +9,18 @@ import type { InFlightLimit, Sample } from './concurrency-limit.js';
 export class AutoConcurrency implements InFlightLimit {
   readonly #latency: LatencyLimit;
   #cuts = 0;
+  /** The most it ever allows: what the connection pool must hold. */
+  readonly ceiling: number;
 
-  constructor(options: { now?: (() => number) | undefined; onChange?: ((change: LimitChange) => void) | undefined } = {}) {
+  constructor(
+    options: { now?: (() => number) | undefined; ceiling?: number; onChange?: ((change: LimitChange) => void) | undefined } = {},
+  ) {
+    this.ceiling = options.ceiling ?? MAX_AUTO_CONCURRENCY;
     this.#latency = new LatencyLimit({
+      ceiling: this.ceiling,
       ...(options.now ? { now: options.now } : {}),
       ...(options.onChange ? { onChange: options.onChange } : {}),
     });
-  }
-
-  /** The most it ever allows: what the connection pool must hold. */
-  get ceiling(): number {
-    return MAX_AUTO_CONCURRENCY;
   }
 
   get limit(): number {

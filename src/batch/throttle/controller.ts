@@ -7,6 +7,7 @@
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
 import type { LimitChangeReason } from '../latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import { AdaptiveRate } from './adaptive-rate.js';
 import { AutoConcurrency } from './auto-concurrency.js';
 import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
@@ -51,8 +52,8 @@ export interface Started {
 }
 
 export interface ControllerOptions {
-  /** A fixed ceiling (--concurrency n), or 'auto': the limit found from the server's latency. */
-  ceiling: number | 'auto';
+  /** A fixed ceiling (--concurrency n), or the limit found from the server's latency: 'auto' up to MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n. */
+  ceiling: number | 'auto' | { auto: number };
   /** The clock of the starts and answers, which the auto limit's rounds are timed by. */
   now?: (() => number) | undefined;
   stallMs?: number | undefined;
@@ -77,13 +78,23 @@ export class LoadController {
 
   constructor(options: ControllerOptions) {
     const onChange = options.onChange;
+    const { ceiling } = options;
     this.#auto =
-      options.ceiling === 'auto'
-        ? new AutoConcurrency({ now: options.now, onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })) })
-        : undefined;
-    this.#limit = this.#auto ?? new ConcurrencyLimit(options.ceiling as number);
+      typeof ceiling === 'number'
+        ? undefined
+        : new AutoConcurrency({
+            now: options.now,
+            ceiling: ceiling === 'auto' ? MAX_AUTO_CONCURRENCY : ceiling.auto,
+            onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })),
+          });
+    this.#limit = this.#auto ?? new ConcurrencyLimit(ceiling as number);
     this.#pauses = new PauseRule({ stallMs: options.stallMs, maxPauseMs: options.maxPauseMs });
     this.#onChange = options.onChange;
+  }
+
+  /** The most it ever lets be in flight: what the connection pool must allow. */
+  get ceiling(): number {
+    return this.#limit.ceiling;
   }
 
   /**

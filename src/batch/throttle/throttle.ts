@@ -14,15 +14,20 @@
 // holds the ordered pool's new items back meanwhile.
 
 import type { AttemptGate, Feedback, Permit } from '../../http/gate.js';
-import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import { type Rate, SlidingWindowLimiter } from '../rate-limit.js';
 import { LoadController, type Started, type ThrottleChange, type ThrottleStats } from './controller.js';
 
 export type { ThrottleChange, ThrottleStats } from './controller.js';
 
+/** `--concurrency`: a fixed number in flight, or the limit found from latency (auto) up to a ceiling. */
+export type Concurrency = number | { auto: number };
+
 export interface ThrottleOptions {
-  /** Never more requests in flight than this (--concurrency n), or 'auto': up to MAX_AUTO_CONCURRENCY, found from latency. */
-  ceiling: number | 'auto';
+  /**
+   * Never more requests in flight than this (--concurrency n), or found from latency: 'auto' up to
+   * MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n.
+   */
+  ceiling: Concurrency | 'auto';
   /** A hard cap on starts in any window (--rate), on top of the adaptive rate. */
   rate?: Rate;
   /** Give up once the server has refused every request for this long (default DEFAULT_STALL_MS). */
@@ -88,7 +93,7 @@ export class Throttle implements AttemptGate {
 
   constructor(options: ThrottleOptions) {
     this.#load = new LoadController(options);
-    this.maxInFlight = options.ceiling === 'auto' ? MAX_AUTO_CONCURRENCY : options.ceiling;
+    this.maxInFlight = this.#load.ceiling;
     this.#now = options.now ?? (() => performance.now());
     this.#setTimer = options.setTimer ?? wakeTimer;
     this.#onChange = options.onChange;
