@@ -151,6 +151,17 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (this.#round.size >= roundSize) this.#endRound(now);
   }
 
+  /**
+   * A request sent with `inFlightAtStart` in flight has gone `ageMs` without an answer: its latency
+   * is at least that, a sample like an answer's. Whether it was taken as one: not while the base
+   * latency is measured (a hang is no base latency), and then its answer, if it comes, counts instead.
+   */
+  onOverdue(ageMs: number, inFlightAtStart: number): boolean {
+    if (this.#measuring !== undefined) return false;
+    this.onSample({ rttMs: ageMs, inFlightAtStart, now: this.#now() });
+    return true;
+  }
+
   onOverloaded(inFlightAtStart: number): void {
     const now = this.#now();
     const limit = this.#measuring?.restoreTo ?? this.#limit;

@@ -5,6 +5,7 @@
 import { LatencyLimit, type LimitChange } from '../latency-limit.js';
 import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import type { InFlightLimit, Sample } from './concurrency-limit.js';
+import { overdueAfterMs } from './overdue.js';
 
 export class AutoConcurrency implements InFlightLimit {
   readonly #latency: LatencyLimit;
@@ -42,6 +43,16 @@ export class AutoConcurrency implements InFlightLimit {
    */
   get atCeiling(): boolean {
     return true;
+  }
+
+  /** How long a request may go unanswered before it counts as evidence (overdue.ts). */
+  get overdueAfterMs(): number {
+    return overdueAfterMs(this.#latency.baseRttMs);
+  }
+
+  /** An overdue request, as a sample of its age so far; whether it was taken as one. */
+  onOverdue(sample: Sample): boolean {
+    return this.#latency.onOverdue(sample.rttMs, sample.inFlightAtStart);
   }
 
   onAdmitted(sample: Sample): void {

@@ -139,7 +139,7 @@ export class Throttle implements AttemptGate {
     // Never resumed from in here: the pool counts itself held only once this returns.
     this.#load.noteHeldBack(now);
     this.#holder = resume;
-    if (at !== Number.POSITIVE_INFINITY) this.#wakeAt(Math.max(at, now), now);
+    this.#wakeFor(at, now);
     return true;
   }
 
@@ -181,7 +181,9 @@ export class Throttle implements AttemptGate {
     const sequence = this.#load.onStart(now);
     this.#lastStartAt = now;
     const rateStart = this.#userLimit?.record(now);
-    return new ThrottlePermit(this, now, sequence, this.#inFlight, rateStart);
+    const permit = new ThrottlePermit(this, now, sequence, this.#load.counted(this.#inFlight, now), rateStart);
+    this.#load.track(permit);
+    return permit;
   }
 
   #idle(): boolean {
@@ -195,9 +197,7 @@ export class Throttle implements AttemptGate {
       const at = this.#openAt(now);
       if (at > now) {
         this.#load.noteHeldBack(now);
-        // Infinity: the next release pumps.
-        if (at === Number.POSITIVE_INFINITY) this.#clearTimer();
-        else this.#wakeAt(at, now);
+        this.#wakeFor(at, now);
         return;
       }
       const waiter = this.#retries.shift() ?? this.#firsts.shift();
@@ -214,8 +214,19 @@ export class Throttle implements AttemptGate {
     this.#clearTimer();
   }
 
+  /**
+   * Wakes the queue when the gates open at `at`. Infinity, the limit reached: the next release
+   * pumps, or with auto the oldest request going overdue, whichever comes first.
+   */
+  #wakeFor(at: number, now: number): void {
+    const wake = at === Number.POSITIVE_INFINITY ? this.#load.nextOverdueAt() : at;
+    if (wake === Number.POSITIVE_INFINITY) this.#clearTimer();
+    else this.#wakeAt(Math.max(wake, now), now);
+  }
+
   #wakeAt(at: number, now: number): void {
-    if (this.#timerAt === at) return;
+    // A timer due sooner stays: it pumps, and the pump sets the next one.
+    if (this.#timerAt <= at) return;
     this.#clearTimer();
     this.#timerAt = at;
     this.#cancelTimer = this.#setTimer(() => {
