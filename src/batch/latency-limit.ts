@@ -24,11 +24,13 @@ import {
   DEEPEST_CUT,
   FLAT_BELOW,
   FLOOR_ROUNDS_BEFORE_REMEASURE,
+  GROW_RISING_BELOW,
   MAX_AUTO_CONCURRENCY,
   MIN_QUEUE_MS,
   NOT_OURS_IN_FLIGHT_DROP,
   NOT_OURS_RTT_DROP,
   QUEUE_PERSISTS_BASES,
+  QUEUE_EVEN_RISING,
   QUEUE_PERSISTS_MS,
   QUEUEING_ABOVE,
   QUEUEING_ROUNDS,
@@ -88,6 +90,8 @@ export class LatencyLimit implements ConcurrencyLimit {
   #limit = BASE_PROBE_LIMIT;
   #baseRtt: number | undefined;
   #baseMeasuredAt = Number.NEGATIVE_INFINITY;
+  /** The mean in flight of the round the base latency was read from. */
+  #baseLoad = 0;
   /** Doubling until the first round that is not flat, or the first 503 (TCP's slow start). */
   #slowStart = true;
   /** While the base latency is being measured: the limit to go back to after it. */
@@ -193,6 +197,7 @@ export class LatencyLimit implements ConcurrencyLimit {
       const { restoreTo } = this.#measuring;
       this.#measuring = undefined;
       this.#baseRtt = rtt;
+      this.#baseLoad = meanInFlight;
       this.#baseMeasuredAt = now;
       if (restoreTo === undefined) this.#grow(now);
       else this.#set(restoreTo, 'base latency measured', now);
@@ -203,6 +208,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (rtt < base) {
       // A round this fast shows the base latency at least as well as a measurement would.
       this.#baseRtt = rtt;
+      this.#baseLoad = meanInFlight;
       this.#baseMeasuredAt = now;
     }
     const ratio = rtt / (this.#baseRtt as number);
@@ -211,7 +217,10 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (flat) this.#aboveFlatSince = undefined;
     else this.#aboveFlatSince ??= openedAt;
     let stale = false;
-    const queueing = ratio >= QUEUEING_ABOVE && measurable && !rising;
+    // Latency twice the base is a queue even while throughput still rises: a server whose every
+    // answer slows with each request it holds (latency = base + k × load) keeps carrying a little
+    // more per second far past where it suffers.
+    const queueing = ratio >= QUEUEING_ABOVE && measurable && (!rising || ratio >= QUEUE_EVEN_RISING);
     this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
     if (this.#queueingRounds === 1) this.#queueingSince = openedAt;
     const lasting = Math.min(QUEUE_PERSISTS_MS, QUEUE_PERSISTS_BASES * (this.#baseRtt as number));
@@ -237,13 +246,13 @@ export class LatencyLimit implements ConcurrencyLimit {
       this.#lastCut = undefined;
       // Flat latency with the limit filled: more in flight, same time each, so more per second;
       // or latency that grew but not as a queue does, since more in flight still carried more.
-      if ((flat || rising) && filled) {
+      if ((flat || (rising && ratio < GROW_RISING_BELOW)) && filled) {
         // Only a round both flat and carrying more than a lower load did speeds the next step:
         // latency reads flat up to 1.25 K at a server with K slots, but past K it carries no
         // more; and just after a cut, a queue draining at the server can make the rounds before
         // look poor, so that rounds already past K read as carrying more.
         this.#growth.keepStreak(flat && rising ? grownInARow : 0);
-        this.#grow(now);
+        this.#grow(now, this.#doublingStaysShort(rtt, meanInFlight, rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE));
       } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= lasting) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
@@ -264,8 +273,22 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
   }
 
-  #grow(now: number): void {
-    const next = this.#growth.next(this.#limit, this.#slowStart);
+  /**
+   * Whether twice the limit would still read short of a cut (`cutAt` times the base), were latency
+   * to go on rising with the load as it did from the base latency's load to this round's. A server
+   * whose latency rises with every request it holds shows it before a doubling lands past twice
+   * its base latency (at 8 in flight 1.2× the base, at 16 2.1×); one that serves K at once and
+   * queues the rest is flat until K, and doubles as before.
+   */
+  #doublingStaysShort(rtt: number, meanInFlight: number, cutAt: number): boolean {
+    const base = this.#baseRtt as number;
+    if (!this.#slowStart || meanInFlight <= this.#baseLoad || rtt <= base) return true;
+    const perRequest = (rtt - base) / (meanInFlight - this.#baseLoad);
+    return rtt + perRequest * (2 * this.#limit - meanInFlight) < cutAt * base;
+  }
+
+  #grow(now: number, mayDouble = true): void {
+    const next = this.#growth.next(this.#limit, this.#slowStart && mayDouble);
     if (next !== undefined) this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
   }
 

@@ -89,3 +89,16 @@ export const NOT_OURS_RTT_DROP = 0.1;
  * rule is for runs rounds of a hundred answers and more.
  */
 export const RISE_MIN_ANSWERS = 32;
+/**
+ * Latency this many times the base is a queue even while more in flight still carries more per
+ * second (throughput-by-load.ts)... The client's own cost over TLS on two cores measured 1.2-1.6×
+ * the base at 128-256 in flight, its pauses up to 2.3× for a round or two (QUEUE_PERSISTS_MS).
+ */
+export const QUEUE_EVEN_RISING = 2;
+/**
+ * ...and growth on that rise stops from this many times the base, short of it: against latency =
+ * base + k × load, the rise reads only from rounds of 32 answers (RISE_MIN_ANSWERS), so it stops
+ * below twice the server's own base for every k (from k = 0.038 × base, latency reaches 1.8× by
+ * 28 in flight, where no rise is read).
+ */
+export const GROW_RISING_BELOW = 1.8;

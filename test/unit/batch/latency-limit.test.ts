@@ -153,9 +153,11 @@ describe('LatencyLimit, scripted answers', () => {
     feed(limiter, at, 70, poor);
     feed(limiter, at, 50, from);
     expect(limiter.limit).toBe(2 * from);
-    // ...and 1.6x the base at twice the load reads as twice what the poor round carried.
+    // ...and 1.6x the base at twice the load reads as twice what the poor round carried: it grows
+    // (by a step: a doubling, were latency to go on rising so, would land past 2x the base).
     feed(limiter, at, 80, 2 * from);
-    expect(limiter.limit).toBe(grows ? 4 * from : 2 * from);
+    if (grows) expect(limiter.limit).toBeGreaterThan(2 * from);
+    else expect(limiter.limit).toBe(2 * from);
   });
 
   it('latency less than 2 ms above a sub-millisecond base is flat whatever the ratio (loopback): it grows, never cut', () => {
