@@ -72,3 +72,21 @@ export class LatencyGrowth {
     return next;
   }
 }
+
+/**
+ * Whether `load` would still read short of a cut (`cutAt` times the base), were latency to go on
+ * rising with the load as it did from the base latency's round to this one. A server whose
+ * latency rises with every request it holds shows it before a doubling lands past twice its base
+ * latency (at 8 in flight 1.2× the base, at 16 2.1×); one that serves K at once and queues the
+ * rest is flat until K, and doubles as before.
+ */
+export function doublingStaysShort(
+  base: { rtt: number; load: number },
+  now: { rtt: number; load: number },
+  load: number,
+  cutAt: number,
+): boolean {
+  if (now.load <= base.load || now.rtt <= base.rtt) return true;
+  const perRequest = (now.rtt - base.rtt) / (now.load - base.load);
+  return now.rtt + perRequest * (load - now.load) < cutAt * base.rtt;
+}

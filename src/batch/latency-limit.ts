@@ -17,7 +17,7 @@
 //
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
-import { LatencyGrowth } from './latency-growth.js';
+import { doublingStaysShort, LatencyGrowth } from './latency-growth.js';
 import { LatencyRound } from './latency-round.js';
 import {
   BASE_PROBE_LIMIT,
@@ -29,8 +29,8 @@ import {
   MIN_QUEUE_MS,
   NOT_OURS_IN_FLIGHT_DROP,
   NOT_OURS_RTT_DROP,
-  QUEUE_PERSISTS_BASES,
   QUEUE_EVEN_RISING,
+  QUEUE_PERSISTS_BASES,
   QUEUE_PERSISTS_MS,
   QUEUEING_ABOVE,
   QUEUEING_ROUNDS,
@@ -252,7 +252,9 @@ export class LatencyLimit implements ConcurrencyLimit {
         // more; and just after a cut, a queue draining at the server can make the rounds before
         // look poor, so that rounds already past K read as carrying more.
         this.#growth.keepStreak(flat && rising ? grownInARow : 0);
-        this.#grow(now, this.#doublingStaysShort(rtt, meanInFlight, rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE));
+        const base = { rtt: this.#baseRtt as number, load: this.#baseLoad };
+        const cutAt = rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE;
+        this.#grow(now, !this.#slowStart || doublingStaysShort(base, { rtt, load: meanInFlight }, 2 * this.#limit, cutAt));
       } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= lasting) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
@@ -271,20 +273,6 @@ export class LatencyLimit implements ConcurrencyLimit {
       this.#set(Math.min(this.#limit, BASE_PROBE_LIMIT), 'measuring base latency', now);
       this.#roundStart = now;
     }
-  }
-
-  /**
-   * Whether twice the limit would still read short of a cut (`cutAt` times the base), were latency
-   * to go on rising with the load as it did from the base latency's load to this round's. A server
-   * whose latency rises with every request it holds shows it before a doubling lands past twice
-   * its base latency (at 8 in flight 1.2× the base, at 16 2.1×); one that serves K at once and
-   * queues the rest is flat until K, and doubles as before.
-   */
-  #doublingStaysShort(rtt: number, meanInFlight: number, cutAt: number): boolean {
-    const base = this.#baseRtt as number;
-    if (!this.#slowStart || meanInFlight <= this.#baseLoad || rtt <= base) return true;
-    const perRequest = (rtt - base) / (meanInFlight - this.#baseLoad);
-    return rtt + perRequest * (2 * this.#limit - meanInFlight) < cutAt * base;
   }
 
   #grow(now: number, mayDouble = true): void {
