@@ -38,6 +38,7 @@ import {
   RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
   SHALLOWEST_CUT,
+  SLOW_START_ROUND_SHARE,
 } from './latency-tuning.js';
 import { CONCURRENCY_DECREASE } from './throttle/concurrency-limit.js';
 import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
@@ -151,7 +152,11 @@ export class LatencyLimit implements ConcurrencyLimit {
     // Only answers to requests sent at low concurrency show the base latency.
     if (this.#measuring !== undefined && inFlightAtStart > BASE_PROBE_LIMIT) return;
     this.#round.add(rttMs, inFlightAtStart);
-    const roundSize = this.#measuring === undefined ? Math.max(ROUND_MIN_SAMPLES, this.#limit) : ROUND_MIN_SAMPLES;
+    // In slow start a round is half the limit's answers: the requests the last doubling added go
+    // out at once, on top of those already in flight, so the first of them to answer carry the new
+    // load, and the climb takes a round trip per doubling instead of two.
+    const perRound = this.#slowStart ? Math.ceil(this.#limit / SLOW_START_ROUND_SHARE) : this.#limit;
+    const roundSize = this.#measuring === undefined ? Math.max(ROUND_MIN_SAMPLES, perRound) : ROUND_MIN_SAMPLES;
     if (this.#round.size >= roundSize) this.#endRound(now);
   }
 
@@ -255,7 +260,7 @@ export class LatencyLimit implements ConcurrencyLimit {
         const base = { rtt: this.#baseRtt as number, load: this.#baseLoad };
         const cutAt = rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE;
         this.#grow(now, !this.#slowStart || doublingStaysShort(base, { rtt, load: meanInFlight }, 2 * this.#limit, cutAt));
-      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= lasting) {
+      } else if (!flat && !rising && filled && now - (this.#aboveFlatSince as number) >= lasting) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
         // made one round 1.3-1.9x the base and the next flat, and ending there left the limit to

@@ -102,3 +102,5 @@ export const QUEUE_EVEN_RISING = 2;
  * 28 in flight, where no rise is read).
  */
 export const GROW_RISING_BELOW = 1.8;
+/** In slow start a round is the limit's answers divided by this (latency-limit.ts onSample). */
+export const SLOW_START_ROUND_SHARE = 2;
