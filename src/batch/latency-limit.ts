@@ -17,7 +17,29 @@
 //
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
+import { doublingStaysShort, LatencyGrowth } from './latency-growth.js';
 import { LatencyRound } from './latency-round.js';
+import {
+  BASE_PROBE_LIMIT,
+  DEEPEST_CUT,
+  FLAT_BELOW,
+  FLOOR_ROUNDS_BEFORE_REMEASURE,
+  GROW_RISING_BELOW,
+  MAX_AUTO_CONCURRENCY,
+  MIN_QUEUE_MS,
+  NOT_OURS_IN_FLIGHT_DROP,
+  NOT_OURS_RTT_DROP,
+  QUEUE_EVEN_RISING,
+  QUEUE_PERSISTS_BASES,
+  QUEUE_PERSISTS_MS,
+  QUEUEING_ABOVE,
+  QUEUEING_ROUNDS,
+  REMEASURE_MS,
+  RISE_MIN_ANSWERS,
+  ROUND_MIN_SAMPLES,
+  SHALLOWEST_CUT,
+  SLOW_START_ROUND_SHARE,
+} from './latency-tuning.js';
 import { CONCURRENCY_DECREASE } from './throttle/concurrency-limit.js';
 import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
 
@@ -61,87 +83,6 @@ export interface LatencyLimitOptions {
   ceiling?: number;
 }
 
-/** The issue's ceiling: far above what a single client should ask of one service. */
-export const MAX_AUTO_CONCURRENCY = 256;
-/**
- * Where the limit starts, and the concurrency the base latency is measured at. Low, so the first
- * answers show the server's own latency rather than a queue we made (8, today's default, already
- * queues on a server that serves 6 at once); doubling then reaches 8 after one round.
- */
-export const BASE_PROBE_LIMIT = 4;
-/** Answers in a round (at least; a round is also at least one answer per request allowed in flight). */
-export const ROUND_MIN_SAMPLES = 8;
-/**
- * A round's median latency up to this many times the base is flat, and the limit grows:
- * Envoy's default minRTT buffer (25%), room for the jitter of a real network.
- */
-export const FLAT_BELOW = 1.25;
-/**
- * From this many times the base the server is queueing, and the limit falls (Gradient2's
- * tolerance). Between the two the limit holds: against a server that serves K at once and
- * queues the rest, that is between 1.25 K and 1.5 K in flight, a queue at most half the
- * base latency long, which keeps the server busy across the network's own delays.
- */
-export const QUEUEING_ABOVE = 1.5;
-/**
- * Latency this close to the base, in ms, is flat whatever the ratio: the client cannot tell
- * such a queue from its own delays. Timers tick in whole milliseconds, and at thousands of
- * answers a second one turn of the event loop (or one collection) holds answers back about as
- * long. Against a server a few hundred microseconds away (loopback, the same rack) ratios are
- * all noise: measured on loopback, rounds 1.5-6x the base came and went with no queue at the
- * server, and the cuts they caused ran the batch at 3-16 in flight, 25% slower than 32 fixed.
- * Far above any network's jitter it is nothing: 4% of a 50 ms base.
- */
-export const MIN_QUEUE_MS = 2;
-/**
- * Rounds in a row that must read as queueing before a cut... At a 20 ms base latency, one garbage
- * collection or burst of TLS work in the client makes a whole round look 1.5x slower (measured:
- * 37 ms at 52 in flight against a server queueing none, 23 ms the rounds either side); a queue
- * persists. Costs one round of reaction.
- */
-export const QUEUEING_ROUNDS = 2;
-/**
- * ...and for at least this long, in ms, from the start of the first of them. The client's own
- * pauses are measured in time, not in rounds: over TLS on two cores against a server with room
- * for 200, the first half second (TLS, the compiler warming up) and a collection later made two
- * and three rounds in a row read 1.6-2.3x the base at 128 and 256 in flight, 80-110 ms in all,
- * and the cuts they caused cost a 10,000-id batch a quarter of its speed. At a base latency of
- * 50 ms and more two rounds take this long anyway; at 20 ms it adds a round or two.
- */
-export const QUEUE_PERSISTS_MS = 150;
-/**
- * ...or for this many base latencies, if that is shorter. Where the server answers in a few
- * milliseconds (loopback, the same rack), the round trip is mostly the client's own work, and
- * fewer in flight is what makes it faster: on loopback the limit that cut on such rounds settled
- * at 45-100 in flight and ran 10,000 ids in 653 ms, the one that waited 150 ms rode to 256 and
- * took 701 ms (fixed 64: 580-655 ms). At a 20 ms base the full 150 ms applies.
- */
-export const QUEUE_PERSISTS_BASES = 8;
-/** A cut for queueing never goes below this share of the limit in one round (Gradient2's bound)... */
-export const DEEPEST_CUT = 0.5;
-/** ...and always takes at least this much off, so a cut is felt. */
-export const SHALLOWEST_CUT = 0.9;
-/** The base latency is measured again this often (BBR: 10 s; a batch runs for minutes or hours). */
-export const REMEASURE_MS = 30_000;
-/** Rounds at the floor that are still queueing before the base latency is measured again (Envoy: 5). */
-export const FLOOR_ROUNDS_BEFORE_REMEASURE = 5;
-/**
- * A cut for queueing that took at least this share off the requests in flight, followed by a
- * round whose latency fell by less than NOT_OURS_RTT_DROP, shows latency that does not move
- * with our load: not our queue but a slower server. The base latency is measured again at once
- * rather than cutting round after round to the floor.
- */
-export const NOT_OURS_IN_FLIGHT_DROP = 0.25;
-export const NOT_OURS_RTT_DROP = 0.1;
-/**
- * A round of fewer answers never reads as carrying more than a lower load (throughput-by-load.ts):
- * the rise a step asks for is 10-20% of the throughput, about the noise in the mean of a dozen
- * latencies. Measured at a server with 6 slots (rounds of 8-11 answers), such a false rise grew
- * the limit from 11 to 13 in one run of eight, past twice the slots; the client-bound case the
- * rule is for runs rounds of a hundred answers and more.
- */
-export const RISE_MIN_ANSWERS = 32;
-
 export class LatencyLimit implements ConcurrencyLimit {
   readonly #ceiling: number;
   readonly #now: () => number;
@@ -150,20 +91,12 @@ export class LatencyLimit implements ConcurrencyLimit {
   #limit = BASE_PROBE_LIMIT;
   #baseRtt: number | undefined;
   #baseMeasuredAt = Number.NEGATIVE_INFINITY;
+  /** The mean in flight of the round the base latency was read from. */
+  #baseLoad = 0;
   /** Doubling until the first round that is not flat, or the first 503 (TCP's slow start). */
   #slowStart = true;
   /** While the base latency is being measured: the limit to go back to after it. */
   #measuring: { restoreTo: number | undefined } | undefined = { restoreTo: undefined };
-  /** In-flight count of the last 503: growth slows to one at a time near it. */
-  #overloadedAt: number | undefined;
-  /**
-   * 503s in a row at (or above) the count refused before: each doubles the rounds the limit
-   * waits just below it before asking for it again. A server with a hard limit is otherwise
-   * asked every other round, and each probe costs refusals (the fixed limit does the same).
-   */
-  #refusedAgain = 0;
-  /** Flat, filled rounds spent just below #overloadedAt since the last 503. */
-  #roundsBelowRefused = 0;
   #floorRounds = 0;
   /** Rounds in a row at this limit that read as queueing, and when the first of them opened. */
   #queueingRounds = 0;
@@ -172,18 +105,11 @@ export class LatencyLimit implements ConcurrencyLimit {
   #aboveFlatSince: number | undefined;
   /** When the round now filling opened: the last change of the limit, or the end of the last round. */
   #roundOpenedAt = Number.NEGATIVE_INFINITY;
-  /**
-   * Rounds in a row that grew the limit, flat and carrying more than a lower load did. Each
-   * doubles the next step (up to the band's width): the longer more in flight keeps carrying
-   * more, the further off the server's capacity (CUBIC's growth away from its last loss). From a
-   * cut to 64 against a server with room for 200, steps of the square root took 17 rounds back
-   * to 256, growing steps take 9.
-   */
-  #grownInARow = 0;
   /** The round that led to the last cut for queueing, until a round that is not queueing. */
   #lastCut: { meanInFlight: number; rtt: number } | undefined;
   /** Latency that grows while throughput grows with it is not a queue at the server (throughput-by-load.ts). */
   readonly #carried = new ThroughputByLoad();
+  readonly #growth = new LatencyGrowth();
 
   /** Answers to requests started before this time saw an older limit, and do not count. */
   #roundStart = Number.NEGATIVE_INFINITY;
@@ -226,8 +152,23 @@ export class LatencyLimit implements ConcurrencyLimit {
     // Only answers to requests sent at low concurrency show the base latency.
     if (this.#measuring !== undefined && inFlightAtStart > BASE_PROBE_LIMIT) return;
     this.#round.add(rttMs, inFlightAtStart);
-    const roundSize = this.#measuring === undefined ? Math.max(ROUND_MIN_SAMPLES, this.#limit) : ROUND_MIN_SAMPLES;
+    // In slow start a round is half the limit's answers: the requests the last doubling added go
+    // out at once, on top of those already in flight, so the first of them to answer carry the new
+    // load, and the climb takes a round trip per doubling instead of two.
+    const perRound = this.#slowStart ? Math.ceil(this.#limit / SLOW_START_ROUND_SHARE) : this.#limit;
+    const roundSize = this.#measuring === undefined ? Math.max(ROUND_MIN_SAMPLES, perRound) : ROUND_MIN_SAMPLES;
     if (this.#round.size >= roundSize) this.#endRound(now);
+  }
+
+  /**
+   * A request sent with `inFlightAtStart` in flight has gone `ageMs` without an answer: its latency
+   * is at least that, a sample like an answer's. Whether it was taken as one: not while the base
+   * latency is measured (a hang is no base latency), and then its answer, if it comes, counts instead.
+   */
+  onOverdue(ageMs: number, inFlightAtStart: number): boolean {
+    if (this.#measuring !== undefined) return false;
+    this.onSample({ rttMs: ageMs, inFlightAtStart, now: this.#now() });
+    return true;
   }
 
   onOverloaded(inFlightAtStart: number): void {
@@ -236,10 +177,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     // Sent with more in flight than the limit allows now: the cut already answered its load.
     if (inFlightAtStart > limit || limit <= 1) return;
     const next = Math.max(1, Math.floor(CONCURRENCY_DECREASE * inFlightAtStart));
-    this.#refusedAgain = this.#overloadedAt !== undefined && inFlightAtStart >= this.#overloadedAt ? this.#refusedAgain + 1 : 0;
-    this.#roundsBelowRefused = 0;
-    this.#grownInARow = 0;
-    this.#overloadedAt = inFlightAtStart;
+    this.#growth.onOverloaded(inFlightAtStart);
     this.#slowStart = false;
     if (this.#measuring?.restoreTo !== undefined) {
       this.#measuring.restoreTo = Math.min(this.#measuring.restoreTo, next);
@@ -253,8 +191,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     const { medianRtt: rtt, meanRtt, meanInFlight, maxInFlight, answers } = this.#round.close();
     const openedAt = this.#roundOpenedAt;
     this.#roundOpenedAt = now;
-    const grownInARow = this.#grownInARow;
-    this.#grownInARow = 0;
+    const grownInARow = this.#growth.takeStreak();
     const filled = maxInFlight >= this.#limit;
     const rising =
       answers >= RISE_MIN_ANSWERS &&
@@ -265,6 +202,7 @@ export class LatencyLimit implements ConcurrencyLimit {
       const { restoreTo } = this.#measuring;
       this.#measuring = undefined;
       this.#baseRtt = rtt;
+      this.#baseLoad = meanInFlight;
       this.#baseMeasuredAt = now;
       if (restoreTo === undefined) this.#grow(now);
       else this.#set(restoreTo, 'base latency measured', now);
@@ -275,6 +213,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (rtt < base) {
       // A round this fast shows the base latency at least as well as a measurement would.
       this.#baseRtt = rtt;
+      this.#baseLoad = meanInFlight;
       this.#baseMeasuredAt = now;
     }
     const ratio = rtt / (this.#baseRtt as number);
@@ -283,7 +222,10 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (flat) this.#aboveFlatSince = undefined;
     else this.#aboveFlatSince ??= openedAt;
     let stale = false;
-    const queueing = ratio >= QUEUEING_ABOVE && measurable && !rising;
+    // Latency twice the base is a queue even while throughput still rises: a server whose every
+    // answer slows with each request it holds (latency = base + k × load) keeps carrying a little
+    // more per second far past where it suffers.
+    const queueing = ratio >= QUEUEING_ABOVE && measurable && (!rising || ratio >= QUEUE_EVEN_RISING);
     this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
     if (this.#queueingRounds === 1) this.#queueingSince = openedAt;
     const lasting = Math.min(QUEUE_PERSISTS_MS, QUEUE_PERSISTS_BASES * (this.#baseRtt as number));
@@ -309,14 +251,16 @@ export class LatencyLimit implements ConcurrencyLimit {
       this.#lastCut = undefined;
       // Flat latency with the limit filled: more in flight, same time each, so more per second;
       // or latency that grew but not as a queue does, since more in flight still carried more.
-      if ((flat || rising) && filled) {
+      if ((flat || (rising && ratio < GROW_RISING_BELOW)) && filled) {
         // Only a round both flat and carrying more than a lower load did speeds the next step:
         // latency reads flat up to 1.25 K at a server with K slots, but past K it carries no
         // more; and just after a cut, a queue draining at the server can make the rounds before
         // look poor, so that rounds already past K read as carrying more.
-        this.#grownInARow = flat && rising ? grownInARow : 0;
-        this.#grow(now);
-      } else if (!flat && filled && now - (this.#aboveFlatSince as number) >= lasting) {
+        this.#growth.keepStreak(flat && rising ? grownInARow : 0);
+        const base = { rtt: this.#baseRtt as number, load: this.#baseLoad };
+        const cutAt = rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE;
+        this.#grow(now, !this.#slowStart || doublingStaysShort(base, { rtt, load: meanInFlight }, 2 * this.#limit, cutAt));
+      } else if (!flat && !rising && filled && now - (this.#aboveFlatSince as number) >= lasting) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
         // made one round 1.3-1.9x the base and the next flat, and ending there left the limit to
@@ -336,33 +280,9 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
   }
 
-  #grow(now: number): void {
-    const limit = this.#limit;
-    if (this.#overloadedAt !== undefined && limit >= this.#overloadedAt) {
-      // A round at the count the server last refused, without a refusal: it takes that now.
-      // Past it, growth starts again from small steps.
-      this.#overloadedAt = undefined;
-      this.#refusedAgain = 0;
-      this.#grownInARow = 0;
-    }
-    // Envoy's headroom (the square root), doubled for each round in a row that grew, flat and
-    // carrying more (#grownInARow), but never a step that could carry the limit across the band
-    // where it holds, from its flat edge past its queueing one (1.5 / 1.25 = 1.2).
-    const headroom = Math.floor(Math.sqrt(limit)) * 2 ** Math.min(this.#grownInARow, 8);
-    const step = Math.max(1, Math.min(headroom, Math.floor((QUEUEING_ABOVE / FLAT_BELOW - 1) * limit)));
-    let next = this.#slowStart ? limit * 2 : limit + step;
-    // Quickly back to just below where the server refused, then one at a time.
-    if (this.#overloadedAt !== undefined) {
-      next = Math.min(next, Math.max(limit + 1, this.#overloadedAt - 1));
-      // Asking for the refused count again: only after 2^n - 1 good rounds below it, n the refusals there in a row.
-      if (next >= this.#overloadedAt && this.#roundsBelowRefused < 2 ** this.#refusedAgain - 1) {
-        this.#roundsBelowRefused += 1;
-        this.#grownInARow = 0;
-        return;
-      }
-    }
-    this.#grownInARow += 1;
-    this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
+  #grow(now: number, mayDouble = true): void {
+    const next = this.#growth.next(this.#limit, this.#slowStart && mayDouble);
+    if (next !== undefined) this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
   }
 
   #set(to: number, reason: LimitChangeReason, now: number): void {

@@ -26,9 +26,12 @@ export interface Reference {
 
 /**
  * Slow start doubles: the round before, at half the load. A server with K slots passes up to
- * 1.33 K (K / (L/2) - 1 ≥ 0.5 (2 - 1)), one round past which the next doubling is cut.
+ * 1.33 K (K / (L/2) - 1 ≥ 0.5 (2 - 1)), one round past which the next doubling is cut. Down to
+ * 0.35: a slow-start round is the first half of its limit's answers (latency-limit.ts), whose
+ * mean load is about 3/4 of the limit, so the round before the doubling reads 0.375 of the
+ * load after it; a server with K slots then passes up to 1.45 K.
  */
-export const AFTER_DOUBLING: Reference = { atLeast: 0.4, atMost: 0.6, riseShare: 0.5 };
+export const AFTER_DOUBLING: Reference = { atLeast: 0.35, atMost: 0.6, riseShare: 0.5 };
 /**
  * Growing by steps: a round close below. A server with K slots then passes only up to 1.22 K,
  * where its latency already reads flat (FLAT_BELOW), so it is treated exactly as before; the

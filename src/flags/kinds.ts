@@ -1,4 +1,5 @@
 import { parseRate, type Rate } from '../batch/rate-limit.js';
+import type { Concurrency } from '../batch/throttle/throttle.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { badProfileName, isProfileName } from '../config/file.js';
 import { missingErrorsFrom } from '../config/missing-errors.js';
@@ -16,15 +17,25 @@ export function wholeNumber(min: number, max: number): Parse<number> {
   };
 }
 
-/** A whole number from `min` to `max`, or `word` (--concurrency auto): refused in one sentence naming both. */
-export function wholeNumberOr<const W extends string>(word: W, min: number, max: number): Parse<number | W> {
-  const number = wholeNumber(min, max);
+/**
+ * --concurrency: a whole number from 1 to `max` (that many in flight, fixed); `auto`, the limit
+ * found from the server's latency up to `autoCeiling`; or `auto:N`, the same up to N (1 to `max`).
+ * Refused in one sentence naming all three.
+ */
+export function concurrency(max: number, autoCeiling: number): Parse<Concurrency> {
+  const number = wholeNumber(1, max);
   return (raw, origin) => {
-    if (raw.trim() === word) return word;
+    const text = raw.trim();
     try {
-      return number(raw, origin);
+      if (text === 'auto') return { auto: autoCeiling };
+      if (text.startsWith('auto:')) return { auto: number(text.slice('auto:'.length), origin) };
+      return number(text, origin);
     } catch {
-      throw invalid(raw, origin, `give a whole number from ${min} to ${max}, or ${word}`);
+      throw invalid(
+        raw,
+        origin,
+        `give a whole number from 1 to ${max}, auto (up to ${autoCeiling}), or auto:N to let auto go up to N (at most ${max})`,
+      );
     }
   };
 }

@@ -24,6 +24,9 @@ export interface Behaviour {
   /** Every `tailEvery`-th admitted request (counted from configure()) takes `tailMs` instead. */
   tailEvery?: number;
   tailMs?: number;
+  /** The first `hangFirst` admitted requests (counted from configure()) take `hangMs` instead: a first wave that hangs. */
+  hangFirst?: number;
+  hangMs?: number;
   /** Adds 0 to `jitterMs` ms more to each admitted answer (a fixed pseudo-random sequence from configure()). */
   jitterMs?: number;
   /** Token bucket: refilled at this many tokens a second; a request without a token gets 429. */
@@ -67,6 +70,8 @@ export interface NetStats {
   inFlightByStep: number[];
   /** With `slots`: the mean time admitted requests waited for a slot, in ms (0 without). */
   meanQueueingMs: number;
+  /** When the last answer to an admitted request other than the `hangFirst` ones was sent, ms since configure(); 0 before any. */
+  othersDoneMs: number;
   /** Requests by HTTP version, e.g. { "1.1": 1200 } or { "2.0": 1200 }. */
   byHttpVersion: Record<string, number>;
   /** Connections accepted (TCP, before any TLS). */
@@ -151,6 +156,7 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
       inFlightByStep: [],
       meanQueueingMs: 0,
       queueingMsTotal: 0,
+      othersDoneMs: 0,
       byHttpVersion: {},
       connections: 0,
       goAways: 0,
@@ -229,11 +235,14 @@ export async function startNetServer(token: string, tls?: Tls): Promise<NetServe
     for (let i = record.inFlightByStep.length; i <= step; i++) record.inFlightByStep.push(0);
     record.inFlightByStep[step] = Math.max(record.inFlightByStep[step] ?? 0, inFlight);
     const tail = behaviour.tailEvery !== undefined && admitted % behaviour.tailEvery === 0;
+    const hangs = behaviour.hangFirst !== undefined && admitted <= behaviour.hangFirst;
     const jitter = behaviour.jitterMs ? Math.floor(nextRandom() * behaviour.jitterMs) : 0;
-    const delay = (tail ? (behaviour.tailMs ?? 0) : behaviour.latencyMs) + jitter;
+    const delay = (hangs ? (behaviour.hangMs ?? 0) : tail ? (behaviour.tailMs ?? 0) : behaviour.latencyMs) + jitter;
+    const answeredIn = record;
     const answer = (): void => {
       inFlight--;
       record.deleted.add(id);
+      if (!hangs && answeredIn === record) record.othersDoneMs = performance.now() - epoch;
       send(res, { status: 204 });
     };
     const servedIn = generation;

@@ -7,7 +7,7 @@
 //
 // The kill moments are relative to progress, not to a clock: a run is killed when the server has
 // received a seeded fraction of the ids that run has to send.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
@@ -17,18 +17,19 @@ import { startPlantCountingServer } from './plant-counting-server.js';
 
 const TOKEN = 'crash-Token-5d2f8b4e';
 const IDS = 5_000;
-/** [seed, kills]: eight single kills at seeded points, and two runs killed again and again. */
-const CASES: Array<[number, number]> = [
-  [1, 1],
-  [2, 1],
-  [3, 1],
-  [4, 1],
-  [5, 1],
-  [6, 1],
-  [7, 1],
-  [8, 1],
-  [20250517, 3],
-  [61, 3],
+/** [seed, kills, token]: eight single kills at seeded points, two runs killed again and again, and the token from a command. */
+const CASES: Array<[number, number, 'profile' | 'token command']> = [
+  [1, 1, 'profile'],
+  [2, 1, 'profile'],
+  [3, 1, 'profile'],
+  [4, 1, 'profile'],
+  [5, 1, 'profile'],
+  [6, 1, 'profile'],
+  [7, 1, 'profile'],
+  [8, 1, 'profile'],
+  [20250517, 3, 'profile'],
+  [61, 3, 'profile'],
+  [9, 2, 'token command'],
 ];
 
 let config: ReturnType<typeof tempConfigDir>;
@@ -55,8 +56,8 @@ function completeLines(text: string): string[] {
 
 describe('kill -9 at seeded moments, then the README one-line command again: the first run after the last kill exits 0', () => {
   it.each(CASES)(
-    'seed %i, %i kill(s): every plant deleted, nothing reported that the server did not do, no id sent more than once a run',
-    async (seed, kills) => {
+    'seed %i, %i kill(s), token from the %s: every plant deleted, nothing reported that the server did not do, no id sent more than once a run',
+    async (seed, kills, token) => {
       const random = seeded(seed);
       const server = await startPlantCountingServer({ plants: IDS, token: TOKEN });
       onTestFinished(() => server.close());
@@ -65,7 +66,15 @@ describe('kill -9 at seeded moments, then the README one-line command again: the
       const ids = Array.from({ length: IDS }, (_, i) => String(i + 1));
       // plantstore delete --journal dead-plants.journal --stdin < dead-plants.txt
       const args = ['delete', '--journal', journal, '--stdin'];
-      const options = { env: { PLANTSTORE_CONFIG_DIR: config.dir }, input: `${ids.join('\n')}\n` };
+      const tokenCommand = path.join(config.dir, 'token.mjs');
+      const tokenRuns = path.join(config.dir, 'token-runs');
+      writeFileSync(
+        tokenCommand,
+        `import fs from 'node:fs'; fs.appendFileSync(${JSON.stringify(tokenRuns)}, 'x'); console.log(${JSON.stringify(TOKEN)});\n`,
+      );
+      const env: Record<string, string> = { PLANTSTORE_CONFIG_DIR: config.dir };
+      if (token === 'token command') env['PLANTSTORE_TOKEN_COMMAND'] = `${process.execPath} ${tokenCommand}`;
+      const options = { env, input: `${ids.join('\n')}\n` };
 
       const runs: RunResult[] = [];
       for (let run = 0; run <= kills; run++) {
@@ -120,6 +129,8 @@ describe('kill -9 at seeded moments, then the README one-line command again: the
         if (result['earlierRun'] === true) expect(server.refused.has(String(result['id']))).toBe(true);
       }
 
+      // The token came from where the case says: one command run per run of plantstore.
+      if (token === 'token command') expect(readFileSync(tokenRuns, 'utf8')).toBe('x'.repeat(kills + 1));
       // No id sent more than once a run: twice at most after one kill.
       expect(Math.max(...ids.map((id) => server.received(id)))).toBeLessThanOrEqual(kills + 1);
       const inFlight = lastLines.filter((line) => line.includes('deleted by the earlier run')).length;

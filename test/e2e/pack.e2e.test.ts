@@ -109,14 +109,23 @@ afterAll(() => {
 });
 
 describe('the packed tarball', () => {
-  it('holds bin/, dist/ (with the man page), the README, changelog, security policy, LICENSE and package.json, and nothing else', () => {
+  it('holds bin/, dist/ (with the man page), docs/, the README, changelog, security policy, LICENSE and package.json, and nothing else', () => {
     expect([...entries.keys()].sort()).toEqual(packedFiles);
-    const stray = packedFiles.filter((file) => !/^(bin|dist)\//.test(file) && !TOP_LEVEL_FILES.includes(file));
+    const stray = packedFiles.filter((file) => !/^(bin|dist|docs)\//.test(file) && !TOP_LEVEL_FILES.includes(file));
     expect(stray).toEqual([]);
     expect(packedFiles.filter((file) => /^(src|test|scripts)\//.test(file))).toEqual([]);
     for (const needed of [...TOP_LEVEL_FILES, 'bin/plantstore.js', 'dist/main.js', 'dist/THIRD_PARTY_LICENSES.md', 'dist/plantstore.1']) {
       expect(packedFiles).toContain(needed);
     }
+  });
+
+  it("holds every file the README links to, so its links work where the package is read (npm's page, node_modules)", () => {
+    const readme = entries.get('README.md')?.toString('utf8') ?? '';
+    const linked = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((match) => match[1] as string)
+      .filter((target) => !/^[a-z]+:/.test(target));
+    expect(linked).toContain('docs/reference.md');
+    for (const target of linked) expect(packedFiles).toContain(target);
   });
 
   it('ships the man page package.json names, as built', () => {

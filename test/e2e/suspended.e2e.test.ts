@@ -3,8 +3,10 @@
 // on, not discarded as timeouts (issue 27, item 3). Deleted plants are not retried into a
 // "does not exist", and are not reported as failed.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
-import { BIN, cleanEnv, endsWithin } from '../helpers/cli.js';
+import { BIN, cleanEnv, endsWithin, tempConfigDir } from '../helpers/cli.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'suspended-Token-0a1b2c3d';
@@ -40,11 +42,29 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-it('SIGSTOP longer than --timeout mid-batch, then SIGCONT: the answers that came meanwhile are used, exit 0', async () => {
+it.each([
+  ['', false],
+  [' with --journal: every id recorded deleted', true],
+])('SIGSTOP longer than --timeout mid-batch, then SIGCONT: the answers that came meanwhile are used, exit 0%s', async (_, withJournal) => {
   const ids = Array.from({ length: 12 }, (_, i) => String(i + 1));
+  const config = tempConfigDir();
+  onTestFinished(() => config.cleanup());
+  const journal = path.join(config.dir, 'suspended.journal');
   const child = spawn(
     process.execPath,
-    [BIN, 'delete', '--stdin', '--json', '--concurrency', '4', '--retries', '2', '--timeout', String(TIMEOUT_S)],
+    [
+      BIN,
+      'delete',
+      '--stdin',
+      '--json',
+      '--concurrency',
+      '4',
+      '--retries',
+      '2',
+      '--timeout',
+      String(TIMEOUT_S),
+      ...(withJournal ? ['--journal', journal] : []),
+    ],
     { env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url }), stdio: ['pipe', 'pipe', 'pipe'] },
   );
   onTestFinished(() => {
@@ -69,4 +89,10 @@ it('SIGSTOP longer than --timeout mid-batch, then SIGCONT: the answers that came
   expect(result.code).toBe(0);
   // None sent twice: the answer was there, so no retry went out.
   expect(server.requests.map((request) => request.url).sort()).toEqual(ids.map((id) => `/plants/${id}`).sort());
+  if (withJournal) {
+    // What the journal last says of each id: deleted, with a 204.
+    const last = new Map<string, string>();
+    for (const line of readFileSync(journal, 'utf8').trim().split('\n').slice(1)) last.set(String(JSON.parse(line).id), line);
+    expect(ids.map((id) => last.get(id))).toEqual(ids.map((id) => `{"id":${id},"deleted":true,"status":204}`));
+  }
 });

@@ -1,5 +1,5 @@
 // Every import in src/ points down: a module imports only from its own folder or from a
-// layer below it. The order is declared here and in the README's Layout, and this test
+// layer below it. The order is declared here and in docs/maintainers.md's Layout, and this test
 // holds the two together, so a new upward import (or a README that drifted) fails here.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,15 +40,28 @@ function sources(dir: string): string[] {
   });
 }
 
+/**
+ * The relative specifiers a module's text imports, in every form: `import … from '…'` and
+ * `export … from '…'`, a side-effect `import '…'`, and a dynamic `import('…')` (the lazy
+ * loading of the journal and the token command uses these), with either quote.
+ */
+function specifiers(text: string): string[] {
+  const forms = [
+    /\bfrom\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
+    /\bimport\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
+    /\bimport\s*\(\s*(['"])(\.{1,2}\/[^'"]+)\1/g,
+  ];
+  return forms.flatMap((form) => [...text.matchAll(form)].map((match) => match[2] as string));
+}
+
 /** Each relative import of src/ as `from -> to`, both relative to src/. */
 function imports(): Array<{ from: string; to: string }> {
-  return sources(SRC).flatMap((file) => {
-    const text = readFileSync(file, 'utf8');
-    return [...text.matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((match) => ({
+  return sources(SRC).flatMap((file) =>
+    specifiers(readFileSync(file, 'utf8')).map((specifier) => ({
       from: path.relative(SRC, file),
-      to: path.relative(SRC, path.resolve(path.dirname(file), match[1] as string)),
-    }));
-  });
+      to: path.relative(SRC, path.resolve(path.dirname(file), specifier)),
+    })),
+  );
 }
 
 /** The imports that point up, or at something no layer names. */
@@ -81,8 +94,22 @@ describe('the import graph of src/', () => {
     ).toEqual(['http/transport.ts -> batch/throttle/throttle.js', 'config/file.ts -> ui/io.js', 'newfolder/x.ts -> errors.js']);
   });
 
-  it("is the order the README's Layout gives", () => {
-    const readme = readFileSync(path.resolve(SRC, '../README.md'), 'utf8');
+  it.each([
+    ['from', "import { x } from '../commands/sandbox/run.js';", '../commands/sandbox/run.js'],
+    ['export from', "export { x } from '../commands/sandbox/run.js';", '../commands/sandbox/run.js'],
+    ['side effect', "import '../commands/sandbox/run.js';", '../commands/sandbox/run.js'],
+    ['dynamic', "const m = await import('../commands/sandbox/run.js');", '../commands/sandbox/run.js'],
+    ['dynamic, double quotes, spaced', 'await import( "../commands/sandbox/run.js" )', '../commands/sandbox/run.js'],
+  ])('reads an import of the %s form', (_form, line, specifier) => {
+    expect(specifiers(`const a = 1;\n${line}\n`)).toEqual([specifier]);
+  });
+
+  it('reads neither a package nor a word that only looks like an import', () => {
+    expect(specifiers("import { x } from 'commander';\nconst reimport = 1; // from the docs\nimport('node:fs');\n")).toEqual([]);
+  });
+
+  it("is the order the maintainers' Layout gives (docs/maintainers.md)", () => {
+    const readme = readFileSync(path.resolve(SRC, '../docs/maintainers.md'), 'utf8');
     const line = /^Layers, top to bottom: (.+)$/m.exec(readme)?.[1];
     expect(line?.split(/\s*>\s*/).map((name) => name.replace(/`/g, ''))).toEqual([...LAYERS]);
   });

@@ -2,23 +2,26 @@
 // where the fixed-ceiling limit (concurrency-limit.ts) stands otherwise, so a 503 cut and the
 // latency's growth and back-off move one limit, never two that fight.
 
-import { LatencyLimit, type LimitChange, MAX_AUTO_CONCURRENCY } from '../latency-limit.js';
+import { LatencyLimit, type LimitChange } from '../latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import type { InFlightLimit, Sample } from './concurrency-limit.js';
+import { overdueAfterMs } from './overdue.js';
 
 export class AutoConcurrency implements InFlightLimit {
   readonly #latency: LatencyLimit;
   #cuts = 0;
+  /** The most it ever allows: what the connection pool must hold. */
+  readonly ceiling: number;
 
-  constructor(options: { now?: (() => number) | undefined; onChange?: ((change: LimitChange) => void) | undefined } = {}) {
+  constructor(
+    options: { now?: (() => number) | undefined; ceiling?: number; onChange?: ((change: LimitChange) => void) | undefined } = {},
+  ) {
+    this.ceiling = options.ceiling ?? MAX_AUTO_CONCURRENCY;
     this.#latency = new LatencyLimit({
+      ceiling: this.ceiling,
       ...(options.now ? { now: options.now } : {}),
       ...(options.onChange ? { onChange: options.onChange } : {}),
     });
-  }
-
-  /** The most it ever allows: what the connection pool must hold. */
-  get ceiling(): number {
-    return MAX_AUTO_CONCURRENCY;
   }
 
   get limit(): number {
@@ -40,6 +43,16 @@ export class AutoConcurrency implements InFlightLimit {
    */
   get atCeiling(): boolean {
     return true;
+  }
+
+  /** How long a request may go unanswered before it counts as evidence (overdue.ts). */
+  get overdueAfterMs(): number {
+    return overdueAfterMs(this.#latency.baseRttMs);
+  }
+
+  /** An overdue request, as a sample of its age so far; whether it was taken as one. */
+  onOverdue(sample: Sample): boolean {
+    return this.#latency.onOverdue(sample.rttMs, sample.inFlightAtStart);
   }
 
   onAdmitted(sample: Sample): void {

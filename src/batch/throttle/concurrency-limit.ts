@@ -34,6 +34,8 @@ export interface Sample {
 export interface InFlightLimit {
   /** Requests allowed in flight now. */
   readonly limit: number;
+  /** The most it ever allows: what the connection pool must hold. */
+  readonly ceiling: number;
   /** 503 cuts so far. */
   readonly cuts: number;
   /** Whether recovery from a 503 cut may be reported: the limit is back where it started. */

@@ -7,9 +7,11 @@
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
 import type { LimitChangeReason } from '../latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
 import { AdaptiveRate } from './adaptive-rate.js';
 import { AutoConcurrency } from './auto-concurrency.js';
 import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
+import { OverdueWatch } from './overdue.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
 
 /** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
@@ -51,8 +53,8 @@ export interface Started {
 }
 
 export interface ControllerOptions {
-  /** A fixed ceiling (--concurrency n), or 'auto': the limit found from the server's latency. */
-  ceiling: number | 'auto';
+  /** A fixed ceiling (--concurrency n), or the limit found from the server's latency: 'auto' up to MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n. */
+  ceiling: number | 'auto' | { auto: number };
   /** The clock of the starts and answers, which the auto limit's rounds are timed by. */
   now?: (() => number) | undefined;
   stallMs?: number | undefined;
@@ -64,6 +66,8 @@ export class LoadController {
   readonly #rate = new AdaptiveRate();
   readonly #limit: InFlightLimit;
   readonly #auto: AutoConcurrency | undefined;
+  /** With auto: requests that have not answered long after they should have (overdue.ts). */
+  readonly #overdue: OverdueWatch | undefined;
   readonly #pauses: PauseRule;
   readonly #onChange: ((change: ThrottleChange) => void) | undefined;
   #started = 0;
@@ -77,13 +81,24 @@ export class LoadController {
 
   constructor(options: ControllerOptions) {
     const onChange = options.onChange;
+    const { ceiling } = options;
     this.#auto =
-      options.ceiling === 'auto'
-        ? new AutoConcurrency({ now: options.now, onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })) })
-        : undefined;
-    this.#limit = this.#auto ?? new ConcurrencyLimit(options.ceiling as number);
+      typeof ceiling === 'number'
+        ? undefined
+        : new AutoConcurrency({
+            now: options.now,
+            ceiling: ceiling === 'auto' ? MAX_AUTO_CONCURRENCY : ceiling.auto,
+            onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })),
+          });
+    this.#limit = this.#auto ?? new ConcurrencyLimit(ceiling as number);
+    this.#overdue = this.#auto && new OverdueWatch();
     this.#pauses = new PauseRule({ stallMs: options.stallMs, maxPauseMs: options.maxPauseMs });
     this.#onChange = options.onChange;
+  }
+
+  /** The most it ever lets be in flight: what the connection pool must allow. */
+  get ceiling(): number {
+    return this.#limit.ceiling;
   }
 
   /**
@@ -91,7 +106,7 @@ export class LoadController {
    * `lastStartAt`; Infinity while the in-flight limit is reached.
    */
   openAt(now: number, inFlight: number, lastStartAt: number): number {
-    if (inFlight >= this.#limit.limit) return Number.POSITIVE_INFINITY;
+    if (this.counted(inFlight, now) >= this.#limit.limit || inFlight >= this.#limit.ceiling) return Number.POSITIVE_INFINITY;
     const at = Math.max(now, this.#pauses.until);
     if (at <= now && this.#rate.startDeferredCut(now)) this.#slowedDown(this.#deferredCutStatus);
     if (this.#rate.advance(now)) this.#noteIfRecovered();
@@ -100,11 +115,38 @@ export class LoadController {
     return Math.max(at, lastStartAt + 1000 / this.#rate.perSecond);
   }
 
+  /**
+   * The requests in flight that hold a place under the limit, of `inFlight`: with auto, overdue
+   * ones do not, up to the limit's worth of them (overdue.ts). Those newly overdue at `now` are
+   * taken as samples first.
+   */
+  counted(inFlight: number, now: number): number {
+    const auto = this.#auto;
+    const overdue = this.#overdue;
+    if (auto === undefined || overdue === undefined) return inFlight;
+    overdue.sweep(now, auto.overdueAfterMs, (start) =>
+      auto.onOverdue({ rttMs: now - start.startedAt, inFlightAtStart: start.inFlightAtStart }),
+    );
+    return inFlight - Math.min(overdue.overdue, this.#limit.limit);
+  }
+
+  /** When the oldest request in flight goes overdue (auto only); Infinity otherwise. */
+  nextOverdueAt(): number {
+    return this.#auto === undefined || this.#overdue === undefined
+      ? Number.POSITIVE_INFINITY
+      : this.#overdue.nextAt(this.#auto.overdueAfterMs);
+  }
+
   /** A start; its number. */
   onStart(now: number): number {
     this.#rate.onStart(now);
     this.#started += 1;
     return this.#started;
+  }
+
+  /** The start, as numbered, once its permit exists: watched for going overdue. */
+  track(start: Started): void {
+    this.#overdue?.started(start);
   }
 
   /** Whether the server admitted a request in about the last second. */
@@ -119,7 +161,9 @@ export class LoadController {
 
   /** What the answer to `start` said; why to give up on the server, or undefined. */
   onAnswer(start: Started, feedback: Feedback, now: number): string | undefined {
-    if (feedback.kind === 'ok') this.#onAdmitted(start, now);
+    // An overdue request already gave its sample; its answer is not a second one.
+    const sampled = this.#overdue?.answered(start) ?? false;
+    if (feedback.kind === 'ok') this.#onAdmitted(start, now, sampled);
     else if (feedback.kind === 'refused') return this.#onRefused(start, feedback, now);
     return undefined;
   }
@@ -138,10 +182,10 @@ export class LoadController {
     };
   }
 
-  #onAdmitted(start: Started, now: number): void {
+  #onAdmitted(start: Started, now: number, sampled: boolean): void {
     this.#rate.onAdmitted(now);
     this.#pauses.onAdmitted();
-    this.#limit.onAdmitted({ rttMs: now - start.startedAt, inFlightAtStart: start.inFlightAtStart });
+    if (!sampled) this.#limit.onAdmitted({ rttMs: now - start.startedAt, inFlightAtStart: start.inFlightAtStart });
     this.#noteIfRecovered();
   }
 

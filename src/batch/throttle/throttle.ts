@@ -14,15 +14,20 @@
 // holds the ordered pool's new items back meanwhile.
 
 import type { AttemptGate, Feedback, Permit } from '../../http/gate.js';
-import { MAX_AUTO_CONCURRENCY } from '../latency-limit.js';
 import { type Rate, SlidingWindowLimiter } from '../rate-limit.js';
 import { LoadController, type Started, type ThrottleChange, type ThrottleStats } from './controller.js';
 
 export type { ThrottleChange, ThrottleStats } from './controller.js';
 
+/** `--concurrency`: a fixed number in flight, or the limit found from latency (auto) up to a ceiling. */
+export type Concurrency = number | { auto: number };
+
 export interface ThrottleOptions {
-  /** Never more requests in flight than this (--concurrency n), or 'auto': up to MAX_AUTO_CONCURRENCY, found from latency. */
-  ceiling: number | 'auto';
+  /**
+   * Never more requests in flight than this (--concurrency n), or found from latency: 'auto' up to
+   * MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n.
+   */
+  ceiling: Concurrency | 'auto';
   /** A hard cap on starts in any window (--rate), on top of the adaptive rate. */
   rate?: Rate;
   /** Give up once the server has refused every request for this long (default DEFAULT_STALL_MS). */
@@ -88,7 +93,7 @@ export class Throttle implements AttemptGate {
 
   constructor(options: ThrottleOptions) {
     this.#load = new LoadController(options);
-    this.maxInFlight = options.ceiling === 'auto' ? MAX_AUTO_CONCURRENCY : options.ceiling;
+    this.maxInFlight = this.#load.ceiling;
     this.#now = options.now ?? (() => performance.now());
     this.#setTimer = options.setTimer ?? wakeTimer;
     this.#onChange = options.onChange;
@@ -134,7 +139,7 @@ export class Throttle implements AttemptGate {
     // Never resumed from in here: the pool counts itself held only once this returns.
     this.#load.noteHeldBack(now);
     this.#holder = resume;
-    if (at !== Number.POSITIVE_INFINITY) this.#wakeAt(Math.max(at, now), now);
+    this.#wakeFor(at, now);
     return true;
   }
 
@@ -176,7 +181,9 @@ export class Throttle implements AttemptGate {
     const sequence = this.#load.onStart(now);
     this.#lastStartAt = now;
     const rateStart = this.#userLimit?.record(now);
-    return new ThrottlePermit(this, now, sequence, this.#inFlight, rateStart);
+    const permit = new ThrottlePermit(this, now, sequence, this.#load.counted(this.#inFlight, now), rateStart);
+    this.#load.track(permit);
+    return permit;
   }
 
   #idle(): boolean {
@@ -190,9 +197,7 @@ export class Throttle implements AttemptGate {
       const at = this.#openAt(now);
       if (at > now) {
         this.#load.noteHeldBack(now);
-        // Infinity: the next release pumps.
-        if (at === Number.POSITIVE_INFINITY) this.#clearTimer();
-        else this.#wakeAt(at, now);
+        this.#wakeFor(at, now);
         return;
       }
       const waiter = this.#retries.shift() ?? this.#firsts.shift();
@@ -209,8 +214,19 @@ export class Throttle implements AttemptGate {
     this.#clearTimer();
   }
 
+  /**
+   * Wakes the queue when the gates open at `at`. Infinity, the limit reached: the next release
+   * pumps, or with auto the oldest request going overdue, whichever comes first.
+   */
+  #wakeFor(at: number, now: number): void {
+    const wake = at === Number.POSITIVE_INFINITY ? this.#load.nextOverdueAt() : at;
+    if (wake === Number.POSITIVE_INFINITY) this.#clearTimer();
+    else this.#wakeAt(Math.max(wake, now), now);
+  }
+
   #wakeAt(at: number, now: number): void {
-    if (this.#timerAt === at) return;
+    // A timer due sooner stays: it pumps, and the pump sets the next one.
+    if (this.#timerAt <= at) return;
     this.#clearTimer();
     this.#timerAt = at;
     this.#cancelTimer = this.#setTimer(() => {

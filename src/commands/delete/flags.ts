@@ -1,8 +1,10 @@
+import { DEFAULT_AUTO_CEILING } from '../../batch/latency-tuning.js';
 import { MAX_CONCURRENCY } from '../../batch/ordered-pool.js';
 import type { Rate } from '../../batch/rate-limit.js';
+import type { Concurrency } from '../../batch/throttle/throttle.js';
 import { Flag, type FlagReader } from '../../flags/flag.js';
 import { GLOBAL_FLAGS, JSON_OUTPUT, QUIET, VERBOSE } from '../../flags/global.js';
-import { filePath, missingErrors, rate, wholeNumberOr } from '../../flags/kinds.js';
+import { concurrency, filePath, missingErrors, rate } from '../../flags/kinds.js';
 import { type ServiceSettings, serviceSettings } from '../../service/settings.js';
 import type { MissingRule } from './outcomes.js';
 import type { OutputMode } from './report.js';
@@ -16,14 +18,16 @@ export const STDIN = Flag.switch({
 export const CONCURRENCY = Flag.valued(
   {
     key: 'concurrency',
-    flags: '--concurrency <n|auto>',
-    help: `requests in flight at once, 1..${MAX_CONCURRENCY}; auto finds it from the server's latency (up to ${MAX_CONCURRENCY})`,
+    flags: '--concurrency <n|auto[:max]>',
+    help:
+      `requests in flight at once: n fixed, 1..${MAX_CONCURRENCY}; auto finds it from the server's latency, ` +
+      `up to ${DEFAULT_AUTO_CEILING} (auto:${MAX_CONCURRENCY} lets it go up to ${MAX_CONCURRENCY}); --concurrency 8 was the default before auto`,
     env: 'PLANTSTORE_CONCURRENCY',
-    envHelp: 'like delete --concurrency: a number, or auto',
-    default: '8',
-    completes: { kind: 'words', words: ['auto'] },
+    envHelp: 'like delete --concurrency: a number, auto, or auto:max',
+    default: 'auto',
+    completes: { kind: 'words', words: ['auto', `auto:${MAX_CONCURRENCY}`] },
   },
-  wholeNumberOr('auto', 1, MAX_CONCURRENCY),
+  concurrency(MAX_CONCURRENCY, DEFAULT_AUTO_CEILING),
 );
 
 export const RATE = Flag.valued(
@@ -81,8 +85,8 @@ export interface DeleteOptions extends ServiceSettings {
   /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
   ids: string[];
   stdin: boolean;
-  /** A fixed number of requests in flight, or 'auto': found from the server's latency. */
-  concurrency: number | 'auto';
+  /** A fixed number of requests in flight, or `{ auto: ceiling }`: found from the server's latency, up to the ceiling. */
+  concurrency: Concurrency;
   rate: Rate | undefined;
   missing: MissingRule;
   failFast: boolean;

@@ -19,6 +19,12 @@ import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
 import { describeChange, summaryLine } from './summary.js';
 
+/**
+ * A batch of at most this many ids goes out at once, as it did when a fixed 8 was the default:
+ * the latency-based limit learns nothing from so few answers, and would only send them in two waves.
+ */
+export const HANDFUL = 8;
+
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
 const STALL_RETRY_WAITS = 4;
@@ -77,7 +83,7 @@ async function deleteAll(
   const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
-    ceiling: concurrency,
+    ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
     ...(rate ? { rate } : {}),
     maxPauseMs: network.maxRetryWaitMs,
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),

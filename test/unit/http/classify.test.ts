@@ -329,10 +329,10 @@ describe('verdictOf an answer with a failure status', () => {
   });
 });
 
-describe("the README's lists of retried statuses are the table's", () => {
-  /** A README bullet (`- **Retries.**`...), its line breaks and indents read as single spaces. */
+describe("the reference's lists of retried statuses are the table's", () => {
+  /** A bullet of docs/reference.md (`- **Retries.**`...), its line breaks and indents read as single spaces. */
   const bullet = (title: string): string => {
-    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    const readme = readFileSync(`${ROOT}/docs/reference.md`, 'utf8');
     const start = readme.indexOf(`- **${title}.**`);
     expect(start).toBeGreaterThan(-1);
     const end = readme.indexOf('\n- **', start + 1);

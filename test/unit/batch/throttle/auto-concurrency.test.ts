@@ -3,7 +3,7 @@
 // throttle feeds it each processed answer's round trip, lets exactly its limit be in flight,
 // and a 503 cuts that same limit. Fake clocks and scripted latencies throughout.
 import { describe, expect, it } from 'vitest';
-import { BASE_PROBE_LIMIT, MAX_AUTO_CONCURRENCY } from '../../../../src/batch/latency-limit.js';
+import { BASE_PROBE_LIMIT, MAX_AUTO_CONCURRENCY } from '../../../../src/batch/latency-tuning.js';
 import { CONCURRENCY_DECREASE } from '../../../../src/batch/throttle/concurrency-limit.js';
 import { Throttle, type ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
 import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';
@@ -15,12 +15,25 @@ const ok: Feedback = { kind: 'ok' };
 function setup(ceiling: number | 'auto' = 'auto') {
   const clock = { now: 0 };
   const changes: ThrottleChange[] = [];
+  const timers = new Set<{ at: number; callback: () => void }>();
+  /** Moves the clock to `at` and runs the timers due by then, as the event loop would. */
+  const overdue = (at: number): void => {
+    clock.now = at;
+    for (const timer of [...timers].sort((a, b) => a.at - b.at)) {
+      if (timer.at > at || !timers.has(timer)) continue;
+      timers.delete(timer);
+      timer.callback();
+    }
+  };
   const throttle = new Throttle({
     ceiling,
     now: () => clock.now,
-    // Nothing here paces by rate or pauses: a timer would be a failure of the test's premise.
-    setTimer: () => {
-      throw new Error('no timer expected');
+    // Nothing here paces by rate or pauses. The only timers are for the oldest request in flight
+    // going overdue (overdue.ts), and the test runs them by hand (overdue).
+    setTimer: (callback, delayMs) => {
+      const timer = { at: clock.now + delayMs, callback };
+      timers.add(timer);
+      return () => timers.delete(timer);
     },
     onChange: (change) => changes.push(change),
   });
@@ -43,7 +56,7 @@ function setup(ceiling: number | 'auto' = 'auto') {
     return permits.length;
   };
   const limitChanges = () => changes.filter((c): c is Extract<ThrottleChange, { kind: 'limit' }> => c.kind === 'limit');
-  return { clock, changes, limitChanges, throttle, fill, round };
+  return { clock, changes, limitChanges, throttle, fill, round, overdue, timers };
 }
 
 describe('--concurrency auto: the throttle feeds the latency limit and obeys it', () => {

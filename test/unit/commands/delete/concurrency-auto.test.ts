@@ -110,19 +110,20 @@ describe('help and completion know auto', () => {
     () => {},
   );
 
-  it('completion offers auto after --concurrency', () => {
+  it('completion offers auto, and auto:256 to raise its ceiling, after --concurrency', () => {
     const remove = completionTree(program).commands.find((command) => command.name === 'delete');
     const option = remove?.options.find((o) => o.names.includes('--concurrency'));
-    expect(option?.value).toEqual({ kind: 'words', words: ['auto'] });
+    expect(option?.value).toEqual({ kind: 'words', words: ['auto', 'auto:256'] });
   });
 
-  it('delete --help shows the range, auto and the variable; the Environment section lists the variable', async () => {
+  it('delete --help shows the range, auto, its ceiling, the old default and the variable; the Environment section lists the variable', async () => {
     const help = await run(['delete', '--help']);
-    expect(help.stdout).toContain('--concurrency <n|auto>');
+    expect(help.stdout).toContain('--concurrency <n|auto[:max]>');
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(
-      "1..256; auto finds it from the server's latency (up to 256) (env PLANTSTORE_CONCURRENCY; default 8)",
+      "requests in flight at once: n fixed, 1..256; auto finds it from the server's latency, up to 64 (auto:256 lets it go up to 256); " +
+        '--concurrency 8 was the default before auto (env PLANTSTORE_CONCURRENCY; default auto)',
     );
     const top = await run(['--help']);
-    expect(top.stdout).toMatch(/PLANTSTORE_CONCURRENCY\s+like delete --concurrency: a number, or auto/);
+    expect(top.stdout.replace(/\s+/g, ' ')).toContain('PLANTSTORE_CONCURRENCY like delete --concurrency: a number, auto, or auto:max');
   });
 });

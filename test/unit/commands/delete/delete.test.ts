@@ -12,6 +12,8 @@ const BASE = 'https://api.example.com';
 const READY = { PLANTSTORE_BASE_URL: BASE, PLANTSTORE_TOKEN: TOKEN };
 
 const { run } = inProcess();
+/** More ids than a handful (run.ts HANDFUL): the batch's own limit applies. */
+const NINE = ['1', '2', '3', '4', '5', '6', '7', '8', '9'];
 
 describe('argv reaches the delete command', () => {
   it.each<[string, string[], string[]]>([
@@ -54,7 +56,7 @@ describe('argv reaches the delete command', () => {
       {
         ids: ['1'],
         stdin: false,
-        concurrency: 8,
+        concurrency: { auto: 64 },
         rate: undefined,
         network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000, caFile: undefined },
         missing: { codes: [], ignore: false },
@@ -82,14 +84,18 @@ describe('argv reaches the delete command', () => {
     ],
     ['--concurrency', ['delete', '--concurrency', '3', '1'], { concurrency: 3 }],
     ['--concurrency at its maximum', ['delete', '--concurrency', '256', '1'], { concurrency: 256 }],
-    ['--concurrency auto', ['delete', '--concurrency', 'auto', '1'], { concurrency: 'auto' }],
+    ['--concurrency auto', ['delete', '--concurrency', 'auto', '1'], { concurrency: { auto: 64 } }],
+    ['--concurrency auto:256', ['delete', '--concurrency', 'auto:256', '1'], { concurrency: { auto: 256 } }],
+    ['--concurrency auto:1', ['delete', '--concurrency', 'auto:1', '1'], { concurrency: { auto: 1 } }],
+    ['--concurrency 8, the old default', ['delete', '--concurrency', '8', '1'], { concurrency: 8 }],
     [
       '--concurrency over PLANTSTORE_CONCURRENCY',
       ['delete', '--concurrency', '3', '1'],
       { concurrency: 3 },
       { PLANTSTORE_CONCURRENCY: 'auto' },
     ],
-    ['PLANTSTORE_CONCURRENCY=auto', ['delete', '1'], { concurrency: 'auto' }, { PLANTSTORE_CONCURRENCY: 'auto' }],
+    ['PLANTSTORE_CONCURRENCY=auto', ['delete', '1'], { concurrency: { auto: 64 } }, { PLANTSTORE_CONCURRENCY: 'auto' }],
+    ['PLANTSTORE_CONCURRENCY=auto:128', ['delete', '1'], { concurrency: { auto: 128 } }, { PLANTSTORE_CONCURRENCY: 'auto:128' }],
     ['PLANTSTORE_CONCURRENCY=16', ['delete', '1'], { concurrency: 16 }, { PLANTSTORE_CONCURRENCY: '16' }],
     [
       '--ignore-missing --missing-error',
@@ -117,16 +123,20 @@ describe('argv reaches the delete command', () => {
       ['delete', '--concurrency', '0', '1'],
       {},
       Exit.usage,
-      "invalid --concurrency '0': give a whole number from 1 to 256, or auto",
+      "invalid --concurrency '0': give a whole number from 1 to 256, auto (up to 64), or auto:N to let auto go up to N (at most 256)",
     ],
     ['--concurrency 257', ['delete', '--concurrency', '257', '1'], {}, Exit.usage, "invalid --concurrency '257'"],
     ['--concurrency Auto', ['delete', '--concurrency', 'Auto', '1'], {}, Exit.usage, "invalid --concurrency 'Auto'"],
+    ['--concurrency auto:257', ['delete', '--concurrency', 'auto:257', '1'], {}, Exit.usage, "invalid --concurrency 'auto:257'"],
+    ['--concurrency auto:0', ['delete', '--concurrency', 'auto:0', '1'], {}, Exit.usage, "invalid --concurrency 'auto:0'"],
+    ['--concurrency auto:', ['delete', '--concurrency', 'auto:', '1'], {}, Exit.usage, "invalid --concurrency 'auto:'"],
+    ['--concurrency auto8', ['delete', '--concurrency', 'auto8', '1'], {}, Exit.usage, "invalid --concurrency 'auto8'"],
     [
       'PLANTSTORE_CONCURRENCY=fast',
       ['delete', '1'],
       { PLANTSTORE_CONCURRENCY: 'fast' },
       Exit.config,
-      "invalid PLANTSTORE_CONCURRENCY 'fast': give a whole number from 1 to 256, or auto",
+      "invalid PLANTSTORE_CONCURRENCY 'fast': give a whole number from 1 to 256, auto (up to 64), or auto:N to let auto go up to N (at most 256)",
     ],
     ['PLANTSTORE_CONCURRENCY=0', ['delete', '1'], { PLANTSTORE_CONCURRENCY: '0' }, Exit.config, "invalid PLANTSTORE_CONCURRENCY '0'"],
   ])('%s is refused before anything is built', async (_name, argv, env, exit, message) => {
@@ -137,9 +147,15 @@ describe('argv reaches the delete command', () => {
   });
 
   it.each<[string, string[], Record<string, string>, number]>([
-    ['a fixed --concurrency', ['delete', '--concurrency', '3', '1'], {}, 3],
-    ['--concurrency auto', ['delete', '--concurrency', 'auto', '1'], {}, 256],
-    ['PLANTSTORE_CONCURRENCY=auto', ['delete', '1'], { PLANTSTORE_CONCURRENCY: 'auto' }, 256],
+    ['a fixed --concurrency', ['delete', '--concurrency', '3', ...NINE], {}, 3],
+    ['no --concurrency: auto, up to the default ceiling', ['delete', ...NINE], {}, 64],
+    ['--concurrency auto', ['delete', '--concurrency', 'auto', ...NINE], {}, 64],
+    ['--concurrency auto:256', ['delete', '--concurrency', 'auto:256', ...NINE], {}, 256],
+    ['PLANTSTORE_CONCURRENCY=auto:100', ['delete', ...NINE], { PLANTSTORE_CONCURRENCY: 'auto:100' }, 100],
+    // A handful goes out at once, as under the old default of 8; auto learns nothing from so few.
+    ['one id, no --concurrency', ['delete', '1'], {}, 8],
+    ['eight ids, --concurrency auto:256', ['delete', '--concurrency', 'auto:256', ...NINE.slice(1)], {}, 8],
+    ['two ids, --concurrency auto:2', ['delete', '--concurrency', 'auto:2', '1', '2'], {}, 2],
   ])('%s: the connection pool allows as many in flight as the throttle may', async (_name, argv, env, connections) => {
     const result = await run(argv, { env: { ...READY, ...env } });
     expect(result.error).toBeUndefined();
