@@ -1,6 +1,7 @@
 import { runOrdered } from '../../batch/ordered-pool.js';
 import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
+import { checkProfileExists } from '../../config/profiles.js';
 import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
 import type { TokenEvent, TokenLeases } from '../../config/token-lease.js';
 import type { Context } from '../../context.js';
@@ -19,6 +20,7 @@ import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
 import { describeChange, describeTokenEvent, summaryLine } from './summary.js';
+import { tokenRefusedLine } from './token-refused.js';
 
 // A server that refuses every request for this many --max-retry-wait (but at least
 // a second) is not coming back soon: the run stops trying, and ends with exit 6.
@@ -30,7 +32,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
+  const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal), ctx);
   const network = await networkOptions(opts.network, ctx.signal);
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
@@ -44,7 +46,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
+    exit = await deleteAll(ids, target, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) {
@@ -82,7 +84,7 @@ async function firstToken(target: Target, network: NetworkOptions, verbose: bool
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function deleteAll(
   ids: IdList,
-  baseUrl: string,
+  target: Target,
   token: string | TokenLeases,
   network: NetworkOptions,
   journal: RunJournal | undefined,
@@ -106,7 +108,7 @@ async function deleteAll(
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
   const transport = await ctx.transport({
-    endpoint: { baseUrl, token },
+    endpoint: { baseUrl: target.baseUrl, token },
     network: { ...network, connections: throttle.maxInFlight },
     gate: throttle,
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
@@ -124,6 +126,7 @@ async function deleteAll(
     return result;
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
+  let tokenRefused = false;
   /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
   const notSentNow = (id: string): DeleteResult => {
     stopReason ??= journal?.stopReason();
@@ -151,6 +154,7 @@ async function deleteAll(
         // Only a failure line shares stderr with the counter: clearing on every result would hide it.
         if (isFailure(result)) progress.clear();
         tally.add(result);
+        if (isFailure(result) && result.attempted && result.exit === Exit.auth) tokenRefused = true;
         reporter.result(result);
       },
       shouldStop(result) {
@@ -177,6 +181,7 @@ async function deleteAll(
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
     ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined));
   }
+  if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
     ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
@@ -186,8 +191,10 @@ async function deleteAll(
 }
 
 /** The target, or what the user must supply, in this command's words. */
-function found(target: Target | MissingSetting): Target {
+function found(target: Target | MissingSetting, ctx: Context): Target {
   if (!('missing' in target)) return target;
+  // What is missing was to come from the profile: a typo in its name is the better thing to report.
+  checkProfileExists(ctx.config(), target.profile);
   if (target.missing === 'base-url') {
     throw new ConfigError(
       `no base URL for profile '${target.profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
