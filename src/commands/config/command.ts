@@ -23,6 +23,7 @@ import {
   WRITE_GLOBALS,
   type WriteFlags,
 } from './flags.js';
+import { runProfiles } from './profiles.js';
 import { runGet, runList, runPath, runSet, runUnset } from './run.js';
 
 /** Stand-ins for the run functions of the config commands: a test of argv captures the options and runs nothing. */
@@ -32,6 +33,7 @@ export interface ConfigSeams {
   configUnset?: (opts: UnsetOptions, ctx: Context) => Promise<ExitCode>;
   configList?: (opts: ListOptions, ctx: Context) => Promise<ExitCode>;
   configPath?: (opts: PathOptions, ctx: Context) => Promise<ExitCode>;
+  configProfiles?: (opts: ListOptions, ctx: Context) => Promise<ExitCode>;
 }
 
 /**
@@ -45,9 +47,10 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
     unset: seams.configUnset ?? runUnset,
     list: seams.configList ?? runList,
     path: seams.configPath ?? runPath,
+    profiles: seams.configProfiles ?? runProfiles,
   };
   const config = documented(
-    program.command('config').description('read and write profile settings (keys: base-url, missing-error, token-command)'),
+    program.command('config').description('read and write profile settings (keys: base-url, missing-error, token-command), list profiles'),
     {
       examples: [
         ['plantstore config set base-url https://api.example.com/v1'],
@@ -55,6 +58,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
         ['plantstore config unset base-url'],
         ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
         ['plantstore config path', 'where the file is'],
+        ['plantstore config profiles', 'every profile, its base URL and where its token comes from'],
         [
           "plantstore config set token-command 'op read op://vault/plantstore/token'",
           'a command that prints the token (words, not a shell)',
@@ -107,6 +111,19 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       examples: [
         ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
         ['plantstore --profile staging config list --json'],
+      ],
+    },
+  );
+  documented(
+    config
+      .command('profiles')
+      .description('list the profiles: base URL and where the token comes from (never the token)')
+      .action(action(ctx, finish, (flags: ReadFlags) => run.profiles(listOptions(flags), ctx))),
+    {
+      globals: READ_GLOBALS,
+      examples: [
+        ['plantstore config profiles', 'the profile in use is marked *'],
+        ['plantstore config profiles --json', '{"path":…,"profiles":[{"name":"default","current":true,…}],…}'],
       ],
     },
   );

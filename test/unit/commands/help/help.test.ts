@@ -67,6 +67,7 @@ describe('help for every command, as gh gives it', () => {
       'config set',
       'config unset',
       'config list',
+      'config profiles',
       'config path',
       'completion',
       'sandbox',
