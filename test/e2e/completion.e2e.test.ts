@@ -1,10 +1,11 @@
 // The completion script as a shell loads it: printed by the built CLI, sourced by
 // bash, asking the same CLI for profile names.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, cleanEnv, runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { INSTALL } from '../../src/completion/tree.js';
+import { BIN, cleanEnv, ROOT, runPlantstore, tempConfigDir } from '../helpers/cli.js';
 
 const config = tempConfigDir();
 let script: string;
@@ -62,4 +63,15 @@ it.each([
   ],
 ])('completes %j', (words, expected) => {
   expect(complete(words)).toEqual(expected);
+});
+
+it("the README's install line works in a fresh home, where the completions folder does not exist yet", () => {
+  const home = path.join(config.dir, 'fresh-home');
+  mkdirSync(home);
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
+  const line = readme.find((text) => text.includes('plantstore completion bash >'));
+  expect(line).toBe(INSTALL.bash);
+  execFileSync('bash', ['-c', line as string], { env: cleanEnv({ HOME: home, PATH: `${binDir}:${process.env['PATH']}` }) });
+  const installed = readFileSync(path.join(home, '.local/share/bash-completion/completions/plantstore'), 'utf8');
+  expect(installed).toBe(script);
 });

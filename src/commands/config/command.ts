@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completes } from '../../completion/tree.js';
 import { PROFILE_KEYS } from '../../config/file.js';
 import type { Context } from '../../context.js';
-import type { ExitCode } from '../../errors.js';
+import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import {
@@ -35,6 +35,9 @@ export interface ConfigSeams {
   configPath?: (opts: PathOptions, ctx: Context) => Promise<ExitCode>;
   configProfiles?: (opts: ListOptions, ctx: Context) => Promise<ExitCode>;
 }
+
+/** Every config command reads or writes the file, and nothing else. */
+const CONFIG_CONCERNS = { variables: ['PLANTSTORE_CONFIG_DIR', 'NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.config] };
 
 /**
  * Registers `config` and its commands. `seams` is the seam of gh's `newCmdGet(f, runF)`: a run
@@ -74,6 +77,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: ReadFlags, key: string) => run.get(getOptions(flags, key), ctx))),
     {
       globals: READ_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [['plantstore config get base-url'], ['plantstore --profile staging config get base-url --json']],
     },
   );
@@ -86,6 +90,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: WriteFlags, key: string, value: string) => run.set(setOptions(flags, key, value), ctx))),
     {
       globals: WRITE_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config set base-url https://api.example.com/v1'],
         ['plantstore config set missing-error 1', 'the API error code that means "no such plant" (1 in the sandbox)'],
@@ -99,7 +104,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .addArgument(configKey())
       .description('remove a setting')
       .action(action(ctx, finish, (flags: WriteFlags, key: string) => run.unset(unsetOptions(flags, key), ctx))),
-    { globals: WRITE_GLOBALS, examples: [['plantstore config unset base-url']] },
+    { globals: WRITE_GLOBALS, concerns: CONFIG_CONCERNS, examples: [['plantstore config unset base-url']] },
   );
   documented(
     config
@@ -108,6 +113,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: ReadFlags) => run.list(listOptions(flags), ctx))),
     {
       globals: READ_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
         ['plantstore --profile staging config list --json'],
@@ -121,6 +127,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: ReadFlags) => run.profiles(listOptions(flags), ctx))),
     {
       globals: READ_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config profiles', 'the profile in use is marked *'],
         ['plantstore config profiles --json', '{"path":…,"profiles":[{"name":"default","current":true,…}],…}'],
@@ -134,6 +141,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: PathFlags) => run.path(pathOptions(flags), ctx))),
     {
       globals: PATH_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config path'],
         ['PLANTSTORE_CONFIG_DIR=/tmp/ps plantstore config path', 'prints /tmp/ps/config.json'],
