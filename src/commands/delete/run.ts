@@ -10,7 +10,7 @@ import type { NetworkOptions } from '../../http/transport.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
-import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
+import { NO_PROGRESS, type ProgressState, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions, NetworkSettings } from './flags.js';
@@ -96,9 +96,6 @@ async function deleteAll(
   const started = Date.now();
   const reporter = createReporter(ctx.io, output);
   const tally = new Tally();
-  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
-  const linesOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
-  const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
     ceiling: concurrency,
@@ -107,6 +104,11 @@ async function deleteAll(
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
+  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
+  const linesOnScreen = ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && (output.json || !output.quiet);
+  const progress = linesOnScreen
+    ? NO_PROGRESS
+    : startProgress(ctx.io, ids.size, () => progressState(tally, throttle, concurrency), { plain: opts.progress });
   const transport = await ctx.transport({
     endpoint: { baseUrl: target.baseUrl, token },
     network: { ...network, connections: throttle.maxInFlight },
@@ -188,6 +190,13 @@ async function deleteAll(
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;
+}
+
+/** Where the run is, for the progress line: the limit only when it adapts. */
+function progressState(tally: Tally, throttle: Throttle, concurrency: number | 'auto'): ProgressState {
+  const stats = throttle.stats();
+  const adapts = concurrency === 'auto' || stats.concurrencyCuts > 0;
+  return { done: tally.total, failed: tally.failed, limit: adapts ? stats.concurrencyLimit : undefined };
 }
 
 /** The target, or what the user must supply, in this command's words. */
