@@ -21,6 +21,8 @@ const WORDS: Readonly<Record<string, string>> = {
   EBUSY: 'the file is busy',
   EEXIST: 'the file already exists',
   EAGAIN: 'temporarily unavailable, try again',
+  EADDRINUSE: 'the address is in use',
+  EADDRNOTAVAIL: 'no such address on this machine',
 };
 
 export function errnoWords(code: string | undefined): string {

@@ -1,6 +1,7 @@
 // Issue 29, item 1: every failure a newcomer meets names the next step. One row per message
 // the issue quoted, run in process against a temporary config folder and a fake service.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, Exit } from '../../../src/errors.js';
@@ -135,6 +136,22 @@ describe('a failure names the next step', () => {
     expect(lines[0]).toContain('error 401: missing or invalid bearer token (HTTP 401)');
     expect(lines.at(-1)).toMatch(/^the server refused the token \(401\/403\); /);
     expect(lines.at(-1)).toMatch(hint);
+  });
+
+  it('a sandbox whose port is taken says so in words, and how to pick another', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await run(['sandbox', '--port', String(port)]);
+      expect(result.exit).toBe(Exit.config);
+      expect(result.error).toBe(
+        `cannot listen on 127.0.0.1:${port}: the address is in use; pick another port with --port (0 picks a free one)`,
+      );
+      expect(result.thrown?.detail).toBe('EADDRINUSE');
+    } finally {
+      taken.close();
+    }
   });
 
   it('a refused connection asks whether the server is running at that address', async () => {
