@@ -38,6 +38,7 @@ export function deleteCommand(
       // A deletion can end with any of them.
       exits: EXIT_CODE_HELP.map(([code]) => code),
       ok: 'every plant deleted',
+      exitsNote: 'with several ids, the code of the first failing id',
     },
     examples: [
       ['plantstore delete 42'],

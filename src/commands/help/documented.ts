@@ -55,6 +55,8 @@ export interface Concerns {
   exits: readonly ExitCode[];
   /** What exit 0 means for this command; "success" unless said. */
   ok?: string;
+  /** Said after the heading: `Exit codes (with several ids, …):`. */
+  exitsNote?: string;
 }
 
 const concernsOf = new WeakMap<Command, Concerns>();
@@ -92,10 +94,11 @@ function concernSections(command: Command): string[] {
   for (const row of VARIABLES_LAST) if (named.has(row[0])) add(row);
   const codes = new Set(declared.flatMap((concerns) => concerns.exits));
   const ok = declared.length === 1 ? declared[0]?.ok : undefined;
+  const note = declared.length === 1 ? declared[0]?.exitsNote : undefined;
   const exits = EXIT_CODE_HELP.filter(([code]) => codes.has(code)).map(([code, meaning]) =>
     wrap(`  ${String(code).padStart(3)}  `, code === 0 ? (ok ?? 'success') : meaning),
   );
-  const sections = [['Exit codes:', ...exits].join('\n')];
+  const sections = [[note === undefined ? 'Exit codes:' : `Exit codes (${note}):`, ...exits].join('\n')];
   if (rows.length === 0) return sections;
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
   return [['Environment:', ...rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning))].join('\n'), ...sections];
