@@ -2,7 +2,7 @@
 // that concern it and names man plantstore; one completion install advice everywhere; an
 // unknown shell names the supported ones; a mistyped flag points at the command's own help;
 // every bad id on the command line is named, up to ten.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INSTALL } from '../../../../src/completion/tree.js';
@@ -63,9 +63,12 @@ describe("each command's help", () => {
 });
 
 describe('completion install advice', () => {
-  const README = readFileSync(path.resolve(import.meta.dirname, '../../../../README.md'), 'utf8');
+  // The README, and the reference beside it where that lives (docs/*.md).
+  const root = path.resolve(import.meta.dirname, '../../../..');
+  const docs = existsSync(path.join(root, 'docs')) ? readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')) : [];
+  const README = ['README.md', ...docs.map((name) => `docs/${name}`)].map((file) => readFileSync(path.join(root, file), 'utf8')).join('\n');
 
-  it('is one line for bash, the same in the README, completion --help and the script, and makes its folder', async () => {
+  it('is one line for bash, the same in the README (or its reference), completion --help and the script, and makes its folder', async () => {
     expect(INSTALL.bash).toMatch(/^mkdir -p (\S+) && plantstore completion bash > \1\/plantstore$/);
     expect(README.split('\n')).toContain(INSTALL.bash);
     const help = (await run(['completion', '--help'])).stdout.replace(/ \\\n\s+/g, ' ');
