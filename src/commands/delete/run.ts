@@ -1,6 +1,7 @@
 import { runOrdered } from '../../batch/ordered-pool.js';
-import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
+import { type Concurrency, Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
 import { readCaBundle } from '../../config/ca-bundle.js';
+import { checkProfileExists } from '../../config/profiles.js';
 import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../../config/resolve.js';
 import type { TokenEvent, TokenLeases } from '../../config/token-lease.js';
 import type { Context } from '../../context.js';
@@ -9,7 +10,7 @@ import type { NetworkOptions } from '../../http/transport.js';
 import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
-import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
+import { NO_PROGRESS, type ProgressState, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions, NetworkSettings } from './flags.js';
@@ -19,6 +20,7 @@ import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
 import { describeChange, describeTokenEvent, summaryLine } from './summary.js';
+import { tokenRefusedLine } from './token-refused.js';
 
 /**
  * A batch of at most this many ids goes out at once, as it did when a fixed 8 was the default:
@@ -36,7 +38,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
-  const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
+  const target = found(await resolveTarget(opts.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal), ctx);
   const network = await networkOptions(opts.network, ctx.signal);
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
@@ -50,7 +52,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
+    exit = await deleteAll(ids, target, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) {
@@ -90,7 +92,7 @@ async function firstToken(target: Target, network: NetworkOptions, verbose: bool
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function deleteAll(
   ids: IdList,
-  baseUrl: string,
+  target: Target,
   token: string | TokenLeases,
   network: NetworkOptions,
   journal: RunJournal | undefined,
@@ -102,9 +104,6 @@ async function deleteAll(
   const started = Date.now();
   const reporter = createReporter(ctx.io, output);
   const tally = new Tally();
-  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
-  const linesOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
-  const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
     ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
@@ -113,8 +112,13 @@ async function deleteAll(
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
+  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
+  const linesOnScreen = ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && (output.json || !output.quiet);
+  const progress = linesOnScreen
+    ? NO_PROGRESS
+    : startProgress(ctx.io, ids.size, () => progressState(tally, throttle, concurrency), { plain: opts.progress });
   const transport = await ctx.transport({
-    endpoint: { baseUrl, token },
+    endpoint: { baseUrl: target.baseUrl, token },
     network: { ...network, connections: throttle.maxInFlight },
     gate: throttle,
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
@@ -136,6 +140,7 @@ async function deleteAll(
     return send(id, inFlightEarlier);
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
+  let tokenRefused = false;
   /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
   const notSentNow = (id: string): DeleteResult => {
     stopReason ??= journal?.stopReason();
@@ -163,6 +168,7 @@ async function deleteAll(
         // Only a failure line shares stderr with the counter: clearing on every result would hide it.
         if (isFailure(result)) progress.clear();
         tally.add(result);
+        if (isFailure(result) && result.attempted && result.exit === Exit.auth) tokenRefused = true;
         reporter.result(result);
       },
       shouldStop(result) {
@@ -189,6 +195,7 @@ async function deleteAll(
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
     ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined));
   }
+  if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
     ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
@@ -197,9 +204,18 @@ async function deleteAll(
   return tally.firstFailure ?? Exit.ok;
 }
 
+/** Where the run is, for the progress line: the limit only when it adapts. */
+function progressState(tally: Tally, throttle: Throttle, concurrency: Concurrency): ProgressState {
+  const stats = throttle.stats();
+  const adapts = typeof concurrency !== 'number' || stats.concurrencyCuts > 0;
+  return { done: tally.total, failed: tally.failed, limit: adapts ? stats.concurrencyLimit : undefined };
+}
+
 /** The target, or what the user must supply, in this command's words. */
-function found(target: Target | MissingSetting): Target {
+function found(target: Target | MissingSetting, ctx: Context): Target {
   if (!('missing' in target)) return target;
+  // What is missing was to come from the profile: a typo in its name is the better thing to report.
+  checkProfileExists(ctx.config(), target.profile);
   if (target.missing === 'base-url') {
     throw new ConfigError(
       `no base URL for profile '${target.profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
