@@ -14,7 +14,22 @@ if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
 } else {
   // Repeated runs skip recompiling the bundle (Node >= 22.1).
   if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
-  import('../dist/main.js');
+  import('../dist/main.js').catch(notBuilt);
+}
+
+/**
+ * A clone before its first build has no dist/: say how to build, in one line, instead of
+ * Node's ERR_MODULE_NOT_FOUND stack trace. Any other failure to load is left to Node.
+ */
+function notBuilt(error) {
+  var main = new URL('../dist/main.js', import.meta.url);
+  var missing =
+    error &&
+    error.code === 'ERR_MODULE_NOT_FOUND' &&
+    (error.url === main.href || String(error.message).indexOf(decodeURIComponent(main.pathname)) !== -1);
+  if (!missing) throw error;
+  var root = decodeURIComponent(new URL('..', import.meta.url).pathname).replace(/\/$/, '');
+  refuse(`plantstore is not built (no ${root}/dist/main.js): run npm run build in ${root}`, 70);
 }
 
 /**

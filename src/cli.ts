@@ -41,6 +41,16 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
   program.hook('preSubcommand', (_program, command) => {
     reached.command = command.name();
   });
+  // The command being parsed, so a mistyped flag points at that command's own help.
+  const path: string[] = [];
+  const follow = (command: Command): void => {
+    if (command.commands.length === 0) return;
+    command.hook('preSubcommand', (_parent, sub) => {
+      path.push(sub.name());
+    });
+    command.commands.forEach(follow);
+  };
+  follow(program);
   if (argvWantsJson(argv)) {
     // Ahead of commander's own --version listener, which prints the bare version. A Command is
     // an EventEmitter (commander documents on() as such), though its types declare only on().
@@ -57,7 +67,7 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
     if (error.exitCode === 0) return Exit.ok;
     // `plantstore` or `plantstore auth` alone: the help went to stderr; say what is missing.
     if (error.code === 'commander.help') throw new UsageError('a command is missing: the help above lists them');
-    throw new UsageError(`${commanderMessage(error.message)}; see plantstore --help`);
+    throw new UsageError(`${commanderMessage(error.message)}; see ${['plantstore', ...path].join(' ')} --help`);
   }
   return exit;
 }

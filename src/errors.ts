@@ -36,6 +36,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exit: ExitCode,
+    /** What --verbose adds to the line, such as the system's code (ENOENT) behind words like "no such file". */
+    readonly detail?: string,
   ) {
     super(message);
     this.name = new.target.name;
@@ -49,8 +51,8 @@ export class UsageError extends CliError {
 }
 
 export class ConfigError extends CliError {
-  constructor(message: string) {
-    super(message, Exit.config);
+  constructor(message: string, detail?: string) {
+    super(message, Exit.config, detail);
   }
 }
 

@@ -74,6 +74,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
+      verbose: process.env['PLANTSTORE_DEBUG'] === '1' || typedBeforeOperands(argv, '--verbose') || typedBeforeOperands(argv, '-v'),
       jsonFields: fatalFieldsOf(reached.command),
     });
   }

@@ -1,5 +1,5 @@
 import { fixedWords, names, valuedNames, type Words } from './plan.js';
-import type { Values } from './tree.js';
+import { INSTALL, type Values } from './tree.js';
 
 // Written for bash 3.2 too (macOS): no mapfile, no associative arrays. Candidates
 // are filtered with [[ == "$cur"* ]], not compgen -W, which would expand $(...) in them.
@@ -34,7 +34,7 @@ export function bash(w: Words): string {
     .join('\n');
   return `# bash completion for plantstore
 # This shell only:   source <(plantstore completion bash)
-# Every new shell:   plantstore completion bash > ~/.local/share/bash-completion/completions/plantstore
+# Every new shell:   ${INSTALL.bash}
 
 # _plantstore_add CUR WORD...: offers the WORDs that start with CUR.
 _plantstore_add() {

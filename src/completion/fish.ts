@@ -1,5 +1,5 @@
 import { type Described, fixedWords, valuedNames, type Words } from './plan.js';
-import type { Values } from './tree.js';
+import { INSTALL, type Values } from './tree.js';
 
 // fish: one complete line per candidate; conditions come from a walk over the
 // words like bash's, since fish's __fish_use_subcommand takes an option's value for a command.
@@ -47,7 +47,7 @@ export function fish(w: Words): string {
   ];
   return `# fish completion for plantstore
 # This shell only:  plantstore completion fish | source
-# Every new shell:  plantstore completion fish > ~/.config/fish/completions/plantstore.fish
+# Every new shell:  ${INSTALL.fish}
 
 # Prints the words typed before the cursor that are not options or option values.
 function __plantstore_positionals

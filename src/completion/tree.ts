@@ -10,6 +10,19 @@ import type { Argument, Command, Option } from 'commander';
 export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
 
+/**
+ * How to load each shell's script in every new shell: the one advice the help, the scripts'
+ * own first lines and the README give. The folders are made first, so a line works in a
+ * fresh home (bash-completion and fish read those folders, but do not create them).
+ */
+export const INSTALL: Readonly<Record<Shell, string>> = {
+  bash: 'mkdir -p ~/.local/share/bash-completion/completions && plantstore completion bash > ~/.local/share/bash-completion/completions/plantstore',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own syntax, printed as is
+  zsh: 'plantstore completion zsh > "${fpath[1]}/_plantstore"',
+  fish: 'mkdir -p ~/.config/fish/completions && plantstore completion fish > ~/.config/fish/completions/plantstore.fish',
+  powershell: 'plantstore completion powershell >> $PROFILE',
+};
+
 export interface CompletionTree {
   name: string;
   description: string;

@@ -1,6 +1,7 @@
 import { closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { ConfigError, InterruptedError } from '../errors.js';
+import { errnoWords } from '../text/errno.js';
 import { MAX_TOKEN_BYTES } from './token.js';
 
 /** The most read of a token file or of stdin piped to a login: room for whitespace around the longest token. */
@@ -91,13 +92,14 @@ function readPipeUpTo(pipe: Socket, maxBytes: number, signal: AbortSignal | unde
 
 /**
  * A configured file read as text with readFileUpTo, its failures as configuration
- * errors (exit 3): `unreadable` names the file and the error code, `tooLarge` says
+ * errors (exit 3): `unreadable` names the file, then the error in words (its code is the
+ * error's detail, for --verbose) and `advice`, what to do about it; `tooLarge` says
  * what the file was supposed to hold.
  */
 export async function readConfiguredFile(
   file: string,
   maxBytes: number,
-  say: { unreadable: string; tooLarge: string },
+  say: { unreadable: string; tooLarge: string; advice: string },
   signal?: AbortSignal,
 ): Promise<string> {
   let bytes: Buffer | undefined;
@@ -106,7 +108,8 @@ export async function readConfiguredFile(
   } catch (error) {
     // Most likely a pipe whose writer never came: say which file was waited for.
     if (error instanceof InterruptedError) throw new InterruptedError(`interrupted while waiting for ${file} to be written`);
-    throw new ConfigError(`${say.unreadable}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`${say.unreadable}: ${errnoWords(code)}; ${say.advice}`, code);
   }
   if (bytes === undefined) throw new ConfigError(say.tooLarge);
   return bytes.toString('utf8');

@@ -9,6 +9,7 @@ export async function readCaBundle(file: string, source: string, signal?: AbortS
     MAX_CA_BUNDLE_BYTES,
     {
       unreadable: `cannot read the CA bundle ${file} (from ${source})`,
+      advice: `point ${source} at a readable PEM file of CA certificates`,
       tooLarge: `the CA bundle ${file} (from ${source}) holds more than ${MAX_CA_BUNDLE_BYTES / (1024 * 1024)} MiB: too large to be a PEM bundle of CA certificates`,
     },
     signal,

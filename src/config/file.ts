@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Env } from '../platform/env.js';
+import { errnoWords } from '../text/errno.js';
 import { withLock } from './lock.js';
 import { readOwnFile, writeFileAtomically } from './own-file.js';
 
@@ -207,8 +208,10 @@ function ensureFolder(dir: string): boolean {
     fs.chmodSync(dir, 0o700);
     return true;
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(
-      `cannot create config folder ${dir} (${(error as NodeJS.ErrnoException).code}): set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`,
+      `cannot create config folder ${dir}: ${errnoWords(code)}; set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`,
+      code,
     );
   }
 }
@@ -222,7 +225,10 @@ function writeProfiles(file: string, data: ConfigData): void {
   try {
     writeFileAtomically(file, `${JSON.stringify(data, undefined, '\t')}\n`);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ConfigError(`cannot write config file ${file} (${code}): check the folder is writable and has room, or use PLANTSTORE_TOKEN`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      `cannot write config file ${file}: ${code === undefined ? (error as Error).message : errnoWords(code)}; check the folder is writable and has room, or use PLANTSTORE_TOKEN`,
+      code,
+    );
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import { errnoWords } from '../text/errno.js';
 
 /**
  * The config file and its lock as plantstore reads and writes them, whatever stands
@@ -34,7 +35,7 @@ export function readOwnFile(file: string): { text: string; mode: number } | unde
     // ENOTDIR: a file stands where a folder on the path should be, so there is no config here either.
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     if (code === 'ELOOP') throw symlinkRefused(file);
-    throw new ConfigError(`cannot read config file ${file} (${code ?? 'unknown error'}): check its permissions`);
+    throw new ConfigError(`cannot read config file ${file}: ${errnoWords(code)}; check its permissions`, code);
   }
   try {
     // The mode of the file read, not of whatever stands at the path a moment later.

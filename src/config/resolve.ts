@@ -90,6 +90,7 @@ function readTokenFile(file: string, origin: string, signal: AbortSignal | undef
     MAX_TOKEN_INPUT_BYTES,
     {
       unreadable: `cannot read token file ${file} (from ${origin})`,
+      advice: `point ${origin} at a readable file that holds the token`,
       tooLarge: `token file ${file} (from ${origin}) holds more than ${MAX_TOKEN_INPUT_BYTES} bytes: too large to hold a token`,
     },
     signal,

@@ -24,10 +24,31 @@ export function invalidId(raw: string, where: string, why: string): UsageError {
   return new UsageError(`invalid plant id '${printable(raw)}'${where}: ${why}`);
 }
 
-/** Validates every id before anything is sent, and drops repeats (first occurrence wins). */
+/** Bad ids on the command line named in one message, up to this many: the rest are counted. */
+const MAX_NAMED_BAD_IDS = 10;
+
+/**
+ * Validates every id before anything is sent, and drops repeats (first occurrence wins). A
+ * single bad id gets its own reason; several are all named (up to MAX_NAMED_BAD_IDS), so one
+ * run shows every typo, with the rule they break.
+ */
 export function parsePlantIds(raws: readonly string[]): IdList {
   if (raws.length === 0) throw new UsageError('no plant id given: try plantstore delete 42');
+  const bad = raws.filter((raw) => !isPlantId(raw));
+  if (bad.length === 1) parsePlantId(bad[0] as string);
+  if (bad.length > 1) {
+    const named = bad.slice(0, MAX_NAMED_BAD_IDS).map((raw) => `'${printable(raw)}'`);
+    const more = bad.length - named.length;
+    const list = more > 0 ? `${named.join(', ')} and ${more} more` : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+    throw new UsageError(`invalid plant ids ${list}: an id is a whole number from ${INT64_MIN} to ${INT64_MAX}, such as 42`);
+  }
   return IdList.from(raws.map((raw) => parsePlantId(raw)));
+}
+
+function isPlantId(raw: string): boolean {
+  if (!ID_SYNTAX.test(raw)) return false;
+  const value = BigInt(raw);
+  return value >= INT64_MIN && value <= INT64_MAX;
 }
 
 // An id in an error message must not carry terminal escapes or span lines.

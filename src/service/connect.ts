@@ -4,6 +4,8 @@
 // exit 4, before anything is sent). The command then asks ctx.transport() for its client.
 
 import { readCaBundle } from '../config/ca-bundle.js';
+import type { ConfigFile } from '../config/file.js';
+import { checkProfileExists } from '../config/profiles.js';
 import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../config/resolve.js';
 import type { TokenEvent, TokenLeases } from '../config/token-lease.js';
 import type { Context } from '../context.js';
@@ -23,14 +25,16 @@ export interface Service {
  * reported before a bad CA bundle, as delete always has.
  */
 export async function resolveService(settings: ServiceSettings, ctx: Context): Promise<Service> {
-  const target = found(await resolveTarget(settings.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal));
+  const target = found(await resolveTarget(settings.target, ctx.env, ctx.config, ctx.io.redact, ctx.signal), ctx.config);
   const network = await networkOptions(settings.network, ctx.signal);
   return { target, network };
 }
 
 /** The target, or what the user must supply, and how. */
-export function found(target: Target | MissingSetting): Target {
+export function found(target: Target | MissingSetting, config: () => ConfigFile): Target {
   if (!('missing' in target)) return target;
+  // What is missing was to come from the profile: a typo in its name is the better thing to report.
+  checkProfileExists(config(), target.profile);
   if (target.missing === 'base-url') {
     throw new ConfigError(
       `no base URL for profile '${target.profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,

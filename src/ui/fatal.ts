@@ -6,6 +6,8 @@ import type { IO } from './io.js';
 export interface FatalOptions {
   json: boolean;
   debug: boolean;
+  /** --verbose: the error's detail (the errno behind "no such file") is added to the line. */
+  verbose?: boolean;
   /** What the command that failed adds to the JSON object (delete: `deleted:false`, which its scripts test for). */
   jsonFields?: Readonly<Record<string, boolean | number | string>>;
 }
@@ -23,7 +25,7 @@ export function reportFatal(error: unknown, io: IO, options: FatalOptions): Exit
   const known = error instanceof CliError;
   const exit = known ? error.exit : Exit.internal;
   const raw = known
-    ? error.message
+    ? `${error.message}${options.verbose && error.detail ? ` (${error.detail})` : ''}`
     : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
   // One line, and whatever values the message quotes (a path, an id from stdin) unable to steer the terminal.
   const message = shown(raw.replace(/\s*\n\s*/g, ' '));

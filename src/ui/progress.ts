@@ -3,6 +3,10 @@ import type { IO } from './io.js';
 /** How long a run goes before it earns a progress line: short runs stay quiet. */
 const SHOW_AFTER_MS = 2000;
 const REDRAW_MS = 200;
+/** Outside a terminal, with the opt-in: one status line this often, which keeps a CI log alive and readable. */
+export const PLAIN_EVERY_MS = 30_000;
+/** The rate is that of this last stretch, so a run whose pace changes (a cut limit) gets an honest time left. */
+const RATE_WINDOW_MS = 10_000;
 
 export interface Progress {
   /** Removes the line before anything else is written to stderr. */
@@ -12,21 +16,50 @@ export interface Progress {
 
 export const NO_PROGRESS: Progress = { clear() {}, stop() {} };
 
+/** Where a run is, read at each redraw. */
+export interface ProgressState {
+  /** Ids with a result, in any way. */
+  done: number;
+  /** Of those, failures so far. */
+  failed: number;
+  /** Requests allowed in flight now, when that limit adapts (--concurrency auto, or cut for load). */
+  limit?: number | undefined;
+}
+
+export interface ProgressOptions {
+  /** --progress / PLANTSTORE_PROGRESS=1: outside a terminal, a plain line every PLAIN_EVERY_MS. */
+  plain?: boolean;
+  /** The clock (tests pass the fake one). */
+  now?: () => number;
+}
+
 /**
- * A one-line counter on stderr, redrawn in place, only on a terminal and only
- * for runs longer than two seconds. Writing nothing elsewhere keeps logs clean.
+ * At a terminal, one line on stderr redrawn in place, after two seconds: done/total, rate,
+ * time so far, time left, failures so far, and an adaptive limit (pv and rclone show the
+ * same). Elsewhere nothing, unless opted in: then the same words as one plain line every
+ * 30 s, with no escape codes. Writing nothing else keeps logs as they were.
  */
-export function startProgress(io: IO, total: number, done: () => number): Progress {
-  if (!io.stderrIsTTY || total < 2) return NO_PROGRESS;
-  const started = Date.now();
+export function startProgress(io: IO, total: number, state: () => ProgressState, options: ProgressOptions = {}): Progress {
+  const live = io.stderrIsTTY;
+  if (total < 2 || !(live || options.plain)) return NO_PROGRESS;
+  const now = options.now ?? Date.now;
+  const started = now();
+  const samples: Array<{ at: number; done: number }> = [{ at: started, done: 0 }];
   let shown = false;
+  const status = (): string => {
+    const at = now();
+    const current = state();
+    samples.push({ at, done: current.done });
+    while (samples.length > 2 && (samples[1]?.at ?? at) <= at - RATE_WINDOW_MS) samples.shift();
+    return statusLine(total, current, at - started, ratePerSecond(samples));
+  };
   const draw = (): void => {
-    if (Date.now() - started < SHOW_AFTER_MS) return;
-    const count = done();
-    io.errText(`\r\x1b[K${io.errStyle().dim(`deleting… ${count}/${total} (${Math.floor((count / total) * 100)}%)`)}`);
+    if (now() - started < SHOW_AFTER_MS) return;
+    io.errText(`\r\x1b[K${io.errStyle().dim(`deleting… ${status()}`)}`);
     shown = true;
   };
-  const timer = setInterval(draw, REDRAW_MS);
+  const print = (): void => io.err(`progress: ${status()}`);
+  const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(print, PLAIN_EVERY_MS);
   timer.unref();
   const clear = (): void => {
     if (shown) io.errText('\r\x1b[K');
@@ -39,4 +72,33 @@ export function startProgress(io: IO, total: number, done: () => number): Progre
       clear();
     },
   };
+}
+
+/** Per second, over the samples kept (the last RATE_WINDOW_MS); undefined before any time has passed. */
+function ratePerSecond(samples: ReadonlyArray<{ at: number; done: number }>): number | undefined {
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  if (first === undefined || last === undefined || last.at <= first.at) return undefined;
+  return ((last.done - first.done) * 1000) / (last.at - first.at);
+}
+
+/** `1234/5000 (24%), 85/s, 0:14 elapsed, 0:44 left, 3 failed, limit 32` */
+export function statusLine(total: number, state: ProgressState, elapsedMs: number, rate: number | undefined): string {
+  const percent = Math.floor((state.done / total) * 100);
+  const parts = [`${state.done}/${total} (${percent}%)`];
+  parts.push(rate === undefined ? '?/s' : `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`);
+  parts.push(`${clock(elapsedMs)} elapsed`);
+  const left = total - state.done;
+  parts.push(rate === undefined || rate <= 0 ? '? left' : `${clock((left / rate) * 1000)} left`);
+  parts.push(`${state.failed} failed`);
+  if (state.limit !== undefined) parts.push(`limit ${state.limit}`);
+  return parts.join(', ');
+}
+
+/** A time as pv writes it: M:SS, or H:MM:SS from an hour on. */
+export function clock(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }

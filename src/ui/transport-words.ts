@@ -10,7 +10,8 @@ import { formatSeconds } from './duration.js';
 
 /** A socket or connection failure on the way to the service: `at` is where ("api.example.com:443 via proxy …"). */
 const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
-  refused: (at) => `connection refused (${at})`,
+  // The usual cause: nothing listens there (a sandbox not started, a wrong port in the base URL).
+  refused: (at) => `connection refused (${at}): is the server running at that address, and is the base URL right?`,
   reset: (at) => `connection reset before a complete answer (${at})`,
   'closed-while-sending': (at) => `connection closed while sending (${at})`,
   'host-not-found': (at) => `host not found (DNS) (${at})`,

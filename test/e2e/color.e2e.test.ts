@@ -60,7 +60,9 @@ describe('--no-color and errors raised while parsing the command line', () => {
     ['with a command', ['delete', '--jsn', '1', '--no-color']],
   ])('--no-color %s: no escape codes', async (_name, argv) => {
     const result = await runPlantstore(argv, { env: env({ FORCE_COLOR: '1' }) });
-    expect(result).toMatchObject({ code: 2, stdout: '', stderr: MESSAGE });
+    // A typo after the command points at that command's help.
+    const help = argv.includes('delete') ? 'plantstore delete --help' : 'plantstore --help';
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: MESSAGE.replace('plantstore --help', help) });
   });
 
   it('an operand after -- is not the flag', async () => {

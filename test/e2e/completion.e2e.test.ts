@@ -1,10 +1,11 @@
 // The completion script as a shell loads it: printed by the built CLI, sourced by
 // bash, asking the same CLI for profile names.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, cleanEnv, runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { INSTALL } from '../../src/completion/tree.js';
+import { BIN, cleanEnv, ROOT, runPlantstore, tempConfigDir } from '../helpers/cli.js';
 
 const config = tempConfigDir();
 let script: string;
@@ -62,4 +63,20 @@ it.each([
   ],
 ])('completes %j', (words, expected) => {
   expect(complete(words)).toEqual(expected);
+});
+
+it('the documented install line works in a fresh home, where the completions folder does not exist yet', () => {
+  const home = path.join(config.dir, 'fresh-home');
+  mkdirSync(home);
+  // The README, or the reference beside it (docs/), wherever the install line is.
+  const docs = existsSync(path.join(ROOT, 'docs')) ? readdirSync(path.join(ROOT, 'docs')).map((name) => path.join('docs', name)) : [];
+  const text = ['README.md', ...docs.filter((file) => file.endsWith('.md'))].map((file) => readFileSync(path.join(ROOT, file), 'utf8'));
+  const line = text
+    .join('\n')
+    .split('\n')
+    .find((shown) => shown.includes('plantstore completion bash >'));
+  expect(line).toBe(INSTALL.bash);
+  execFileSync('bash', ['-c', line as string], { env: cleanEnv({ HOME: home, PATH: `${binDir}:${process.env['PATH']}` }) });
+  const installed = readFileSync(path.join(home, '.local/share/bash-completion/completions/plantstore'), 'utf8');
+  expect(installed).toBe(script);
 });

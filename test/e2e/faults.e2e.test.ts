@@ -26,7 +26,9 @@ describe.each([
     headers: { 'content-type': 'application/problem+json' },
     body: '{"type":"about:blank","title":"Forbidden","detail":"token lacks plants:delete"}',
     exit: 4,
-    stderr: '✗ plant 42: Forbidden: token lacks plants:delete (HTTP 403)\n',
+    stderr:
+      '✗ plant 42: Forbidden: token lacks plants:delete (HTTP 403)\n' +
+      'the server refused the token (401/403); it came from PLANTSTORE_TOKEN: set it to a valid token, or unset it and store one with plantstore auth login\n',
   },
   {
     name: '429 with an empty body',
@@ -58,5 +60,7 @@ it('exits 7 when the connection is refused', async () => {
   const port = await closedPort();
   const result = await runPlantstore(['delete', '42'], { env: envFor(`http://127.0.0.1:${port}`) });
   expect(result.code).toBe(7);
-  expect(result.stderr).toBe(`✗ plant 42: connection refused (127.0.0.1:${port})\n`);
+  expect(result.stderr).toBe(
+    `✗ plant 42: connection refused (127.0.0.1:${port}): is the server running at that address, and is the base URL right?\n`,
+  );
 });

@@ -19,7 +19,9 @@ it('--help and -h print exactly what commander prints for `help`', async () => {
 it('the built help ends with where to read more, and help reaches nested commands', async () => {
   const top = await runPlantstore(['--help']);
   expect(top.stdout).toContain('\nExamples:\n');
-  expect(top.stdout).toMatch(/\nLearn more:\n.*\n {2}Read the README at https:\/\/www\.npmjs\.com\/package\/plantstore\n$/);
+  expect(top.stdout).toMatch(
+    /\nLearn more:\n.*\n {2}Read the manual with man plantstore, and the README at\n {2}https:\/\/www\.npmjs\.com\/package\/plantstore\n$/,
+  );
   const nested = await runPlantstore(['help', 'auth', 'login']);
   expect(nested).toMatchObject({ code: 0, stderr: '' });
   expect(nested.stdout).toMatch(/^Usage: plantstore auth login \[options\]\n/);

@@ -246,7 +246,7 @@ const cases: Case[] = [
   },
   {
     name: 'auth logout with PLANTSTORE_TOKEN set',
-    args: () => ['--profile', 'nobody', 'auth', 'logout'],
+    args: () => ['auth', 'logout'],
     env: () => ({ PLANTSTORE_TOKEN: TOKEN }),
     exit: 0,
   },

@@ -69,7 +69,9 @@ describe('sandbox --help', () => {
     const help = run.stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--token <t> bearer token the sandbox accepts, for throwaway tokens: other users see it in ps');
     expect(help).toContain('prefer env PLANTSTORE_SANDBOX_TOKEN');
-    expect(help).toContain('Environment: PLANTSTORE_SANDBOX_TOKEN, the token the sandbox accepts');
+    expect(help).toContain(
+      'Environment: PLANTSTORE_SANDBOX_TOKEN the token plantstore sandbox accepts; unlike --token, ps does not show it',
+    );
   });
 });
 

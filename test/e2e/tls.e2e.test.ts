@@ -84,7 +84,8 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
       {
         what: 'a missing file',
         file: () => path.join(work.dir, 'missing.pem'),
-        message: (f: string) => `cannot read the CA bundle ${f} (from --cacert): ENOENT`,
+        message: (f: string) =>
+          `cannot read the CA bundle ${f} (from --cacert): no such file; point --cacert at a readable PEM file of CA certificates`,
       },
       {
         what: 'a file without a PEM certificate',

@@ -63,6 +63,9 @@ async function plantstore(argv: string[], steps: Step[], random = 0.5): Promise<
 
 /** The failure line of plant 42, as the CLI prints it on stderr. */
 const failure = (text: string) => `✗ plant 42: ${text}\n`;
+/** After a run the server answered 401 or 403: where the token came from, and how to replace it. */
+const TOKEN_REFUSED =
+  'the server refused the token (401/403); it came from PLANTSTORE_TOKEN: set it to a valid token, or unset it and store one with plantstore auth login\n';
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 const notFound: Step = { answer: 404, headers: { 'content-type': 'application/json' }, body: '{"error":404,"message":"no plant 42"}' };
 const deleted: Step = { answer: 204 };
@@ -129,17 +132,17 @@ describe('retry policy', () => {
   it.each([
     { status: 500, exit: 6, text: 'Internal Server Error' },
     { status: 400, exit: 1, text: 'Bad Request' },
-    { status: 401, exit: 4, text: 'Unauthorized' },
-    { status: 403, exit: 4, text: 'Forbidden' },
+    { status: 401, exit: 4, text: 'Unauthorized', after: TOKEN_REFUSED },
+    { status: 403, exit: 4, text: 'Forbidden', after: TOKEN_REFUSED },
     {
       status: 404,
       exit: 5,
       text: "Not Found; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)",
     },
-  ])('never retries a $status: one request, exit $exit', async ({ status, exit, text }) => {
+  ])('never retries a $status: one request, exit $exit', async ({ status, exit, text, after = '' }) => {
     const result = await plantstore(['delete', '42'], [{ answer: status }, deleted]);
     expect(result.exit).toBe(exit);
-    expect(result.stderr).toBe(failure(`${text} (HTTP ${status})`));
+    expect(result.stderr).toBe(failure(`${text} (HTTP ${status})`) + after);
     expect(result.requests).toHaveLength(1);
   });
 

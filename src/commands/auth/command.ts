@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { ExitCode } from '../../errors.js';
+import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import {
@@ -32,6 +32,10 @@ export interface AuthSeams {
   token?: (opts: TokenOptions, ctx: Context) => Promise<ExitCode>;
 }
 
+/** The variables behind the token, besides those of the flags. */
+const TOKEN_VARIABLES = ['PLANTSTORE_TOKEN', 'PLANTSTORE_TOKEN_COMMAND', 'PLANTSTORE_CONFIG_DIR', 'NO_COLOR, FORCE_COLOR'];
+const FILE_VARIABLES = ['PLANTSTORE_CONFIG_DIR', 'NO_COLOR, FORCE_COLOR'];
+
 /**
  * Registers `auth` and its commands. `seams` is the seam of gh's `newCmdLogin(f, runF)`: a run
  * function given there replaces the real one.
@@ -59,6 +63,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
     .action(action(ctx, finish, (flags: LoginFlags) => run.login(loginOptions(flags), ctx)));
   documented(login, {
     globals: LOGIN_GLOBALS,
+    concerns: { variables: FILE_VARIABLES, exits: [Exit.ok, Exit.usage, Exit.config, Exit.interrupted], ok: 'the token was stored' },
     examples: [
       ['plantstore auth login', 'asks for the token with a hidden prompt'],
       ['pass show plantstore | plantstore auth login --with-token', 'from a password manager'],
@@ -75,6 +80,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
     .action(action(ctx, finish, (flags: LogoutFlags) => run.logout(logoutOptions(flags), ctx)));
   documented(logout, {
     globals: LOGOUT_GLOBALS,
+    concerns: { variables: FILE_VARIABLES, exits: [Exit.ok, Exit.usage, Exit.config] },
     examples: [['plantstore auth logout'], ['plantstore --profile staging auth logout']],
   });
 
@@ -84,6 +90,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
     .action(action(ctx, finish, (flags: StatusFlags) => run.status(statusOptions(flags), ctx)));
   documented(status, {
     globals: STATUS_GLOBALS,
+    concerns: { variables: TOKEN_VARIABLES, exits: [Exit.ok, Exit.usage, Exit.config, Exit.auth], ok: 'a token was found' },
     examples: [
       ['plantstore auth status'],
       ['plantstore auth status --json'],
@@ -98,6 +105,7 @@ export function authCommand(program: Command, ctx: Context, finish: Finish, seam
     .action(action(ctx, finish, (flags: TokenFlags) => run.token(tokenOptions(flags), ctx)));
   documented(token, {
     globals: TOKEN_GLOBALS,
+    concerns: { variables: TOKEN_VARIABLES, exits: [Exit.ok, Exit.usage, Exit.config, Exit.auth], ok: 'the token was printed' },
     examples: [['curl -H "Authorization: Bearer $(plantstore auth token)" ...']],
   });
 

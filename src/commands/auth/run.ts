@@ -1,5 +1,6 @@
 import { assertSafeForToken } from '../../config/base-url.js';
 import { MAX_TOKEN_INPUT_BYTES } from '../../config/bounded-read.js';
+import { checkProfileExists } from '../../config/profiles.js';
 import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
 import type { Context } from '../../context.js';
@@ -58,6 +59,7 @@ async function readToken(withToken: boolean, ctx: Context): Promise<string> {
 export async function runLogout(opts: LogoutOptions, ctx: Context): Promise<ExitCode> {
   const { profile, quiet } = opts;
   const config = ctx.config();
+  checkProfileExists(config, profile);
   if (config.profile(profile).token === undefined) {
     if (!quiet) ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
   } else {
@@ -75,6 +77,8 @@ export async function runLogout(opts: LogoutOptions, ctx: Context): Promise<Exit
 export async function runStatus(opts: StatusOptions, ctx: Context): Promise<ExitCode> {
   const { profile, baseUrl } = opts;
   const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
+  // A profile only the environment backs is fine; one that would have to supply something is checked.
+  if (!token || !baseUrl) checkProfileExists(ctx.config(), profile);
   if (opts.json) {
     ctx.io.outObject({
       profile,
@@ -100,6 +104,7 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
 export async function runToken(opts: TokenOptions, ctx: Context): Promise<ExitCode> {
   const { profile } = opts;
   const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
+  if (!token) checkProfileExists(ctx.config(), profile);
   if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
   ctx.io.outUnredacted(token.value);
   return Exit.ok;

@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
-import { completes, completionTree, SHELLS } from '../../completion/tree.js';
+import { completes, completionTree, INSTALL, SHELLS } from '../../completion/tree.js';
 import type { Context } from '../../context.js';
-import type { ExitCode } from '../../errors.js';
+import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import { COMPLETION_GLOBALS, type CompletionFlags, type CompletionOptions, completionOptions, LIST_PROFILES } from './flags.js';
@@ -23,7 +23,7 @@ export function completionCommand(
 ): Command {
   const command = program
     .command('completion')
-    .description('print a shell completion script: plantstore completion bash >> ~/.bashrc')
+    .description('print a shell completion script; its help says how to load it in every new shell')
     .addArgument(completes(new Argument('[shell]', `one of ${SHELLS.join(', ')}`), { kind: 'words', words: SHELLS }))
     .addOption(LIST_PROFILES.option())
     .action(
@@ -31,11 +31,8 @@ export function completionCommand(
     );
   return documented(command, {
     globals: COMPLETION_GLOBALS,
-    examples: [
-      ['plantstore completion bash \\\n      > ~/.local/share/bash-completion/completions/plantstore'],
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own syntax, printed as is
-      ['plantstore completion zsh > "${fpath[1]}/_plantstore"'],
-      ['plantstore completion fish > ~/.config/fish/completions/plantstore.fish'],
-    ],
+    concerns: { variables: ['PLANTSTORE_CONFIG_DIR', 'NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage] },
+    // The one advice (completion/tree.ts INSTALL), a line too long for the help continued before `&&` and `>`.
+    examples: SHELLS.map((shell) => [INSTALL[shell].length <= 70 ? INSTALL[shell] : INSTALL[shell].replace(/ (&&|>) /g, ' \\\n      $1 ')]),
   });
 }

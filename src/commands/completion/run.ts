@@ -18,8 +18,10 @@ export async function runCompletion(opts: CompletionOptions, ctx: Context): Prom
     return Exit.ok;
   }
   const shell = opts.shell;
-  if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
-    throw new UsageError(`completion needs a shell: plantstore completion ${SHELLS.join('|')}`);
+  const supported = `${SHELLS.slice(0, -1).join(', ')} and ${SHELLS.at(-1)}`;
+  if (shell === undefined) throw new UsageError(`completion needs a shell (${supported}): plantstore completion bash, say`);
+  if (!(SHELLS as readonly string[]).includes(shell)) {
+    throw new UsageError(`unknown shell '${shell}': plantstore completion supports ${supported}`);
   }
   ctx.io.out(completionScript(shell as Shell, opts.tree).replace(/\n$/, ''));
   return Exit.ok;

@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { completes } from '../../completion/tree.js';
 import { PROFILE_KEYS } from '../../config/file.js';
 import type { Context } from '../../context.js';
-import type { ExitCode } from '../../errors.js';
+import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import {
@@ -23,6 +23,7 @@ import {
   WRITE_GLOBALS,
   type WriteFlags,
 } from './flags.js';
+import { runProfiles } from './profiles.js';
 import { runGet, runList, runPath, runSet, runUnset } from './run.js';
 
 /** Stand-ins for the run functions of the config commands: a test of argv captures the options and runs nothing. */
@@ -32,7 +33,11 @@ export interface ConfigSeams {
   configUnset?: (opts: UnsetOptions, ctx: Context) => Promise<ExitCode>;
   configList?: (opts: ListOptions, ctx: Context) => Promise<ExitCode>;
   configPath?: (opts: PathOptions, ctx: Context) => Promise<ExitCode>;
+  configProfiles?: (opts: ListOptions, ctx: Context) => Promise<ExitCode>;
 }
+
+/** Every config command reads or writes the file, and nothing else. */
+const CONFIG_CONCERNS = { variables: ['PLANTSTORE_CONFIG_DIR', 'NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.config] };
 
 /**
  * Registers `config` and its commands. `seams` is the seam of gh's `newCmdGet(f, runF)`: a run
@@ -45,9 +50,10 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
     unset: seams.configUnset ?? runUnset,
     list: seams.configList ?? runList,
     path: seams.configPath ?? runPath,
+    profiles: seams.configProfiles ?? runProfiles,
   };
   const config = documented(
-    program.command('config').description('read and write profile settings (keys: base-url, missing-error, token-command)'),
+    program.command('config').description('read and write profile settings (keys: base-url, missing-error, token-command), list profiles'),
     {
       examples: [
         ['plantstore config set base-url https://api.example.com/v1'],
@@ -55,6 +61,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
         ['plantstore config unset base-url'],
         ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
         ['plantstore config path', 'where the file is'],
+        ['plantstore config profiles', 'every profile, its base URL and where its token comes from'],
         [
           "plantstore config set token-command 'op read op://vault/plantstore/token'",
           'a command that prints the token (words, not a shell)',
@@ -70,6 +77,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: ReadFlags, key: string) => run.get(getOptions(flags, key), ctx))),
     {
       globals: READ_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [['plantstore config get base-url'], ['plantstore --profile staging config get base-url --json']],
     },
   );
@@ -82,6 +90,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: WriteFlags, key: string, value: string) => run.set(setOptions(flags, key, value), ctx))),
     {
       globals: WRITE_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config set base-url https://api.example.com/v1'],
         ['plantstore config set missing-error 1', 'the API error code that means "no such plant" (1 in the sandbox)'],
@@ -95,7 +104,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .addArgument(configKey())
       .description('remove a setting')
       .action(action(ctx, finish, (flags: WriteFlags, key: string) => run.unset(unsetOptions(flags, key), ctx))),
-    { globals: WRITE_GLOBALS, examples: [['plantstore config unset base-url']] },
+    { globals: WRITE_GLOBALS, concerns: CONFIG_CONCERNS, examples: [['plantstore config unset base-url']] },
   );
   documented(
     config
@@ -104,9 +113,24 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: ReadFlags) => run.list(listOptions(flags), ctx))),
     {
       globals: READ_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config list', 'prints key=value lines, such as base-url=https://api.example.com/v1'],
         ['plantstore --profile staging config list --json'],
+      ],
+    },
+  );
+  documented(
+    config
+      .command('profiles')
+      .description('list the profiles: base URL and where the token comes from (never the token)')
+      .action(action(ctx, finish, (flags: ReadFlags) => run.profiles(listOptions(flags), ctx))),
+    {
+      globals: READ_GLOBALS,
+      concerns: CONFIG_CONCERNS,
+      examples: [
+        ['plantstore config profiles', 'the profile in use is marked *'],
+        ['plantstore config profiles --json', '{"path":…,"profiles":[{"name":"default","current":true,…}],…}'],
       ],
     },
   );
@@ -117,6 +141,7 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
       .action(action(ctx, finish, (flags: PathFlags) => run.path(pathOptions(flags), ctx))),
     {
       globals: PATH_GLOBALS,
+      concerns: CONFIG_CONCERNS,
       examples: [
         ['plantstore config path'],
         ['PLANTSTORE_CONFIG_DIR=/tmp/ps plantstore config path', 'prints /tmp/ps/config.json'],

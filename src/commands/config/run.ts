@@ -2,6 +2,7 @@ import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
 import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
+import { checkProfileExists } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
@@ -20,6 +21,7 @@ export async function runPath(opts: PathOptions, ctx: Context): Promise<ExitCode
 export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
+  checkProfileExists(config, profile);
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
   if (opts.json) ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null });
@@ -31,6 +33,7 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
   const config = ctx.config();
   const { profile } = opts;
   const key = checkKey(opts.key);
+  checkProfileExists(config, profile);
   const value = config.profile(profile)[key];
   // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing
   // setting, and with --json the one object every failure prints.
@@ -84,6 +87,7 @@ export async function runUnset(opts: UnsetOptions, ctx: Context): Promise<ExitCo
   const config = ctx.config();
   const { profile } = opts;
   const key = checkKey(opts.key);
+  checkProfileExists(config, profile);
   await config.updateProfile(profile, ({ [key]: _removed, ...rest }) => rest);
   done(ctx, opts.quiet, `Unset ${key} for profile '${profile}'`);
   return Exit.ok;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { ExitCode } from '../../errors.js';
+import { EXIT_CODE_HELP, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import { DELETE_FLAGS, DELETE_GLOBALS, type DeleteFlags, type DeleteOptions, deleteOptions } from './flags.js';
@@ -27,6 +27,19 @@ export function deleteCommand(
   command.action(action(ctx, finish, (flags: DeleteFlags, ids: string[]) => run(deleteOptions(flags, ids), ctx)));
   return documented(command, {
     globals: DELETE_GLOBALS,
+    concerns: {
+      variables: [
+        'PLANTSTORE_TOKEN',
+        'PLANTSTORE_TOKEN_COMMAND',
+        'PLANTSTORE_CONFIG_DIR',
+        'https_proxy, http_proxy',
+        'NO_COLOR, FORCE_COLOR',
+      ],
+      // A deletion can end with any of them.
+      exits: EXIT_CODE_HELP.map(([code]) => code),
+      ok: 'every plant deleted',
+      exitsNote: 'with several ids, the code of the first failing id',
+    },
     examples: [
       ['plantstore delete 42'],
       ['plantstore delete 10 11 12'],

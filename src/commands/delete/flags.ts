@@ -73,7 +73,15 @@ export const JOURNAL = Flag.valued(
   filePath,
 );
 
-export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN, JOURNAL] as const;
+export const PROGRESS = Flag.switch({
+  key: 'progress',
+  flags: '--progress',
+  help: 'when stderr is not a terminal, print a status line to it every 30s (keeps a CI log alive)',
+  env: 'PLANTSTORE_PROGRESS',
+  envHelp: 'like delete --progress',
+});
+
+export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN, JOURNAL, PROGRESS] as const;
 
 /** Every one of the program's flags: a deletion uses them all. */
 export const DELETE_GLOBALS = GLOBAL_FLAGS;
@@ -95,6 +103,8 @@ export interface DeleteOptions extends ServiceSettings {
   verbose: boolean;
   /** --journal: where results are recorded, and read back to skip what an earlier run finished. */
   journal: string | undefined;
+  /** --progress: a plain status line every 30 s when stderr is not a terminal. */
+  progress: boolean;
 }
 
 /**
@@ -114,5 +124,6 @@ export function deleteOptions(flags: DeleteFlags, ids: string[]): DeleteOptions 
     verbose: flags.value(VERBOSE),
     failFast: flags.value(FAIL_FAST),
     journal: flags.value(JOURNAL),
+    progress: flags.value(PROGRESS),
   };
 }

@@ -1,5 +1,6 @@
 import { runOrdered } from '../../batch/ordered-pool.js';
-import { Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
+import { type Concurrency, Throttle, type ThrottleChange } from '../../batch/throttle/throttle.js';
+import type { Target } from '../../config/resolve.js';
 import type { TokenLeases } from '../../config/token-lease.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode, UsageError } from '../../errors.js';
@@ -8,7 +9,7 @@ import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
 import { firstToken, resolveService } from '../../service/connect.js';
-import { NO_PROGRESS, startProgress } from '../../ui/progress.js';
+import { NO_PROGRESS, type ProgressState, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions } from './flags.js';
@@ -18,6 +19,7 @@ import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
 import { describeChange, summaryLine } from './summary.js';
+import { tokenRefusedLine } from './token-refused.js';
 
 /**
  * A batch of at most this many ids goes out at once, as it did when a fixed 8 was the default:
@@ -48,7 +50,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await deleteAll(ids, target.baseUrl, token, network, journal, opts, ctx);
+    exit = await deleteAll(ids, target, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) {
@@ -66,7 +68,7 @@ const NO_TOKEN_NEEDED = '';
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function deleteAll(
   ids: IdList,
-  baseUrl: string,
+  target: Target,
   token: string | TokenLeases,
   network: NetworkOptions,
   journal: RunJournal | undefined,
@@ -78,9 +80,6 @@ async function deleteAll(
   const started = Date.now();
   const reporter = createReporter(ctx.io, output);
   const tally = new Tally();
-  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
-  const linesOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
-  const progress = linesOnScreen ? NO_PROGRESS : startProgress(ctx.io, ids.size, () => tally.total);
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
     ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
@@ -89,8 +88,13 @@ async function deleteAll(
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
+  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
+  const linesOnScreen = ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && (output.json || !output.quiet);
+  const progress = linesOnScreen
+    ? NO_PROGRESS
+    : startProgress(ctx.io, ids.size, () => progressState(tally, throttle, concurrency), { plain: opts.progress });
   const transport = await ctx.transport({
-    endpoint: { baseUrl, token },
+    endpoint: { baseUrl: target.baseUrl, token },
     network: { ...network, connections: throttle.maxInFlight },
     gate: throttle,
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
@@ -112,6 +116,7 @@ async function deleteAll(
     return send(id, inFlightEarlier);
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
+  let tokenRefused = false;
   /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
   const notSentNow = (id: string): DeleteResult => {
     stopReason ??= journal?.stopReason();
@@ -139,6 +144,7 @@ async function deleteAll(
         // Only a failure line shares stderr with the counter: clearing on every result would hide it.
         if (isFailure(result)) progress.clear();
         tally.add(result);
+        if (isFailure(result) && result.attempted && result.exit === Exit.auth) tokenRefused = true;
         reporter.result(result);
       },
       shouldStop(result) {
@@ -165,12 +171,20 @@ async function deleteAll(
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
     ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined));
   }
+  if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
     ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
     return Exit.interrupted;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;
+}
+
+/** Where the run is, for the progress line: the limit only when it adapts. */
+function progressState(tally: Tally, throttle: Throttle, concurrency: Concurrency): ProgressState {
+  const stats = throttle.stats();
+  const adapts = typeof concurrency !== 'number' || stats.concurrencyCuts > 0;
+  return { done: tally.total, failed: tally.failed, limit: adapts ? stats.concurrencyLimit : undefined };
 }
 
 async function readIds(opts: DeleteOptions, ctx: Context): Promise<IdList> {

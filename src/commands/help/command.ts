@@ -17,6 +17,7 @@ export function helpCommand(program: Command, finish: Finish): Command {
       finish(Exit.ok);
     });
   return documented(command, {
+    concerns: { exits: [Exit.ok, Exit.usage] },
     examples: [['plantstore help'], ['plantstore help auth login', 'the same as plantstore auth login --help']],
   });
 }

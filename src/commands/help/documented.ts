@@ -1,5 +1,7 @@
 import type { Command, Option } from 'commander';
-import type { AnyFlag } from '../../flags/flag.js';
+import { EXIT_CODE_HELP, type ExitCode } from '../../errors.js';
+import { type AnyFlag, flagOf } from '../../flags/flag.js';
+import { VARIABLES_FIRST, VARIABLES_LAST } from '../../flags/global.js';
 
 /** One width everywhere: `--help` prints the text captured at build time, so `help` must match it. */
 export const HELP_WIDTH = 80;
@@ -8,7 +10,8 @@ const README_URL = 'https://www.npmjs.com/package/plantstore';
 const LEARN_MORE = [
   'Learn more:',
   '  Use plantstore help <command> for the help of any command.',
-  `  Read the README at ${README_URL}`,
+  '  Read the manual with man plantstore, and the README at',
+  `  ${README_URL}`,
 ].join('\n');
 
 /**
@@ -41,20 +44,68 @@ interface HelpExtras {
   examples: ReadonlyArray<readonly [string, string?]>;
   /** Sections printed after the examples. */
   more?: readonly string[];
+  /** What the command's help lists under Environment and Exit codes (a group's: all its commands'). */
+  concerns?: Concerns;
 }
+
+/** The variables a command reads besides those of its flags, and the exit codes it can end with. */
+export interface Concerns {
+  /** Names from VARIABLES_FIRST and VARIABLES_LAST (flags/global.ts), which no flag stands for. */
+  variables?: readonly string[];
+  exits: readonly ExitCode[];
+  /** What exit 0 means for this command; "success" unless said. */
+  ok?: string;
+  /** Said after the heading: `Exit codes (with several ids, …):`. */
+  exitsNote?: string;
+}
+
+const concernsOf = new WeakMap<Command, Concerns>();
 
 /** gh's help, after commander's: examples, anything more, then where to read more. */
 export function documented(command: Command, extras: HelpExtras): Command {
   if (extras.globals !== undefined) {
     globalsOf.set(command, new Set(extras.globals.map((flag) => flag.long)));
   }
+  if (extras.concerns !== undefined) concernsOf.set(command, extras.concerns);
   // As gh writes them: a comment goes on its own line, above its command.
   const examples = extras.examples.flatMap(([line, comment]) => [...(comment ? [`  # ${comment}`] : []), `  $ ${line}`]);
-  command.addHelpText(
-    'after',
-    ['', 'Examples:', ...examples, ...(extras.more ?? []).flatMap((section) => ['', section]), '', LEARN_MORE].join('\n'),
-  );
+  // Written when the help is: by then every option, and every command of a group, is there.
+  command.addHelpText('after', () => {
+    const sections = [...(extras.more ?? []), ...concernSections(command)];
+    return ['', 'Examples:', ...examples, ...sections.flatMap((section) => ['', section]), '', LEARN_MORE].join('\n');
+  });
   return command;
+}
+
+/** Environment and Exit codes for one command: what its flags and the globals it reads name, and what it declared. */
+function concernSections(command: Command): string[] {
+  const leaves = command.commands.length === 0 ? [command] : command.commands.filter((sub) => concernsFor(sub) !== undefined);
+  const declared = leaves.map(concernsFor).filter((concerns): concerns is Concerns => concerns !== undefined);
+  if (declared.length === 0) return [];
+  const rows: Array<readonly [string, string]> = [];
+  const add = (row: readonly [string, string] | undefined): void => {
+    if (row !== undefined && !rows.some(([name]) => name === row[0])) rows.push(row);
+  };
+  const named = new Set(declared.flatMap((concerns) => concerns.variables ?? []));
+  for (const row of VARIABLES_FIRST) if (named.has(row[0])) add(row);
+  for (const leaf of leaves) {
+    for (const option of [...leaf.options, ...globalOptionsFor(leaf)]) add(flagOf(option)?.environmentHelp());
+  }
+  for (const row of VARIABLES_LAST) if (named.has(row[0])) add(row);
+  const codes = new Set(declared.flatMap((concerns) => concerns.exits));
+  const ok = declared.length === 1 ? declared[0]?.ok : undefined;
+  const note = declared.length === 1 ? declared[0]?.exitsNote : undefined;
+  const exits = EXIT_CODE_HELP.filter(([code]) => codes.has(code)).map(([code, meaning]) =>
+    wrap(`  ${String(code).padStart(3)}  `, code === 0 ? (ok ?? 'success') : meaning),
+  );
+  const sections = [[note === undefined ? 'Exit codes:' : `Exit codes (${note}):`, ...exits].join('\n')];
+  if (rows.length === 0) return sections;
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  return [['Environment:', ...rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning))].join('\n'), ...sections];
+}
+
+function concernsFor(command: Command): Concerns | undefined {
+  return concernsOf.get(command);
 }
 
 /** `lead` then `text`, wrapped at HELP_WIDTH with the text's first column kept. */

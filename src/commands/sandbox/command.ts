@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { ExitCode } from '../../errors.js';
+import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import { SANDBOX_FLAGS, SANDBOX_GLOBALS, SANDBOX_TOKEN_ENV, type SandboxFlags, type SandboxOptions, sandboxOptions } from './flags.js';
@@ -22,12 +22,12 @@ export function sandboxCommand(
   command.action(action(ctx, finish, (flags: SandboxFlags) => run(sandboxOptions(flags), ctx)));
   return documented(command, {
     globals: SANDBOX_GLOBALS,
+    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.config], ok: 'stopped (Ctrl-C or SIGTERM)' },
     examples: [
       ['plantstore sandbox', 'listens on http://127.0.0.1:8080, with plants 1..100'],
       ['plantstore sandbox --port 0 > sandbox.url &', 'a free port; the first line it prints is its base URL'],
       [`${SANDBOX_TOKEN_ENV}=$(openssl rand -hex 16) plantstore sandbox`, 'a token of your own, which ps does not show'],
       ['plantstore sandbox --plants 0', 'no plants: every delete is refused with a 400, to try failures'],
     ],
-    more: [`Environment: ${SANDBOX_TOKEN_ENV}, the token the sandbox accepts (unlike\n  --token, not shown by ps)`],
   });
 }

@@ -35,7 +35,7 @@ export const SANDBOX_TOKEN = Flag.valued(
     flags: '--token <t>',
     help: 'bearer token the sandbox accepts, for throwaway tokens: other users see it in ps',
     env: SANDBOX_TOKEN_ENV,
-    envHelp: 'the token plantstore sandbox accepts',
+    envHelp: 'the token plantstore sandbox accepts; unlike --token, ps does not show it',
     preferEnv: true,
     emptyEnvCounts: true,
     default: DEFAULT_SANDBOX_TOKEN,

@@ -2,6 +2,7 @@ import { isLoopbackHost } from '../../config/base-url.js';
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode } from '../../errors.js';
 import type { Sandbox } from '../../sandbox/server.js';
+import { errnoWords } from '../../text/errno.js';
 import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxOptions, type SandboxToken } from './flags.js';
 
 /**
@@ -15,8 +16,12 @@ export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<Ex
   try {
     sandbox = await startSandbox({ host, port, token: token.value, plants, log: (line) => ctx.io.err(line) });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError(`cannot listen on ${host}:${port} (${code}): pick another with --port (0 picks a free one)`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const fix =
+      code === 'EADDRNOTAVAIL'
+        ? 'pick an address of this machine with --host, such as 127.0.0.1'
+        : 'pick another port with --port (0 picks a free one)';
+    throw new ConfigError(`cannot listen on ${host}:${port}: ${errnoWords(code)}; ${fix}`, code);
   }
   const listening = describeListening(host, sandbox.url, token);
   ctx.io.out(listening.baseUrl);

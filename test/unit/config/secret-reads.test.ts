@@ -265,7 +265,10 @@ describe('a token file', () => {
 
   it('that cannot be read says why', async () => {
     const name = path.join(dir, 'missing');
-    await expect(fromFile(name)).rejects.toMatchObject({ message: `cannot read token file ${name} (from --token-file): ENOENT` });
+    await expect(fromFile(name)).rejects.toMatchObject({
+      message: `cannot read token file ${name} (from --token-file): no such file; point --token-file at a readable file that holds the token`,
+      detail: 'ENOENT',
+    });
   });
 });
 

@@ -17,7 +17,7 @@ import { describeTokenEvent } from '../../../src/ui/token-words.js';
 import { settingsFixture } from '../../helpers/settings-fixture.js';
 import { rejection, thrown } from '../../helpers/thrown.js';
 
-const { envWith, writeConfig, flagsFrom, dir } = settingsFixture();
+const { envWith, writeConfig, flagsFrom, dir, configFor } = settingsFixture();
 const TOKEN = 'service-token-0123456789';
 
 function context(env: Env) {
@@ -58,9 +58,17 @@ describe('found: the target, or the setting that is missing and how to supply it
     ],
     ['token', AuthError, Exit.auth, /^no token for profile 'work': run plantstore auth login, or set PLANTSTORE_TOKEN$/],
   ] as const)('missing %s', (missing, kind, exit, message) => {
-    const error = thrown(() => found({ missing, profile: 'work' }));
+    writeConfig({ profiles: { work: {} } });
+    const error = thrown(() => found({ missing, profile: 'work' }, configFor(envWith())));
     expect(error).toBeInstanceOf(kind);
     expect([(error as ConfigError).exit, (error as ConfigError).message]).toEqual([exit, expect.stringMatching(message)]);
+  });
+
+  it('a profile that does not exist is named first: a typo in its name is the likelier cause', () => {
+    writeConfig({ profiles: { work: {} } });
+    const error = thrown(() => found({ missing: 'token', profile: 'wrok' }, configFor(envWith())));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^unknown profile 'wrok' \(did you mean work\?\)/);
   });
 });
 

@@ -134,7 +134,7 @@ describe('bash', () => {
     ],
     [
       ['plantstore', 'config', ''],
-      ['get', 'set', 'unset', 'list', 'path'],
+      ['get', 'set', 'unset', 'list', 'profiles', 'path'],
     ],
     [
       ['plantstore', 'config', 'get', ''],
@@ -273,7 +273,7 @@ _plantstore`;
     ],
     [
       ['plantstore', 'config', ''],
-      ['get', 'set', 'unset', 'list', 'path'],
+      ['get', 'set', 'unset', 'list', 'profiles', 'path'],
     ],
     [
       ['plantstore', 'config', 'set', ''],
@@ -328,12 +328,12 @@ describe.skipIf(!hasFish)('fish', () => {
     ['plantstore ', COMMANDS],
     ['plantstore de', ['delete']],
     ['plantstore auth l', ['login', 'logout']],
-    ['plantstore config ', ['get', 'set', 'unset', 'list', 'path']],
+    ['plantstore config ', ['get', 'set', 'unset', 'list', 'profiles', 'path']],
     ['plantstore config get ', ['base-url', 'missing-error', 'token-command']],
     ['plantstore config set base-url ', []],
     ['plantstore completion ', ['bash', 'zsh', 'fish', 'powershell']],
     ['plantstore help ', COMMANDS],
-    ['plantstore help config ', ['get', 'set', 'unset', 'list', 'path']],
+    ['plantstore help config ', ['get', 'set', 'unset', 'list', 'profiles', 'path']],
     ['plantstore --retries 3 a', ['auth']],
     ['plantstore delete 1 ', []],
     ['plantstore --j', ['--json']],

@@ -76,6 +76,9 @@ describe('argv reaches the delete command', () => {
       { network: expect.objectContaining({ retries: 0, maxRetryWaitMs: 5_000 }) },
     ],
     ['--verbose', ['--verbose', 'delete', '1'], { verbose: true }],
+    ['--progress', ['delete', '1', '--progress'], { progress: true }],
+    ['PLANTSTORE_PROGRESS=1', ['delete', '1'], { progress: true }, { ...READY, PLANTSTORE_PROGRESS: '1' }],
+    ['no progress asked for', ['delete', '1'], { progress: false }],
     ['--json -q', ['--json', 'delete', '-q', '1'], { output: { json: true, quiet: true } }],
     [
       '--stdin, --dry-run, --fail-fast',

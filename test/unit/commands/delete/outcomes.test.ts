@@ -49,7 +49,11 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
       { kind: 'body-cut', host: HOST, status: 503, what: 'closed' },
       'connection reset or closed while the server was sending a 503 answer (api.example.com)',
     ],
-    ['a refused connection', { kind: 'network', host: HOST, what: 'refused' }, 'connection refused (api.example.com)'],
+    [
+      'a refused connection',
+      { kind: 'network', host: HOST, what: 'refused' },
+      'connection refused (api.example.com): is the server running at that address, and is the base URL right?',
+    ],
     [
       'a reset through a proxy',
       { kind: 'network', host: HOST, via: PROXY, what: 'reset' },
