@@ -9,6 +9,7 @@ import type { IdList } from '../../ids/list.js';
 import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
 import { firstToken, resolveService } from '../../service/connect.js';
+import { tokenRefusedLine } from '../../service/token-refused.js';
 import { NO_PROGRESS, type ProgressState, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
@@ -19,7 +20,6 @@ import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
 import { describeChange, summaryLine } from './summary.js';
-import { tokenRefusedLine } from './token-refused.js';
 
 /**
  * A batch of at most this many ids goes out at once, as it did when a fixed 8 was the default:

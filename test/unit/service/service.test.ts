@@ -12,6 +12,7 @@ import type { Env } from '../../../src/platform/env.js';
 import type { Stdin } from '../../../src/platform/stdin.js';
 import { firstToken, found, resolveService } from '../../../src/service/connect.js';
 import { serviceSettings } from '../../../src/service/settings.js';
+import { tokenRefusedLine } from '../../../src/service/token-refused.js';
 import { createTestIO } from '../../../src/ui/io.js';
 import { describeTokenEvent } from '../../../src/ui/token-words.js';
 import { settingsFixture } from '../../helpers/settings-fixture.js';
@@ -136,5 +137,38 @@ describe('describeTokenEvent', () => {
     [{ kind: 'renewing', generation: 1, reason: 'refused' } as const, 'renewing token 1: the server answered 401'],
   ])('%j', (event, line) => {
     expect(describeTokenEvent(event)).toBe(line);
+  });
+});
+
+describe('tokenRefusedLine: where a refused token came from, and how to replace it there', () => {
+  const REFUSED = 'the server refused the token (401/403); it came from';
+  const noFile = { profile: 'work', baseUrl: undefined, tokenFile: undefined };
+  it.each([
+    [
+      'a token command',
+      { command: 'vault read', source: 'PLANTSTORE_TOKEN_COMMAND' },
+      noFile,
+      `${REFUSED} the token command of PLANTSTORE_TOKEN_COMMAND: check that the command prints a valid token for this service (plantstore auth token runs it)`,
+    ],
+    [
+      'PLANTSTORE_TOKEN',
+      { value: TOKEN, source: 'PLANTSTORE_TOKEN' },
+      noFile,
+      `${REFUSED} PLANTSTORE_TOKEN: set it to a valid token, or unset it and store one with plantstore auth login`,
+    ],
+    [
+      'a token file',
+      { value: TOKEN, source: 'token file t.txt' },
+      { ...noFile, tokenFile: { value: 't.txt', source: '--token-file' } },
+      `${REFUSED} the file t.txt (from --token-file): put a valid token in it, or drop --token-file and store one with plantstore auth login`,
+    ],
+    [
+      'a profile',
+      { value: TOKEN, source: "profile 'work' in /c.json" },
+      noFile,
+      `${REFUSED} profile 'work' in /c.json: replace it with plantstore --profile work auth login`,
+    ],
+  ])('%s', (_name, token, target, line) => {
+    expect(tokenRefusedLine(token, target)).toBe(line);
   });
 });

@@ -1,4 +1,4 @@
-import { isTokenCommand, type TargetSettings, type TokenSource } from '../../config/resolve.js';
+import { isTokenCommand, type TargetSettings, type TokenSource } from '../config/resolve.js';
 
 /**
  * Said once after a run in which the server answered 401 or 403: where the token came from,
