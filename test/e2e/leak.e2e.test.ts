@@ -91,6 +91,12 @@ const echoScript: Script = (exchange) => {
   }
 };
 const ECHO_IDS = Array.from({ length: 18 }, (_, i) => String(i + 1));
+/**
+ * Every echo is sent: at a fixed 8 in flight. Under the default (auto), the 503 of id 7 cuts the
+ * limit to 1, its retries and the silent id 9 hold it, and the run gives up after a second of
+ * refusals (exit 6) with ids 10-18 not sent: a scheduling outcome, not what this file tests.
+ */
+const EVERY_ECHO = ['--concurrency', '8', ...ECHO_IDS];
 
 /** `text` in UTF-16LE or UTF-32LE, after its byte-order mark. */
 function withBom(encoding: 'utf16le' | 'utf32le', text: string): Buffer {
@@ -173,14 +179,14 @@ const cases: Case[] = [
   ...SOURCES.flatMap((source): Case[] => [
     {
       name: `delete, every echo, --verbose (${source})`,
-      args: () => [...FAST, '--verbose', 'delete', ...ECHO_IDS],
+      args: () => [...FAST, '--verbose', 'delete', ...EVERY_ECHO],
       env: sources[source],
       exit: 1,
       shows: () => '< x-echo-authorization: Bearer ***',
     },
     {
       name: `delete, every echo, --json (${source})`,
-      args: () => [...FAST, '--json', 'delete', ...ECHO_IDS],
+      args: () => [...FAST, '--json', 'delete', ...EVERY_ECHO],
       env: sources[source],
       exit: 1,
       shows: () => '"message":"you sent Authorization: Bearer ***"',
@@ -329,7 +335,10 @@ describe('a token with "/" and "+", as standard base64 gives', () => {
     ['--verbose', ['--verbose']],
     ['--json', ['--json']],
   ])('delete, every echo, %s: no form of it anywhere', async (_name, flags) => {
-    const run = await plantstore([...FAST, ...flags, 'delete', ...ECHO_IDS], { PLANTSTORE_TOKEN: SLASHED, PLANTSTORE_BASE_URL: echo.url });
+    const run = await plantstore([...FAST, ...flags, 'delete', ...EVERY_ECHO], {
+      PLANTSTORE_TOKEN: SLASHED,
+      PLANTSTORE_BASE_URL: echo.url,
+    });
     expect(run.code).toBe(1);
     for (const output of [run.stdout, run.stderr]) {
       for (const form of forms) expect(output.toLowerCase()).not.toContain(form.toLowerCase());
