@@ -25,6 +25,11 @@ describe('CHANGELOG.md', () => {
     expect(releaseDate(changelog, VERSION), `no "## [${VERSION}] - YYYY-MM-DD" heading in CHANGELOG.md`).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
+  it("names package.json's version as its newest release, so --version, the CHANGELOG and the README speak of one version", () => {
+    const newest = /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(changelog)?.[1];
+    expect(newest).toBe(VERSION);
+  });
+
   it('keeps an Unreleased section first, with Added, Changed, Fixed and Security', () => {
     const versions = [...changelog.matchAll(/^## \[([^\]]+)\]/gm)].map((match) => match[1]);
     expect(versions[0]).toBe('Unreleased');
