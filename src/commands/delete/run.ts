@@ -47,7 +47,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     return printDryRun({ ids, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
-  const journal = opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, ctx);
+  const journal =
+    opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, opts.verbose, ctx);
   let exit: ExitCode;
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
@@ -55,9 +56,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     exit = await deleteAll(ids, target, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
-    if (lost !== undefined) {
-      ctx.io.err(`plantstore: ${lost}; results after that are not recorded in it (exit ${Exit.internal})`);
-    }
+    if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
   }
   // Results the journal lost outrank a failing id: a script cannot trust what the run said it recorded. A signal outranks both.
   if (journal?.stopReason() !== undefined && exit !== Exit.interrupted) return Exit.internal;

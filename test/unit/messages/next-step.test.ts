@@ -1,10 +1,11 @@
 // Issue 29, item 1: every failure a newcomer meets names the next step. One row per message
 // the issue quoted, run in process against a temporary config folder and a fake service.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ConfigError, Exit } from '../../../src/errors.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type JournalIo, openJournal } from '../../../src/batch/journal/index.js';
+import { CliError, ConfigError, Exit } from '../../../src/errors.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
 import { createTestIO } from '../../../src/ui/io.js';
 import { type Answer, inProcess, refused } from '../../helpers/in-process.js';
@@ -173,5 +174,160 @@ describe('a failure names the next step', () => {
     const error = new ConfigError('cannot read token file nope (from --token-file): no such file; point it at a file', 'ENOENT');
     expect(reportFatal(error, io, { json: false, debug: false, verbose })).toBe(Exit.config);
     expect(io.stderr()).toBe(`${line}\n`);
+  });
+});
+
+/** An errno error, as Node raises it. */
+const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: failed`), { code });
+
+/** fs.openSync fails with `code` for the path ending in `suffix` (and, with `creating`, only when it would create it). */
+function openFails(suffix: string, code: string, creating = false): void {
+  const real = fs.openSync;
+  vi.spyOn(fs, 'openSync').mockImplementation((file, flags, mode) => {
+    const create = typeof flags === 'number' && (flags & fs.constants.O_CREAT) !== 0;
+    if (String(file).endsWith(suffix) && (!creating || create)) throw errno(code);
+    return real(file, flags, mode);
+  });
+}
+
+/** The journal's own writes (every write but the lock's) fail with `code`. */
+const writesFail = (code: string): JournalIo => ({
+  write: () => {
+    throw errno(code);
+  },
+  fsync: (fd) => fs.fsyncSync(fd),
+  ftruncate: (fd, length) => fs.ftruncateSync(fd, length),
+});
+
+const JOURNAL_RUN = { baseUrl: BASE, profile: 'default' };
+
+describe('a journal that cannot be opened or written says why in words, and what to do', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it.each<[string, (file: string) => Promise<unknown>, RegExp, string]>([
+    [
+      'its folder does not exist (the lock is made first)',
+      (file) => openJournal(path.join(path.dirname(file), 'no-such-folder', 'j'), JOURNAL_RUN),
+      /^cannot create journal lock .*j\.lock: its folder does not exist; create the folder, or give --journal another path$/,
+      'ENOENT',
+    ],
+    [
+      'no room for the lock',
+      (file) => {
+        vi.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
+          throw errno('ENOSPC');
+        });
+        return openJournal(file, JOURNAL_RUN);
+      },
+      /^cannot create journal lock .*\.lock: no space left on the device; free some space, or give --journal another path$/,
+      'ENOSPC',
+    ],
+    [
+      'an existing journal it may not open',
+      (file) => {
+        writeFileSync(file, '');
+        openFails('run.journal', 'EACCES');
+        return openJournal(file, JOURNAL_RUN);
+      },
+      /^cannot open journal .*run\.journal: permission denied; check the permissions of the journal and its folder, or give --journal another path$/,
+      'EACCES',
+    ],
+    [
+      'a new journal on a read-only disk',
+      (file) => {
+        openFails('run.journal', 'EROFS', true);
+        return openJournal(file, JOURNAL_RUN);
+      },
+      /^cannot create journal .*run\.journal: read-only file system; use a journal on a writable disk, or give --journal another path$/,
+      'EROFS',
+    ],
+    [
+      'a journal whose reads fail (a failing disk)',
+      (file) => {
+        writeFileSync(file, '');
+        vi.spyOn(fs, 'read').mockImplementation(((...args: unknown[]) => (args.at(-1) as (e: Error) => void)(errno('EIO'))) as never);
+        return openJournal(file, JOURNAL_RUN);
+      },
+      /^cannot read journal .*run\.journal: input\/output error; check the disk, or give --journal another path$/,
+      'EIO',
+    ],
+    [
+      'a new journal whose header does not fit',
+      (file) => {
+        const real = fs.writeSync;
+        let calls = 0;
+        // The first write is the lock's; the second, the header's.
+        vi.spyOn(fs, 'writeSync').mockImplementation(((...args: Parameters<typeof real>) => {
+          if (++calls === 2) throw errno('EDQUOT');
+          return real(...args);
+        }) as typeof real);
+        return openJournal(file, JOURNAL_RUN);
+      },
+      /^cannot write journal .*run\.journal: disk quota exceeded, so nothing was sent; free some space, then run the same command again to resume$/,
+      'EDQUOT',
+    ],
+    [
+      'a result that does not fit, mid-run',
+      async (file) => {
+        const journal = await openJournal(file, { ...JOURNAL_RUN, io: writesFail('ENOSPC') });
+        try {
+          journal.recordSent('1');
+        } finally {
+          try {
+            journal.close();
+          } catch {}
+        }
+      },
+      /^cannot write journal .*run\.journal: no space left on the device, so the results from here on are not recorded; free some space, then run the same command again to resume$/,
+      'ENOSPC',
+    ],
+    [
+      'a file size limit (ulimit -f), mid-run',
+      async (file) => {
+        const journal = await openJournal(file, { ...JOURNAL_RUN, io: writesFail('EFBIG') });
+        try {
+          journal.recordSent('1');
+        } finally {
+          try {
+            journal.close();
+          } catch {}
+        }
+      },
+      /: the file is larger than this system allows, so the results from here on are not recorded; raise the file size limit \(ulimit -f\), then run/,
+      'EFBIG',
+    ],
+  ])('%s', async (_name, act, message, code) => {
+    const file = path.join(dir(), 'run.journal');
+    const error = await Promise.resolve()
+      .then(() => act(file))
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toMatch(message);
+    expect((error as CliError).message).not.toMatch(/\bE[A-Z]{3,}\b/);
+    expect((error as CliError).detail).toBe(code);
+  });
+
+  it.each([
+    [[] as string[], ': no space left on the device, so nothing more is sent'],
+    [['--verbose'], ': no space left on the device (ENOSPC), so nothing more is sent'],
+  ])('a delete run whose journal fills up: each id not sent, and the closing line, say so in words (%j)', async (flags, notSent) => {
+    const file = path.join(dir(), 'run.journal');
+    const real = fs.writeSync;
+    // The journal's sent lines fail; the lock and the header are written.
+    vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: never[]) => {
+      if (Buffer.isBuffer(data) && data.toString().includes('"sent":true')) throw errno('ENOSPC');
+      return (real as (...args: unknown[]) => number)(fd, data, ...rest);
+    }) as typeof real);
+    const result = await run([...flags, '--base-url', BASE, 'delete', '--journal', file, '1', '2'], { env: { PLANTSTORE_TOKEN: TOKEN } });
+    expect(result.exit).toBe(Exit.internal);
+    expect(result.sent).toEqual([]);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe(`✗ plant 1: not sent: the journal ${file} could not be written${notSent}`);
+    expect(lines.at(-1)).toBe(
+      `plantstore: the journal ${file} could not be written${notSent.replace(', so nothing more is sent', '')}; results after that are not recorded in it; free some space, then run the same command again to resume (exit 70)`,
+    );
   });
 });
