@@ -5,7 +5,9 @@ import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type JournalIo, openJournal } from '../../../src/batch/journal/index.js';
-import { CliError, ConfigError, Exit } from '../../../src/errors.js';
+import { joinWords } from '../../../src/config/command-words.js';
+import { runTokenCommand } from '../../../src/config/token-command.js';
+import { AuthError, CliError, ConfigError, Exit } from '../../../src/errors.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
 import { createTestIO } from '../../../src/ui/io.js';
 import { type Answer, inProcess, refused } from '../../helpers/in-process.js';
@@ -329,5 +331,103 @@ describe('a journal that cannot be opened or written says why in words, and what
     expect(lines.at(-1)).toBe(
       `plantstore: the journal ${file} could not be written${notSent.replace(', so nothing more is sent', '')}; results after that are not recorded in it; free some space, then run the same command again to resume (exit 70)`,
     );
+  });
+});
+
+describe('a token command that fails says why in words, where it came from, and what to do', () => {
+  const ENV = 'PLANTSTORE_TOKEN_COMMAND';
+  /** A command line running `source` with this node. */
+  const node = (source: string): string => {
+    const file = path.join(dir(), `t${Math.random().toString(36).slice(2)}.mjs`);
+    writeFileSync(file, source);
+    return joinWords([process.execPath, file]);
+  };
+
+  it.each<[string, () => string, string, RegExp, string | undefined]>([
+    [
+      'a program not on PATH',
+      () => 'plantstore-no-such-program --now',
+      ENV,
+      /^token command 'plantstore-no-such-program --now' \(from PLANTSTORE_TOKEN_COMMAND\) could not start: no program plantstore-no-such-program on PATH; install it, or give its full path$/,
+      'ENOENT',
+    ],
+    [
+      'a path where there is no program',
+      () => '/nonexistent/get-token',
+      ENV,
+      /^token command '\/nonexistent\/get-token' \(from PLANTSTORE_TOKEN_COMMAND\) could not start: no such file \/nonexistent\/get-token \(or the interpreter on its #! line\); check the path$/,
+      'ENOENT',
+    ],
+    [
+      'a file that is not executable',
+      () => {
+        writeFileSync(path.join(dir(), 'get-token'), '#!/bin/sh\necho x\n', { mode: 0o644 });
+        return path.join(dir(), 'get-token');
+      },
+      "profile 'work' in /home/me/.config/plantstore/config.json",
+      /^token command '.*get-token' \(from profile 'work' in \/home\/me\/\.config\/plantstore\/config\.json\) could not start: permission denied on .*get-token; make it executable \(chmod \+x\), or check that it is a program$/,
+      'EACCES',
+    ],
+    [
+      'a non-zero exit',
+      () => node(`console.error('vault: sealed'); process.exit(3);`),
+      ENV,
+      /^token command '.*' \(from PLANTSTORE_TOKEN_COMMAND\) failed with exit status 3 \(its stderr ended: vault: sealed\); run it by itself to see why$/,
+      undefined,
+    ],
+    [
+      'nothing on stdout',
+      () => node(''),
+      ENV,
+      /printed no token on stdout; it must print the token alone, or a JSON object \{"token": "…"\}$/,
+      undefined,
+    ],
+    [
+      'a JSON object without "token"',
+      () => node(`console.log('{"access_token": "abc"}');`),
+      ENV,
+      /printed a JSON object without a "token" string; it must print the token alone, or a JSON object \{"token": "…"\}$/,
+      undefined,
+    ],
+    [
+      'an expiresAt that is not a time',
+      () => node(`console.log('{"token": "Zq7xK9mPw2Lr", "expiresAt": "tomorrow"}');`),
+      ENV,
+      /printed an "expiresAt" that is not an RFC 3339 time; write it as 2030-01-02T15:04:05Z, or leave it out$/,
+      undefined,
+    ],
+    [
+      'a quote never closed',
+      () => "pass show 'plantstore",
+      ENV,
+      /^cannot run token command 'pass show 'plantstore' \(from PLANTSTORE_TOKEN_COMMAND\): a single quote is never closed; close it, or write \\' for a literal quote$/,
+      undefined,
+    ],
+    [
+      'an empty program name (was an internal error: spawn threw a TypeError)',
+      () => "'' --now",
+      ENV,
+      /^cannot run token command ''' --now' \(from PLANTSTORE_TOKEN_COMMAND\): its first word, the program's name, is empty; give the command that prints the token$/,
+      undefined,
+    ],
+  ])('%s', async (_name, commandLine, source, message, code) => {
+    const error = await runTokenCommand(commandLine(), { timeoutMs: 20_000, source }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as AuthError).message).toMatch(message);
+    expect((error as AuthError).message).not.toMatch(/\bE[A-Z]{3,}\b/);
+    expect((error as AuthError).detail).toBe(code);
+  });
+
+  it('a delete run names the variable the command came from; the errno is kept for --verbose, never the token', async () => {
+    const result = await run(['--base-url', BASE, 'delete', '1'], { env: { PLANTSTORE_TOKEN_COMMAND: 'plantstore-no-such-program' } });
+    expect(result.exit).toBe(Exit.auth);
+    expect(result.error).toBe(
+      "token command 'plantstore-no-such-program' (from PLANTSTORE_TOKEN_COMMAND) could not start: no program plantstore-no-such-program on PATH; install it, or give its full path",
+    );
+    expect(result.thrown?.detail).toBe('ENOENT');
+    expect(result.sent).toEqual([]);
   });
 });
