@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type JournalIo, openJournal } from '../../../src/batch/journal/index.js';
 import { joinWords } from '../../../src/config/command-words.js';
+import { withLock } from '../../../src/config/lock.js';
 import { runTokenCommand } from '../../../src/config/token-command.js';
 import { AuthError, CliError, ConfigError, Exit } from '../../../src/errors.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
@@ -429,5 +430,40 @@ describe('a token command that fails says why in words, where it came from, and 
     );
     expect(result.thrown?.detail).toBe('ENOENT');
     expect(result.sent).toEqual([]);
+  });
+});
+
+describe('the config file lock says why in words, and what to do', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it.each<[string, () => string, RegExp, string]>([
+    [
+      'its folder does not exist',
+      () => path.join(dir(), 'gone', 'config.json'),
+      /^cannot write in config folder .*gone: it does not exist; set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN$/,
+      'ENOENT',
+    ],
+    [
+      'no room for the lock',
+      () => {
+        vi.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
+          throw errno('ENOSPC');
+        });
+        return path.join(dir(), 'config.json');
+      },
+      /^cannot write in config folder .*: no space left on the device; free some space, or use PLANTSTORE_TOKEN$/,
+      'ENOSPC',
+    ],
+  ])('%s', (_name, file, message, code) => {
+    const error = (() => {
+      try {
+        withLock(file(), () => undefined);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toMatch(message);
+    expect((error as ConfigError).detail).toBe(code);
   });
 });
