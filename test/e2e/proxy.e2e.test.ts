@@ -122,7 +122,7 @@ describe.skipIf(REMOTE_ADDRESS === undefined || OPENSSL === undefined)('an https
     const run = await runTimed(['delete', '42'], { env: { ...baseEnv(remote.url), HTTPS_PROXY: 'socks5://127.0.0.1:1080' } });
     expect(run.code).toBe(3);
     expect(run.stderr).toBe(
-      'plantstore: unsupported proxy socks5://127.0.0.1:1080 (from HTTPS_PROXY): plantstore speaks to http:// and https:// proxies only\n',
+      'plantstore: unsupported proxy socks5://127.0.0.1:1080 (from HTTPS_PROXY): plantstore speaks to http:// and https:// proxies only; set HTTPS_PROXY to one, or unset it\n',
     );
     expect(remote.requests.length).toBe(before);
   });

@@ -9,6 +9,7 @@ import { joinWords } from '../../../src/config/command-words.js';
 import { withLock } from '../../../src/config/lock.js';
 import { runTokenCommand } from '../../../src/config/token-command.js';
 import { AuthError, CliError, ConfigError, Exit } from '../../../src/errors.js';
+import { proxyFor } from '../../../src/http/proxy.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
 import { createTestIO } from '../../../src/ui/io.js';
 import { type Answer, inProcess, refused } from '../../helpers/in-process.js';
@@ -466,4 +467,73 @@ describe('the config file lock says why in words, and what to do', () => {
     expect((error as ConfigError).message).toMatch(message);
     expect((error as ConfigError).detail).toBe(code);
   });
+});
+
+describe('the remaining refusals name the next step', () => {
+  it.each<[string, () => string[], Record<string, string>, string[] | undefined, number, RegExp]>([
+    [
+      'config get of a key never set, in the default profile',
+      () => ['config', 'get', 'base-url'],
+      {},
+      undefined,
+      Exit.config,
+      /^base-url is not set for profile 'default'; set it with plantstore config set base-url <value>$/,
+    ],
+    [
+      'config get of a key never set, in another profile',
+      () => {
+        twoProfiles();
+        return ['--profile', 'staging', 'config', 'get', 'missing-error'];
+      },
+      {},
+      undefined,
+      Exit.config,
+      /^missing-error is not set for profile 'staging'; set it with plantstore --profile staging config set missing-error <value>$/,
+    ],
+    [
+      'no ids on standard input',
+      () => ['--base-url', BASE, 'delete', '--stdin'],
+      { PLANTSTORE_TOKEN: TOKEN },
+      ['  # nothing but a comment\n'],
+      Exit.usage,
+      /^no plant ids on standard input: pipe ids separated by spaces or lines, as in plantstore delete --stdin < ids\.txt$/,
+    ],
+    [
+      'a CA bundle that holds no certificate',
+      () => {
+        writeFileSync(path.join(dir(), 'ca.pem'), 'not a certificate\n');
+        return ['--base-url', BASE, '--cacert', path.join(dir(), 'ca.pem'), 'delete', '1'];
+      },
+      { PLANTSTORE_TOKEN: TOKEN },
+      undefined,
+      Exit.config,
+      /holds no PEM certificate \(-----BEGIN CERTIFICATE-----\); point --cacert at the CA's certificates in PEM form$/,
+    ],
+    [
+      'a base URL of another scheme',
+      () => ['--base-url', 'ftp://files.example.com', 'delete', '1'],
+      { PLANTSTORE_TOKEN: TOKEN },
+      undefined,
+      Exit.config,
+      /^invalid base URL 'ftp:\/\/files\.example\.com' \(from --base-url\): only http and https are supported, as in https:\/\/api\.example\.com$/,
+    ],
+    [
+      'a base URL with a query',
+      () => ['delete', '1'],
+      { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: 'https://api.example.com/?key=x' },
+      undefined,
+      Exit.config,
+      /^invalid base URL 'https:\/\/api\.example\.com\/\?…' \(from PLANTSTORE_BASE_URL\): it must not have a query; drop everything from the \? on$/,
+    ],
+  ])('%s', async (_name, argv, env, stdin, exit, message) => {
+    const result = await run(argv(), { env, ...(stdin ? { stdin } : {}) });
+    expect(result.error).toMatch(message);
+    expect(result.exit).toBe(exit);
+  });
+});
+
+it('a proxy of another scheme names the variable, and what to set it to', () => {
+  expect(() => proxyFor(new URL(BASE), { HTTPS_PROXY: 'socks5://127.0.0.1:1080' })).toThrow(
+    /^unsupported proxy socks5:\/\/127\.0\.0\.1:1080 \(from HTTPS_PROXY\): .* proxies only; set HTTPS_PROXY to one, or unset it$/,
+  );
 });
