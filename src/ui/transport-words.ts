@@ -14,10 +14,10 @@ const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
   refused: (at) => `connection refused (${at}): is the server running at that address, and is the base URL right?`,
   reset: (at) => `connection reset before a complete answer (${at})`,
   'closed-while-sending': (at) => `connection closed while sending (${at})`,
-  'host-not-found': (at) => `host not found (DNS) (${at})`,
+  'host-not-found': (at) => `host not found (DNS) (${at}): check the host name in the base URL`,
   'lookup-failed': (at) => `host lookup failed (DNS), try again (${at})`,
-  'host-unreachable': (at) => `host unreachable (${at})`,
-  'network-unreachable': (at) => `network unreachable (${at})`,
+  'host-unreachable': (at) => `host unreachable (${at}): check this machine's network, and the host in the base URL`,
+  'network-unreachable': (at) => `network unreachable (${at}): is this machine connected to a network that reaches it?`,
   closed: (at) => `connection closed before a complete answer (${at})`,
   'proxy-closed': (at) => `the proxy closed the connection (${at})`,
   'short-body': (at) => `the answer was shorter than announced (${at})`,
@@ -28,10 +28,11 @@ const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
 
 /** The proxy itself could not be reached or kept: `via` is the proxy, `host` the service behind it. */
 const PROXY_UNREACHABLE: Readonly<Record<NetworkFailure, (via: string, host: string) => string>> = {
-  refused: (via, host) => `connection refused by proxy ${via} (while reaching ${host})`,
+  refused: (via, host) =>
+    `connection refused by proxy ${via} (while reaching ${host}): is the proxy running there, and is the proxy variable right?`,
   reset: (via, host) => `connection to proxy ${via} reset (while reaching ${host})`,
   'closed-while-sending': (via, host) => `proxy ${via} closed the connection while sending (while reaching ${host})`,
-  'host-not-found': (via, host) => `proxy host ${via} not found (DNS) (while reaching ${host})`,
+  'host-not-found': (via, host) => `proxy host ${via} not found (DNS) (while reaching ${host}): check the host name in the proxy variable`,
   'lookup-failed': (via, host) => `lookup of proxy ${via} failed (DNS), try again (while reaching ${host})`,
   'host-unreachable': (via, host) => `proxy ${via} unreachable: host unreachable (while reaching ${host})`,
   'network-unreachable': (via, host) => `proxy ${via} unreachable: network unreachable (while reaching ${host})`,

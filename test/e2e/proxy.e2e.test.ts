@@ -112,7 +112,7 @@ describe.skipIf(REMOTE_ADDRESS === undefined || OPENSSL === undefined)('an https
     const run = await runTimed(['--cacert', caFile, '--max-retry-wait', '0', 'delete', '42'], { env });
     expect(run.code).toBe(7);
     expect(run.stderr).toContain(
-      `✗ plant 42: connection refused by proxy http://***@127.0.0.1:${port} (while reaching ${REMOTE_ADDRESS}:${remote.port})`,
+      `✗ plant 42: connection refused by proxy http://***@127.0.0.1:${port} (while reaching ${REMOTE_ADDRESS}:${remote.port}): is the proxy running there, and is the proxy variable right?`,
     );
     expect(`${run.stdout}${run.stderr}`).not.toContain('secretpw');
   });

@@ -12,6 +12,7 @@ import { AuthError, CliError, ConfigError, Exit } from '../../../src/errors.js';
 import { proxyFor } from '../../../src/http/proxy.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
 import { createTestIO } from '../../../src/ui/io.js';
+import { describeTransportFailure } from '../../../src/ui/transport-words.js';
 import { type Answer, inProcess, refused } from '../../helpers/in-process.js';
 
 const TOKEN = 'sandbox-token-0123456789';
@@ -536,4 +537,37 @@ it('a proxy of another scheme names the variable, and what to set it to', () => 
   expect(() => proxyFor(new URL(BASE), { HTTPS_PROXY: 'socks5://127.0.0.1:1080' })).toThrow(
     /^unsupported proxy socks5:\/\/127\.0\.0\.1:1080 \(from HTTPS_PROXY\): .* proxies only; set HTTPS_PROXY to one, or unset it$/,
   );
+});
+
+describe('a network failure the user can act on names what to check', () => {
+  const PROXY = 'http://proxy.example.com:3128';
+  it.each<[string, Parameters<typeof describeTransportFailure>[0], string]>([
+    [
+      'a host that is not found',
+      { kind: 'network', host: 'api.exmaple.com', what: 'host-not-found' },
+      'host not found (DNS) (api.exmaple.com): check the host name in the base URL',
+    ],
+    [
+      'a host that cannot be reached',
+      { kind: 'network', host: 'api.example.com', what: 'host-unreachable' },
+      "host unreachable (api.example.com): check this machine's network, and the host in the base URL",
+    ],
+    [
+      'no network',
+      { kind: 'network', host: 'api.example.com', what: 'network-unreachable' },
+      'network unreachable (api.example.com): is this machine connected to a network that reaches it?',
+    ],
+    [
+      'a proxy that refuses the connection',
+      { kind: 'proxy-unreachable', host: 'api.example.com', via: PROXY, what: 'refused' },
+      `connection refused by proxy ${PROXY} (while reaching api.example.com): is the proxy running there, and is the proxy variable right?`,
+    ],
+    [
+      'a proxy whose host is not found',
+      { kind: 'proxy-unreachable', host: 'api.example.com', via: PROXY, what: 'host-not-found' },
+      `proxy host ${PROXY} not found (DNS) (while reaching api.example.com): check the host name in the proxy variable`,
+    ],
+  ])('%s', (_name, attempt, line) => {
+    expect(describeTransportFailure(attempt)).toBe(line);
+  });
 });

@@ -59,7 +59,11 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
       { kind: 'network', host: HOST, via: PROXY, what: 'reset' },
       `connection reset before a complete answer (api.example.com via proxy ${PROXY})`,
     ],
-    ['a DNS failure', { kind: 'network', host: HOST, what: 'host-not-found' }, 'host not found (DNS) (api.example.com)'],
+    [
+      'a DNS failure',
+      { kind: 'network', host: HOST, what: 'host-not-found' },
+      'host not found (DNS) (api.example.com): check the host name in the base URL',
+    ],
     [
       'an unreachable proxy',
       { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'lookup-failed' },
@@ -137,7 +141,7 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'a proxy refusing the connection',
       { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'refused' },
-      `connection refused by proxy ${PROXY} (while reaching api.example.com)`,
+      `connection refused by proxy ${PROXY} (while reaching api.example.com): is the proxy running there, and is the proxy variable right?`,
     ],
     ['anything else', { kind: 'failed', host: HOST, reason: 'odd' }, 'request to api.example.com failed: odd'],
     ['anything else, wordless', { kind: 'failed', host: HOST, reason: '' }, 'request to api.example.com failed: unknown error'],
