@@ -511,6 +511,14 @@ describe('the remaining refusals name the next step', () => {
       /holds no PEM certificate \(-----BEGIN CERTIFICATE-----\); point --cacert at the CA's certificates in PEM form$/,
     ],
     [
+      'a token in the environment that breaks the token rules',
+      () => ['--base-url', BASE, 'delete', '1'],
+      { PLANTSTORE_TOKEN: 'short' },
+      undefined,
+      Exit.config,
+      /^the token in PLANTSTORE_TOKEN is shorter than 8 characters; a bearer token is longer; check that PLANTSTORE_TOKEN holds the whole token and nothing else$/,
+    ],
+    [
       'a base URL of another scheme',
       () => ['--base-url', 'ftp://files.example.com', 'delete', '1'],
       { PLANTSTORE_TOKEN: TOKEN },
