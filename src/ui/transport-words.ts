@@ -44,6 +44,13 @@ const PROXY_UNREACHABLE: Readonly<Record<NetworkFailure, (via: string, host: str
   'session-closed': (via, host) => `proxy ${via} closed the HTTP/2 connection with an error (while reaching ${host})`,
 };
 
+/** What to do when a proxy answers CONNECT with `status`: its credentials, its rules, or the host behind it. */
+function proxyRefusedFix(status: number): string {
+  if (status === 407) return 'check the user and password in the proxy variable';
+  if (status === 403) return 'ask whoever runs it to allow that host, or list it in NO_PROXY';
+  return 'it could not reach that host; check the base URL, or bypass the proxy with NO_PROXY';
+}
+
 /**
  * The failures a command words itself: the API's own message, a web page where the API should
  * be, and an interrupt (whether the thing was done is the command's to say).
@@ -71,7 +78,7 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     case 'proxy-unreachable':
       return PROXY_UNREACHABLE[attempt.what](attempt.via, attempt.host);
     case 'proxy-refused':
-      return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT)`;
+      return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT): ${proxyRefusedFix(attempt.connectStatus)}`;
     case 'tls': {
       // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
       const reason = said(attempt.reason).replace(/;\s*if the root CA is installed locally.*$/i, '');
@@ -79,8 +86,8 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     }
     case 'malformed':
       return attempt.headersTooLarge
-        ? `malformed HTTP answer from ${where(attempt)}: headers too large`
-        : `malformed HTTP answer from ${where(attempt)}`;
+        ? `malformed HTTP answer from ${where(attempt)}: headers too large; check that the base URL points at the Plant Store API`
+        : `malformed HTTP answer from ${where(attempt)}: check that the base URL points at the Plant Store API`;
     case 'not-loopback':
       return `refusing to send the token over plain http: ${said(attempt.reason)}`;
     case 'redirect':

@@ -511,6 +511,14 @@ describe('the remaining refusals name the next step', () => {
       /holds no PEM certificate \(-----BEGIN CERTIFICATE-----\); point --cacert at the CA's certificates in PEM form$/,
     ],
     [
+      'help for a subcommand of a command that has none',
+      () => ['help', 'delete', 'now'],
+      {},
+      undefined,
+      Exit.usage,
+      /^unknown command 'delete now': plantstore delete has no subcommands; see plantstore help delete$/,
+    ],
+    [
       'a token in the environment that breaks the token rules',
       () => ['--base-url', BASE, 'delete', '1'],
       { PLANTSTORE_TOKEN: 'short' },
@@ -574,6 +582,26 @@ describe('a network failure the user can act on names what to check', () => {
       'a proxy whose host is not found',
       { kind: 'proxy-unreachable', host: 'api.example.com', via: PROXY, what: 'host-not-found' },
       `proxy host ${PROXY} not found (DNS) (while reaching api.example.com): check the host name in the proxy variable`,
+    ],
+    [
+      'a proxy that wants credentials',
+      { kind: 'proxy-refused', host: 'api.example.com', via: PROXY, connectStatus: 407 },
+      `proxy ${PROXY} refused to connect to api.example.com (HTTP 407 to CONNECT): check the user and password in the proxy variable`,
+    ],
+    [
+      'a proxy that does not let the host through',
+      { kind: 'proxy-refused', host: 'api.example.com', via: PROXY, connectStatus: 403 },
+      `proxy ${PROXY} refused to connect to api.example.com (HTTP 403 to CONNECT): ask whoever runs it to allow that host, or list it in NO_PROXY`,
+    ],
+    [
+      'a proxy that cannot reach the host',
+      { kind: 'proxy-refused', host: 'api.example.com', via: PROXY, connectStatus: 502 },
+      `proxy ${PROXY} refused to connect to api.example.com (HTTP 502 to CONNECT): it could not reach that host; check the base URL, or bypass the proxy with NO_PROXY`,
+    ],
+    [
+      'an answer that is not HTTP',
+      { kind: 'malformed', host: 'api.example.com', headersTooLarge: false },
+      'malformed HTTP answer from api.example.com: check that the base URL points at the Plant Store API',
     ],
   ])('%s', (_name, attempt, line) => {
     expect(describeTransportFailure(attempt)).toBe(line);

@@ -72,7 +72,7 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'a proxy refusing the tunnel',
       { kind: 'proxy-refused', host: HOST, via: PROXY, connectStatus: 407 },
-      `proxy ${PROXY} refused to connect to api.example.com (HTTP 407 to CONNECT)`,
+      `proxy ${PROXY} refused to connect to api.example.com (HTTP 407 to CONNECT): check the user and password in the proxy variable`,
     ],
     [
       "TLS, without Node's advice about Node's flags",
@@ -91,12 +91,12 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'headers too large',
       { kind: 'malformed', host: HOST, headersTooLarge: true },
-      'malformed HTTP answer from api.example.com: headers too large',
+      'malformed HTTP answer from api.example.com: headers too large; check that the base URL points at the Plant Store API',
     ],
     [
       'a broken answer',
       { kind: 'malformed', host: HOST, via: PROXY, headersTooLarge: false },
-      `malformed HTTP answer from api.example.com via proxy ${PROXY}`,
+      `malformed HTTP answer from api.example.com via proxy ${PROXY}: check that the base URL points at the Plant Store API`,
     ],
     [
       'localhost resolving elsewhere',
