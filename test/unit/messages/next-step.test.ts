@@ -1,13 +1,15 @@
 // Issue 29, item 1: every failure a newcomer meets names the next step. One row per message
 // the issue quoted, run in process against a temporary config folder and a fake service.
-import fs, { mkdirSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type JournalIo, openJournal } from '../../../src/batch/journal/index.js';
+import { openRunJournal } from '../../../src/commands/delete/journal.js';
 import { joinWords } from '../../../src/config/command-words.js';
 import { withLock } from '../../../src/config/lock.js';
 import { runTokenCommand } from '../../../src/config/token-command.js';
+import type { Context } from '../../../src/context.js';
 import { AuthError, CliError, ConfigError, Exit } from '../../../src/errors.js';
 import { proxyFor } from '../../../src/http/proxy.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
@@ -313,6 +315,28 @@ describe('a journal that cannot be opened or written says why in words, and what
     expect((error as CliError).message).toMatch(message);
     expect((error as CliError).message).not.toMatch(/\bE[A-Z]{3,}\b/);
     expect((error as CliError).detail).toBe(code);
+  });
+
+  it('a run whose journal another plantstore took over (this one stopped for 30 s) says so, and when to run again', async () => {
+    vi.useFakeTimers();
+    try {
+      const file = path.join(dir(), 'run.journal');
+      const ctx = { signal: new AbortController().signal, io: createTestIO() } as unknown as Context;
+      const journal = await openRunJournal(file, { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } }, false, ctx);
+      expect(journal.recordSent('1')).toBe(true);
+      vi.advanceTimersByTime(1000);
+      // Another run judged the lock stale, broke it and took its own.
+      renameSync(`${file}.lock`, `${file}.broken`);
+      writeFileSync(`${file}.lock`, '4242 elsewhere');
+      vi.advanceTimersByTime(1000);
+      const tookOver = `the journal ${file} could not be written: another plantstore took it over (its lock was not renewed for 30 s: was this run stopped?)`;
+      expect(journal.stopReason()?.message).toBe(`not sent: ${tookOver}, so nothing more is sent`);
+      expect(journal.close()).toBe(
+        `${tookOver}; results after that are not recorded in it; once that run has ended, run the same command again to resume (exit 70)`,
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it.each([
