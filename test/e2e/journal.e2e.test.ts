@@ -132,6 +132,10 @@ describe('SIGTERM mid-run', () => {
     const result = await endsWithin(child, 20_000);
     assertNoTokenLeak(args, { env: env(server.url), input: ids }, { ...result, stdout: out.text + result.stdout });
     expect(result.code).toBe(143);
+    // The next step is the journal's: the same command resumes.
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^interrupted: \d+ of 2000 deleted before the interrupt; the rest were not, or may not have been: run the same command again to resume$/,
+    );
     const recorded = journalRecords();
     const reported = jsonLines(out.text + result.stdout).filter((line) => line['deleted'] === true);
     expect(reported.length).toBeGreaterThanOrEqual(HELD_FROM - 1);

@@ -196,7 +196,13 @@ async function deleteAll(
   }
   if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
-    ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
+    // A plant deleted already answers 404: --ignore-missing counts it done, where the journal skips it.
+    const again = journal
+      ? 'run the same command again to resume'
+      : 'run it again with --ignore-missing to finish (the plants deleted already answer 404)';
+    ctx.io.err(
+      `interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been: ${again}`,
+    );
     return Exit.interrupted;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
