@@ -57,8 +57,8 @@ export class ConfigError extends CliError {
 }
 
 export class AuthError extends CliError {
-  constructor(message: string) {
-    super(message, Exit.auth);
+  constructor(message: string, detail?: string) {
+    super(message, Exit.auth, detail);
   }
 }
 

@@ -3,6 +3,7 @@ import pkg from '../package.json' with { type: 'json' };
 import type { Reached } from './cli.js';
 import { typedBeforeOperands } from './platform/argv.js';
 import type { Stdin } from './platform/stdin.js';
+import { errnoWords } from './text/errno.js';
 import { orderedStreams } from './ui/streams.js';
 
 /**
@@ -46,10 +47,14 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // Results that cannot be written (stdout on a full disk) must not pass for success. Messages
   // on stderr are for people: losing them changes nothing, as when its reader leaves.
   let outputLost = false;
+  const verbose = process.env['PLANTSTORE_DEBUG'] === '1' || typedBeforeOperands(argv, '--verbose') || typedBeforeOperands(argv, '-v');
   const streams = orderedStreams(process.stdout, process.stderr, (error, stream) => {
     if (stream !== 'stdout') return;
     outputLost = true;
-    process.stderr.write(`plantstore: cannot write the output (${error.code ?? error.message}); the exit code is ${Exit.internal}\n`);
+    const why = error.code === undefined ? error.message : `${errnoWords(error.code)}${verbose ? ` (${error.code})` : ''}`;
+    process.stderr.write(
+      `plantstore: cannot write the output: ${why}; the results from here on are lost, so the exit code is ${Exit.internal}: send stdout where it can be written, and run again\n`,
+    );
     if (!process.exitCode) process.exitCode = Exit.internal;
   });
   const stdout = { ...streams.stdout, backlog: streams.backlog };
@@ -74,7 +79,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
-      verbose: process.env['PLANTSTORE_DEBUG'] === '1' || typedBeforeOperands(argv, '--verbose') || typedBeforeOperands(argv, '-v'),
+      verbose,
       jsonFields: fatalFieldsOf(reached.command),
     });
   }

@@ -12,7 +12,7 @@ export function normalizeBaseUrl(raw: string, source: string): string {
     throw new ConfigError(`invalid base URL '${raw}' (from ${source}): expected something like https://api.example.com`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): only http and https are supported`);
+    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): only http and https are supported, as in https://api.example.com`);
   }
   if (url.username || url.password) {
     throw new ConfigError(`the base URL (from ${source}) must not hold credentials; use plantstore auth login for the token`);
@@ -27,7 +27,7 @@ export function normalizeBaseUrl(raw: string, source: string): string {
     const part = hasQuery && hasFragment ? 'a query or fragment' : hasQuery ? 'a query' : 'a fragment';
     // Not echoed whole: a query is where people paste tokens.
     throw new ConfigError(
-      `invalid base URL '${url.origin}${url.pathname}${hasQuery ? '?' : '#'}…' (from ${source}): it must not have ${part}`,
+      `invalid base URL '${url.origin}${url.pathname}${hasQuery ? '?' : '#'}…' (from ${source}): it must not have ${part}; drop everything from the ${hasQuery ? '?' : '#'} on`,
     );
   }
   return url.href.replace(/\/+$/, '');

@@ -15,7 +15,9 @@ export async function readCaBundle(file: string, source: string, signal?: AbortS
     signal,
   );
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError(`${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    throw new ConfigError(
+      `${file} (from ${source}) holds no PEM certificate (-----BEGIN CERTIFICATE-----); point ${source} at the CA's certificates in PEM form`,
+    );
   }
   return pem;
 }

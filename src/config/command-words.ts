@@ -46,7 +46,7 @@ export function splitWords(line: string): string[] {
       throw new CommandLineProblem(`a line break outside quotes would end the command in a shell; write it on one line, or ${PIPE_HINT}`);
     } else if (char === "'") {
       const close = line.indexOf("'", i + 1);
-      if (close < 0) throw new CommandLineProblem('a single quote is never closed');
+      if (close < 0) throw new CommandLineProblem("a single quote is never closed; close it, or write \\' for a literal quote");
       word += line.slice(i + 1, close);
       inWord = true;
       i = close + 1;
@@ -57,7 +57,7 @@ export function splitWords(line: string): string[] {
       i = next;
     } else if (char === '\\') {
       const escaped = line[i + 1];
-      if (escaped === undefined) throw new CommandLineProblem('it ends with a lone backslash');
+      if (escaped === undefined) throw new CommandLineProblem('it ends with a lone backslash; remove it, or quote it');
       // Backslash-newline joins two lines into one, as in a shell; elsewhere the character is taken as is.
       if (escaped !== '\n') {
         word += escaped;
@@ -72,7 +72,9 @@ export function splitWords(line: string): string[] {
     }
   }
   end();
-  if (words.length === 0) throw new CommandLineProblem('it is empty');
+  if (words.length === 0) throw new CommandLineProblem('it is empty; give the command that prints the token');
+  // '' is a word, but no program: spawn would refuse it with a TypeError, not an error the user can act on.
+  if (words[0] === '') throw new CommandLineProblem("its first word, the program's name, is empty; give the command that prints the token");
   return words;
 }
 
@@ -93,7 +95,7 @@ function doubleQuoted(line: string, start: number): [string, number] {
     text += char;
     i += 1;
   }
-  throw new CommandLineProblem('a double quote is never closed');
+  throw new CommandLineProblem('a double quote is never closed; close it, or write \\" for a literal quote');
 }
 
 function refuseUnquoted(char: string, inWord: boolean): void {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type CliError, ConfigError } from '../errors.js';
+import { errnoWords } from '../text/errno.js';
 
 const LOCK_WAIT_MS = 10_000;
 // A lock older than this was left by a process that died mid-write.
@@ -61,9 +62,11 @@ const configLockFailure =
   (file: string): LockFailure =>
   (code, stage) =>
     new ConfigError(
+      // The lock's write fails only for want of room: the file itself was just created.
       stage === 'create'
-        ? `cannot write in config folder ${path.dirname(file)} (${code}): check it is writable, or use PLANTSTORE_TOKEN`
-        : `cannot write in config folder ${path.dirname(file)} (${code}): free some space, or use PLANTSTORE_TOKEN`,
+        ? `cannot write in config folder ${path.dirname(file)}: ${code === 'ENOENT' ? 'it does not exist' : errnoWords(code)}; set PLANTSTORE_CONFIG_DIR to a writable folder, or use PLANTSTORE_TOKEN`
+        : `cannot write in config folder ${path.dirname(file)}: ${errnoWords(code)}; free some space, or use PLANTSTORE_TOKEN`,
+      code,
     );
 
 /**

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { AuthError, InterruptedError } from '../errors.js';
 import type { Env } from '../platform/env.js';
+import { errnoWords } from '../text/errno.js';
 import { createMask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
 import { CommandLineProblem, joinWords, splitWords } from './command-words.js';
@@ -49,6 +50,8 @@ export interface TokenCommandOptions {
    * in the terminal's foreground group to read it. Decided from /dev/tty when not given.
    */
   ownGroup?: boolean;
+  /** Where the command line came from ("PLANTSTORE_TOKEN_COMMAND", "profile 'work' in …"), as every failure names it. */
+  source?: string;
   /** The command's environment; the CLI's own when not given. */
   env?: Env;
   /** The current time in epoch ms, to refuse a token that has expired already. */
@@ -75,9 +78,9 @@ export async function runTokenCommand(commandLine: string, options: TokenCommand
     words = splitWords(commandLine);
   } catch (error) {
     if (!(error instanceof CommandLineProblem)) throw error;
-    throw new AuthError(`cannot run token command '${shown(commandLine)}': ${error.message}`);
+    throw new AuthError(`cannot run token command '${shown(commandLine)}'${from(options.source)}: ${error.message}`);
   }
-  const named = `token command '${shown(joinWords(words))}'`;
+  const named = `token command '${shown(joinWords(words))}'${from(options.source)}`;
   if (options.signal?.aborted) throw new InterruptedError(`interrupted before ${named} ran`);
   const ran = await run(words, options);
   const read = ran.stoppedFor === undefined ? readTokenOutput(ran.stdout) : undefined;
@@ -86,9 +89,9 @@ export async function runTokenCommand(commandLine: string, options: TokenCommand
   const mask = createMask(read?.ok ? [read.obtained.token] : tokenLike(ran.stdout));
   if (ran.held) options.onStderr?.(mask(ran.held));
   const lastStderrLine = lastLine(mask(ran.stderrTail));
-  const failure = describeFailure(named, ran, lastStderrLine, options.timeoutMs);
+  const failure = describeFailure(named, words[0] as string, ran, lastStderrLine, options.timeoutMs);
   if (failure) throw failure;
-  if (!read?.ok) throw new AuthError(`${named} ${read?.reason ?? 'gave no token'}${stderrSuffix(lastStderrLine)}`);
+  if (!read?.ok) throw new AuthError(`${named} ${read?.reason ?? 'gave no token'}${stderrSuffix(lastStderrLine)}; ${read?.hint ?? RUN_IT}`);
   const { expiresAt } = read.obtained;
   const now = (options.now ?? Date.now)();
   if (expiresAt !== undefined && expiresAt <= now) {
@@ -233,27 +236,43 @@ function tokenLike(stdout: string): string[] {
     .slice(0, 8);
 }
 
-function describeFailure(named: string, ran: Ran, lastStderrLine: string, timeoutMs: number): Error | undefined {
+/** The next step for a command that failed for its own reasons: the user sees them by running it. */
+const RUN_IT = 'run it by itself to see why';
+
+function from(source: string | undefined): string {
+  return source === undefined ? '' : ` (from ${shown(source)})`;
+}
+
+function describeFailure(named: string, program: string, ran: Ran, lastStderrLine: string, timeoutMs: number): Error | undefined {
   const { ending, stoppedFor, spawnError } = ran;
   const stderr = stderrSuffix(lastStderrLine);
   if (stoppedFor === 'interrupted') return new InterruptedError(`interrupted while waiting for ${named}`);
   if (stoppedFor === 'timeout') {
-    return new AuthError(`${named} gave no token within ${duration(timeoutMs)}, and was stopped${stderr}`);
+    return new AuthError(
+      `${named} gave no token within ${duration(timeoutMs)}, and was stopped${stderr}; run it by itself to see where it waits, or allow it longer with --timeout`,
+    );
   }
   if (stoppedFor === 'too much output') {
     const kib = MAX_TOKEN_COMMAND_OUTPUT / 1024;
-    return new AuthError(`${named} printed more than ${kib} KiB on stdout, more than any token, and was stopped${stderr}`);
+    return new AuthError(
+      `${named} printed more than ${kib} KiB on stdout, more than any token, and was stopped${stderr}; it must print the token alone, or a JSON object {"token": "…"}`,
+    );
   }
-  if (spawnError) return new AuthError(`${named} could not start: ${startProblem(spawnError)}`);
-  if (ending.signal) return new AuthError(`${named} was ended by ${ending.signal}${stderr}`);
-  if (ending.status !== 0) return new AuthError(`${named} failed with exit status ${ending.status}${stderr}`);
+  if (spawnError) return new AuthError(`${named} could not start: ${startProblem(program, spawnError.code)}`, spawnError.code);
+  if (ending.signal) return new AuthError(`${named} was ended by ${ending.signal}${stderr}; ${RUN_IT}`);
+  if (ending.status !== 0) return new AuthError(`${named} failed with exit status ${ending.status}${stderr}; ${RUN_IT}`);
   return undefined;
 }
 
-function startProblem(error: NodeJS.ErrnoException): string {
-  if (error.code === 'ENOENT') return 'no such program (check its name, its path and PATH)';
-  if (error.code === 'EACCES') return 'permission denied (is it executable?)';
-  return error.code ?? 'unknown error';
+/** Why the program did not start, in words (its errno is the error's detail, for --verbose), and what to do. */
+function startProblem(program: string, code: string | undefined): string {
+  const name = shown(program);
+  // A name without a slash is looked up in PATH; with one, it is a path (a missing #! interpreter fails the same way).
+  const onPath = !program.includes('/') && !(process.platform === 'win32' && program.includes('\\'));
+  if (code === 'ENOENT' && onPath) return `no program ${name} on PATH; install it, or give its full path`;
+  if (code === 'ENOENT') return `no such file ${name} (or the interpreter on its #! line); check the path`;
+  if (code === 'EACCES') return `permission denied on ${name}; make it executable (chmod +x), or check that it is a program`;
+  return `${errnoWords(code)}; check the command`;
 }
 
 function stderrSuffix(line: string): string {

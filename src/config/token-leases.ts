@@ -29,6 +29,7 @@ export function tokenLeases(token: TokenSource, setup: LeaseSetup): TokenLeases 
   return commandTokens(
     () =>
       runTokenCommand(token.command, {
+        source: token.source,
         timeoutMs: setup.timeoutMs,
         signal: setup.signal,
         env: setup.env,

@@ -10,7 +10,10 @@ export interface ObtainedToken {
  * What the command's stdout said, or why it is not a token. The reasons never quote the
  * output: whatever the command printed may be the token, or part of it.
  */
-export type ReadOutput = { ok: true; obtained: ObtainedToken } | { ok: false; reason: string };
+export type ReadOutput = { ok: true; obtained: ObtainedToken } | { ok: false; reason: string; hint: string };
+
+/** What a command printing something else should print instead. */
+const PRINT_THE_TOKEN = 'it must print the token alone, or a JSON object {"token": "…"}';
 
 const EXAMPLE_TIME = '2030-01-02T15:04:05Z';
 
@@ -22,12 +25,13 @@ const EXAMPLE_TIME = '2030-01-02T15:04:05Z';
  */
 export function readTokenOutput(stdout: string): ReadOutput {
   const text = stdout.trim();
-  if (text === '') return { ok: false, reason: 'printed no token on stdout' };
+  if (text === '') return { ok: false, reason: 'printed no token on stdout', hint: PRINT_THE_TOKEN };
   if (text.startsWith('{')) return readJson(text);
   if (/[\r\n]/.test(text)) {
     return {
       ok: false,
-      reason: "printed more than one line on stdout; it must print the token alone (sh -c '… | head -n 1' keeps the first line)",
+      reason: 'printed more than one line on stdout',
+      hint: "it must print the token alone (sh -c '… | head -n 1' keeps the first line)",
     };
   }
   return checked(text, undefined);
@@ -39,31 +43,36 @@ function readJson(text: string): ReadOutput {
     value = JSON.parse(text);
   } catch {
     // JSON.parse's own message quotes the text around the fault: it is never passed on.
-    return { ok: false, reason: 'printed text that begins with { but is not valid JSON' };
+    return { ok: false, reason: 'printed text that begins with { but is not valid JSON', hint: PRINT_THE_TOKEN };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: 'printed JSON that is not an object' };
+    return { ok: false, reason: 'printed JSON that is not an object', hint: PRINT_THE_TOKEN };
   }
   const fields = value as Record<string, unknown>;
-  if (typeof fields['token'] !== 'string') return { ok: false, reason: 'printed a JSON object without a "token" string' };
+  if (typeof fields['token'] !== 'string')
+    return { ok: false, reason: 'printed a JSON object without a "token" string', hint: PRINT_THE_TOKEN };
   const expires = fields['expiresAt'];
   if (expires === undefined || expires === null) return checked(fields['token'], undefined);
   const expiresAt = typeof expires === 'string' ? parseRfc3339(expires) : undefined;
   if (expiresAt === undefined) {
-    return { ok: false, reason: `printed an "expiresAt" that is not an RFC 3339 time such as ${EXAMPLE_TIME}` };
+    return {
+      ok: false,
+      reason: 'printed an "expiresAt" that is not an RFC 3339 time',
+      hint: `write it as ${EXAMPLE_TIME}, or leave it out`,
+    };
   }
   return checked(fields['token'], expiresAt);
 }
 
 function checked(raw: string, expiresAt: number | undefined): ReadOutput {
-  if (raw.trim() === '') return { ok: false, reason: 'printed an empty token' };
+  if (raw.trim() === '') return { ok: false, reason: 'printed an empty token', hint: PRINT_THE_TOKEN };
   const token = raw.trim();
   // jq without -r prints a string as JSON, quotes and all: say so, not "characters a token cannot hold".
   if (token.length >= 2 && token.startsWith('"') && token.endsWith('"')) {
-    return { ok: false, reason: 'printed the token in double quotes, as a JSON string; print it bare (jq -r, not jq)' };
+    return { ok: false, reason: 'printed the token in double quotes, as a JSON string', hint: 'print it bare (jq -r, not jq)' };
   }
   const rule = tokenRuleBroken(token);
-  if (rule !== undefined) return { ok: false, reason: `printed a token that ${rule}` };
+  if (rule !== undefined) return { ok: false, reason: `printed a token that ${rule}`, hint: 'check what it prints when run by itself' };
   return { ok: true, obtained: expiresAt === undefined ? { token } : { token, expiresAt } };
 }
 

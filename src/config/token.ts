@@ -28,7 +28,9 @@ export function normalizeToken(raw: string, source: string, onCommandLine = true
   const token = raw.trim();
   if (token === '') throw badValue(`no token in ${source}: paste the token and press Enter, or pipe it in`, onCommandLine);
   const broken = tokenRuleBroken(token);
-  if (broken !== undefined) throw badValue(`the token in ${source} ${broken}`, onCommandLine);
+  if (broken !== undefined) {
+    throw badValue(`the token in ${source} ${broken}; check that ${source} holds the whole token and nothing else`, onCommandLine);
+  }
   return token;
 }
 

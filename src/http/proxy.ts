@@ -52,7 +52,7 @@ function parseProxy(raw: string, variable: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(
-      `unsupported proxy ${maskProxy(url.href)} (from ${variable}): plantstore speaks to http:// and https:// proxies only`,
+      `unsupported proxy ${maskProxy(url.href)} (from ${variable}): plantstore speaks to http:// and https:// proxies only; set ${variable} to one, or unset it`,
     );
   }
   return url.href;

@@ -32,7 +32,10 @@ export async function readIdsFromStream(input: AsyncIterable<string | Buffer>, s
   }
   tokens.feed(decoder.end());
   tokens.end();
-  if (ids.size === 0) throw new UsageError('no plant ids on standard input');
+  if (ids.size === 0)
+    throw new UsageError(
+      'no plant ids on standard input: pipe ids separated by spaces or lines, as in plantstore delete --stdin < ids.txt',
+    );
   return ids;
 }
 

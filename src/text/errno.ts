@@ -16,6 +16,7 @@ const WORDS: Readonly<Record<string, string>> = {
   ENXIO: 'no such device or address',
   ENOSPC: 'no space left on the device',
   EDQUOT: 'disk quota exceeded',
+  EFBIG: 'the file is larger than this system allows',
   EROFS: 'read-only file system',
   EIO: 'input/output error',
   EBUSY: 'the file is busy',

@@ -14,10 +14,10 @@ const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
   refused: (at) => `connection refused (${at}): is the server running at that address, and is the base URL right?`,
   reset: (at) => `connection reset before a complete answer (${at})`,
   'closed-while-sending': (at) => `connection closed while sending (${at})`,
-  'host-not-found': (at) => `host not found (DNS) (${at})`,
+  'host-not-found': (at) => `host not found (DNS) (${at}): check the host name in the base URL`,
   'lookup-failed': (at) => `host lookup failed (DNS), try again (${at})`,
-  'host-unreachable': (at) => `host unreachable (${at})`,
-  'network-unreachable': (at) => `network unreachable (${at})`,
+  'host-unreachable': (at) => `host unreachable (${at}): check this machine's network, and the host in the base URL`,
+  'network-unreachable': (at) => `network unreachable (${at}): is this machine connected to a network that reaches it?`,
   closed: (at) => `connection closed before a complete answer (${at})`,
   'proxy-closed': (at) => `the proxy closed the connection (${at})`,
   'short-body': (at) => `the answer was shorter than announced (${at})`,
@@ -28,10 +28,11 @@ const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
 
 /** The proxy itself could not be reached or kept: `via` is the proxy, `host` the service behind it. */
 const PROXY_UNREACHABLE: Readonly<Record<NetworkFailure, (via: string, host: string) => string>> = {
-  refused: (via, host) => `connection refused by proxy ${via} (while reaching ${host})`,
+  refused: (via, host) =>
+    `connection refused by proxy ${via} (while reaching ${host}): is the proxy running there, and is the proxy variable right?`,
   reset: (via, host) => `connection to proxy ${via} reset (while reaching ${host})`,
   'closed-while-sending': (via, host) => `proxy ${via} closed the connection while sending (while reaching ${host})`,
-  'host-not-found': (via, host) => `proxy host ${via} not found (DNS) (while reaching ${host})`,
+  'host-not-found': (via, host) => `proxy host ${via} not found (DNS) (while reaching ${host}): check the host name in the proxy variable`,
   'lookup-failed': (via, host) => `lookup of proxy ${via} failed (DNS), try again (while reaching ${host})`,
   'host-unreachable': (via, host) => `proxy ${via} unreachable: host unreachable (while reaching ${host})`,
   'network-unreachable': (via, host) => `proxy ${via} unreachable: network unreachable (while reaching ${host})`,
@@ -42,6 +43,13 @@ const PROXY_UNREACHABLE: Readonly<Record<NetworkFailure, (via: string, host: str
   'stream-reset': (via, host) => `proxy ${via} reset the HTTP/2 stream (while reaching ${host})`,
   'session-closed': (via, host) => `proxy ${via} closed the HTTP/2 connection with an error (while reaching ${host})`,
 };
+
+/** What to do when a proxy answers CONNECT with `status`: its credentials, its rules, or the host behind it. */
+function proxyRefusedFix(status: number): string {
+  if (status === 407) return 'check the user and password in the proxy variable';
+  if (status === 403) return 'ask whoever runs it to allow that host, or list it in NO_PROXY';
+  return 'it could not reach that host; check the base URL, or bypass the proxy with NO_PROXY';
+}
 
 /**
  * The failures a command words itself: the API's own message, a web page where the API should
@@ -102,7 +110,7 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     case 'proxy-unreachable':
       return PROXY_UNREACHABLE[attempt.what](attempt.via, attempt.host);
     case 'proxy-refused':
-      return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT)`;
+      return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT): ${proxyRefusedFix(attempt.connectStatus)}`;
     case 'tls': {
       // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
       const reason = said(attempt.reason).replace(/;\s*if the root CA is installed locally.*$/i, '');
@@ -110,8 +118,8 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     }
     case 'malformed':
       return attempt.headersTooLarge
-        ? `malformed HTTP answer from ${where(attempt)}: headers too large`
-        : `malformed HTTP answer from ${where(attempt)}`;
+        ? `malformed HTTP answer from ${where(attempt)}: headers too large; check that the base URL points at the Plant Store API`
+        : `malformed HTTP answer from ${where(attempt)}: check that the base URL points at the Plant Store API`;
     case 'not-loopback':
       return `refusing to send the token over plain http: ${said(attempt.reason)}`;
     case 'redirect':

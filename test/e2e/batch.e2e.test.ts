@@ -168,7 +168,11 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     const result = await finished(child);
     closeSync(full);
     expect(result.code).toBe(exit);
-    if (fd === 1) expect(result.stderr).toContain('plantstore: cannot write the output (ENOSPC); the exit code is 70\n');
+    if (fd === 1) {
+      expect(result.stderr).toContain(
+        'plantstore: cannot write the output: no space left on the device; the results from here on are lost, so the exit code is 70: send stdout where it can be written, and run again\n',
+      );
+    }
     expect(server.requests).toHaveLength(50);
   });
 

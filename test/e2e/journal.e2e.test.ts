@@ -132,6 +132,10 @@ describe('SIGTERM mid-run', () => {
     const result = await endsWithin(child, 20_000);
     assertNoTokenLeak(args, { env: env(server.url), input: ids }, { ...result, stdout: out.text + result.stdout });
     expect(result.code).toBe(143);
+    // The next step is the journal's: the same command resumes.
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^interrupted: \d+ of 2000 deleted before the interrupt; the rest were not, or may not have been: run the same command again to resume$/,
+    );
     const recorded = journalRecords();
     const reported = jsonLines(out.text + result.stdout).filter((line) => line['deleted'] === true);
     expect(reported.length).toBeGreaterThanOrEqual(HELD_FROM - 1);
@@ -184,7 +188,9 @@ describe('a journal on a full disk', () => {
       const sentBefore = server.total();
       const run = await runPlantstore(['--json', 'delete', '--journal', journal, '--stdin'], { env: env(server.url), input: ids });
       expect(run.code).toBe(70);
-      expect(run.stderr).toMatch(/journal .* could not be written \(ENOSPC\)/);
+      expect(run.stderr).toMatch(
+        /journal .* could not be written: no space left on the device; results after that are not recorded in it; free some space, then run the same command again to resume \(exit 70\)/,
+      );
       const results = jsonLines(run.stdout);
       expect(results).toHaveLength(total);
       const answered = results.filter((line) => line['attempted'] !== false);
@@ -215,7 +221,7 @@ describe('a journal on a full disk', () => {
       const sentBefore = server.total();
       const run = await runPlantstore(['delete', '--journal', journal, '--stdin'], { env: env(server.url), input: ids });
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/cannot create journal lock .*ENOSPC/);
+      expect(run.stderr).toMatch(/cannot create journal lock .*: no space left on the device; free some space/);
       expect(server.total()).toBe(sentBefore);
       expect(readFileSync(journal).equals(before)).toBe(true);
     } finally {
@@ -310,7 +316,9 @@ describe('the seams of a resumed run', () => {
     expect(server.received(id)).toBe(1);
     expect(server.deleted.has(id)).toBe(deletes);
     expect(limited.stdout).toBe(stdout);
-    expect(limited.stderr).toMatch(/journal .* could not be written \(EFBIG\); results after that are not recorded in it \(exit 70\)/);
+    expect(limited.stderr).toMatch(
+      /journal .* could not be written: the file is larger than this system allows; results after that are not recorded in it; raise the file size limit \(ulimit -f\), then run the same command again to resume \(exit 70\)/,
+    );
     expect(limited.status).toBe(70);
   });
 

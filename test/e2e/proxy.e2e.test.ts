@@ -112,7 +112,7 @@ describe.skipIf(REMOTE_ADDRESS === undefined || OPENSSL === undefined)('an https
     const run = await runTimed(['--cacert', caFile, '--max-retry-wait', '0', 'delete', '42'], { env });
     expect(run.code).toBe(7);
     expect(run.stderr).toContain(
-      `✗ plant 42: connection refused by proxy http://***@127.0.0.1:${port} (while reaching ${REMOTE_ADDRESS}:${remote.port})`,
+      `✗ plant 42: connection refused by proxy http://***@127.0.0.1:${port} (while reaching ${REMOTE_ADDRESS}:${remote.port}): is the proxy running there, and is the proxy variable right?`,
     );
     expect(`${run.stdout}${run.stderr}`).not.toContain('secretpw');
   });
@@ -122,7 +122,7 @@ describe.skipIf(REMOTE_ADDRESS === undefined || OPENSSL === undefined)('an https
     const run = await runTimed(['delete', '42'], { env: { ...baseEnv(remote.url), HTTPS_PROXY: 'socks5://127.0.0.1:1080' } });
     expect(run.code).toBe(3);
     expect(run.stderr).toBe(
-      'plantstore: unsupported proxy socks5://127.0.0.1:1080 (from HTTPS_PROXY): plantstore speaks to http:// and https:// proxies only\n',
+      'plantstore: unsupported proxy socks5://127.0.0.1:1080 (from HTTPS_PROXY): plantstore speaks to http:// and https:// proxies only; set HTTPS_PROXY to one, or unset it\n',
     );
     expect(remote.requests.length).toBe(before);
   });

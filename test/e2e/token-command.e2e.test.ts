@@ -134,7 +134,7 @@ describe('a token command', () => {
       });
       expect(result.code).toBe(4);
       expect(result.stderr).toMatch(
-        /token command '.*token\.mjs' failed with exit status 3 \(its stderr ended: vault: permission denied\)/,
+        /token command '.*token\.mjs' \(from PLANTSTORE_TOKEN_COMMAND\) failed with exit status 3 \(its stderr ended: vault: permission denied\); run it by itself to see why\n/,
       );
       expect(server.deleted.size).toBe(0);
       expect(server.unauthorized()).toBe(0);

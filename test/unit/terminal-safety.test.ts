@@ -102,7 +102,9 @@ describe('config with --json', () => {
     expect(result.stdout).toBe('');
     const io = createTestIO();
     reportFatal(result.thrown, io, { json: true, debug: false });
-    expect(io.stdout()).toBe(`${JSON.stringify({ exit: 3, message: "base-url is not set for profile 'default'" })}\n`);
+    expect(io.stdout()).toBe(
+      `${JSON.stringify({ exit: 3, message: "base-url is not set for profile 'default'; set it with plantstore config set base-url <value>" })}\n`,
+    );
   });
 
   it('path: an object', async () => {

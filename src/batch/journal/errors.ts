@@ -1,5 +1,6 @@
 import { CliError, Exit } from '../../errors.js';
 import { maskProxy } from '../../http/proxy.js';
+import { errnoWords } from '../../text/errno.js';
 import { shown } from '../../text/shown.js';
 
 /** Why a journal is not used. In every case nothing was sent and the file is byte for byte as it was. */
@@ -22,8 +23,10 @@ export class JournalRefusedError extends CliError {
   constructor(
     readonly reason: JournalRefusal,
     message: string,
+    /** The errno behind the words, for --verbose. */
+    detail?: string,
   ) {
-    super(message, Exit.usage);
+    super(message, Exit.usage, detail);
   }
 }
 
@@ -37,8 +40,52 @@ export class JournalWriteError extends CliError {
     message: string,
     /** The errno code (ENOSPC, EIO...), or 'lock-lost'. */
     readonly code: string,
+    /** What went wrong, in words ("no space left on the device"): the run's closing line says it. */
+    readonly why: string,
+    /** What to do about it, ending with how to resume: the run's closing line says it. */
+    readonly advice: string,
   ) {
-    super(message, Exit.internal);
+    super(message, Exit.internal, /^E[A-Z]+$/.test(code) ? code : undefined);
+  }
+}
+
+/** A write to the journal failed with `error`: `consequence` is what that means for the run. */
+export function writeFailed(file: string, error: unknown, consequence: string): JournalWriteError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const { why, advice } = journalFileProblem(code, false);
+  const again = `${advice}, then run the same command again to resume`;
+  return new JournalWriteError(
+    `cannot write journal ${shownPath(file)}: ${why}, so ${consequence}; ${again}`,
+    code ?? 'unknown error',
+    why,
+    again,
+  );
+}
+
+/**
+ * A file operation on the journal or its lock that failed with `code`, in words, and what to
+ * do about it (`creating`: the file was being created, so a missing file is a missing folder).
+ */
+export function journalFileProblem(code: string | undefined, creating: boolean): { why: string; advice: string } {
+  if (code === 'ENOENT' && creating) return { why: 'its folder does not exist', advice: 'create the folder' };
+  const why = errnoWords(code);
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return { why, advice: 'free some space' };
+    case 'EFBIG':
+      return { why, advice: 'raise the file size limit (ulimit -f)' };
+    case 'EACCES':
+    case 'EPERM':
+      return { why, advice: 'check the permissions of the journal and its folder' };
+    case 'EROFS':
+      return { why, advice: 'use a journal on a writable disk' };
+    case 'ENOTDIR':
+    case 'ENAMETOOLONG':
+    case 'ELOOP':
+      return { why, advice: 'check the path' };
+    default:
+      return { why, advice: 'check the disk' };
   }
 }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { breakStaleLock, type Held, LOCK_STALE_MS, releaseLock, renewLock, staleLock, tryLock } from '../../config/lock.js';
-import { JournalRefusedError, shownPath } from './errors.js';
+import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
 
 /**
  * The journal's lock: `<journal>.lock` beside it, the config file's lock (config/lock.ts)
@@ -22,7 +22,7 @@ export function lockJournal(file: string): JournalLock {
   const path = `${file}.lock`;
   // Twice at most: a stale lock broken once is either ours on the next attempt or taken by a live run.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const taken = tryLock(path, file, (code, stage) => cannotLock(file, path, code, stage));
+    const taken = tryLock(path, file, (code, stage) => cannotLock(path, code, stage));
     if (taken !== undefined) return holding(path, taken);
     const stale = staleLock(path);
     if (stale === undefined) break;
@@ -69,7 +69,12 @@ function holding(path: string, taken: Held): JournalLock {
   };
 }
 
-function cannotLock(file: string, lock: string, code: string | undefined, stage: 'create' | 'write'): JournalRefusedError {
-  const advice = stage === 'create' ? `check that the folder of ${shownPath(file)} exists and is writable` : 'free some space';
-  return new JournalRefusedError('unopenable', `cannot create journal lock ${shownPath(lock)} (${code ?? 'unknown error'}): ${advice}`);
+function cannotLock(lock: string, code: string | undefined, stage: 'create' | 'write'): JournalRefusedError {
+  // Its write fails only for want of room: the file itself was just created.
+  const { why, advice } = journalFileProblem(code, stage === 'create');
+  return new JournalRefusedError(
+    'unopenable',
+    `cannot create journal lock ${shownPath(lock)}: ${why}; ${advice}, or give --journal another path`,
+    code,
+  );
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normalizeBaseUrl } from '../../config/base-url.js';
 import { fileProblem, syncFolder } from '../../config/own-file.js';
-import { JournalRefusedError, JournalWriteError, shownPath, shownUrl } from './errors.js';
+import { JournalRefusedError, type JournalWriteError, journalFileProblem, shownPath, shownUrl, writeFailed } from './errors.js';
 import { headerLine, type JournalRun, Recorded, type RecordedCode, type RecordedKind } from './format.js';
 import { type JournalLock, lockJournal } from './journal-lock.js';
 import { type JournalContents, readJournal } from './read.js';
@@ -106,9 +106,11 @@ function openExisting(file: string, mode: number): number | undefined {
     if (code === 'ELOOP') throw unsafe(file, 'it is a symbolic link, which plantstore never follows there');
     if (code === 'EISDIR') throw unsafe(file, 'it is a directory');
     if (code === 'ENXIO') throw unsafe(file, 'it is not a regular file');
+    const { why, advice } = journalFileProblem(code, false);
     throw new JournalRefusedError(
       'unopenable',
-      `cannot open journal ${shownPath(file)} (${code ?? 'unknown error'}): check its permissions and its folder`,
+      `cannot open journal ${shownPath(file)}: ${why}; ${advice}, or give --journal another path`,
+      code,
     );
   }
   const problem = fileProblem(fs.fstatSync(fd));
@@ -159,10 +161,12 @@ function createJournal(file: string, run: JournalRun, started: Date): { fd: numb
   try {
     fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    const code = (error as NodeJS.ErrnoException).code;
+    const { why, advice } = journalFileProblem(code, true);
     throw new JournalRefusedError(
       'unopenable',
-      `cannot create journal ${shownPath(file)} (${code}): check that its folder exists and is writable`,
+      `cannot create journal ${shownPath(file)}: ${why}; ${advice}, or give --journal another path`,
+      code,
     );
   }
   let size: number;
@@ -186,7 +190,7 @@ function writeHeader(fd: number, file: string, run: JournalRun, started: Date): 
     fs.fsyncSync(fd);
   } catch (error) {
     fs.ftruncateSync(fd, 0);
-    throw writeFailed(file, error);
+    throw writeFailed(file, error, 'nothing was sent');
   }
   return data.length;
 }
@@ -200,16 +204,8 @@ function cutTornLine(fd: number, file: string, goodBytes: number): void {
     fs.ftruncateSync(fd, goodBytes);
     fs.fsyncSync(fd);
   } catch (error) {
-    throw writeFailed(file, error);
+    throw writeFailed(file, error, 'nothing was sent');
   }
-}
-
-function writeFailed(file: string, error: unknown): JournalWriteError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-  return new JournalWriteError(
-    `cannot write journal ${shownPath(file)} (${code}): nothing was sent; free some space or check the disk`,
-    code,
-  );
 }
 
 function emptyContents(): JournalContents {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
-import { JournalRefusedError, shownPath } from './errors.js';
+import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
 import { type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 
@@ -61,7 +61,7 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
 
   for (;;) {
     if (signal?.aborted) throw new InterruptedError(`interrupted while reading journal ${shownPath(file)}`);
-    const read = await readAt(fd, chunk, position);
+    const read = await readAt(fd, chunk, position, file);
     if (read === 0) break;
     let from = 0;
     for (;;) {
@@ -107,9 +107,19 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
   return { header, recorded, goodBytes: position, tornBytes: 0 };
 }
 
-function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
+function readAt(fd: number, buffer: Buffer, position: number, file: string): Promise<number> {
   return new Promise((resolve, reject) =>
-    fs.read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
+    fs.read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(readFailed(file, error)) : resolve(bytesRead))),
+  );
+}
+
+/** A read that failed (EIO: a failing disk): refused, as a journal that cannot be opened is. */
+function readFailed(file: string, error: NodeJS.ErrnoException): JournalRefusedError {
+  const { why, advice } = journalFileProblem(error.code, false);
+  return new JournalRefusedError(
+    'unopenable',
+    `cannot read journal ${shownPath(file)}: ${why}; ${advice}, or give --journal another path`,
+    error.code,
   );
 }
 

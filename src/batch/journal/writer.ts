@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { JournalWriteError, shownPath } from './errors.js';
+import { JournalWriteError, shownPath, writeFailed } from './errors.js';
 import { isResultLineFor, sentLine } from './format.js';
 import type { JournalLock } from './journal-lock.js';
 
@@ -130,10 +130,14 @@ export class JournalWriter {
   #tick(): void {
     if (this.#failure || this.#closed) return;
     if (!this.#lock.renew()) {
+      const why = 'another plantstore took it over (its lock was not renewed for 30 s: was this run stopped?)';
+      const advice = 'once that run has ended, run the same command again to resume';
       this.#fail(
         new JournalWriteError(
-          `another plantstore took over journal ${shownPath(this.#file)} (its lock was not renewed for 30 s: was this run stopped?); results from here on are not recorded in it`,
+          `another plantstore took over journal ${shownPath(this.#file)} (its lock was not renewed for 30 s: was this run stopped?); results from here on are not recorded in it; ${advice}`,
           'lock-lost',
+          why,
+          advice,
         ),
       );
       return;
@@ -179,14 +183,7 @@ export class JournalWriter {
     try {
       work();
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-      const advice = code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space' : 'check the disk';
-      this.#fail(
-        new JournalWriteError(
-          `cannot write journal ${shownPath(this.#file)} (${code}): the results from here on are not recorded; ${advice}, then run the same command again to resume`,
-          code,
-        ),
-      );
+      this.#fail(writeFailed(this.#file, error, 'the results from here on are not recorded'));
       throw this.#failure;
     }
   }

@@ -2,7 +2,7 @@ import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
 import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
-import { checkProfileExists } from '../../config/profiles.js';
+import { checkProfileExists, DEFAULT_PROFILE } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
@@ -37,7 +37,10 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
   const value = config.profile(profile)[key];
   // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing
   // setting, and with --json the one object every failure prints.
-  if (value === undefined) throw new ConfigError(`${key} is not set for profile '${profile}'`);
+  if (value === undefined) {
+    const flag = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
+    throw new ConfigError(`${key} is not set for profile '${profile}'; set it with plantstore${flag} config set ${key} <value>`);
+  }
   if (opts.json) ctx.io.outObject({ profile, key, value });
   else ctx.io.out(shownOnOneLine(value));
   return Exit.ok;

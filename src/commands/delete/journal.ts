@@ -26,12 +26,12 @@ export interface RunJournal {
   record(result: DeleteResult): void;
   /** Why the run must stop: the journal could not be written. Undefined while it can. */
   stopReason(): { message: string; exit: ExitCode } | undefined;
-  /** Flushes and closes; the failure, if writing failed at any point, as a sentence. */
+  /** Flushes and closes; the failure, if writing failed at any point, as the run's closing line (what next, and the exit code). */
   close(): string | undefined;
 }
 
 /** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
-export async function openRunJournal(file: string, target: Target, ctx: Context): Promise<RunJournal> {
+export async function openRunJournal(file: string, target: Target, verbose: boolean, ctx: Context): Promise<RunJournal> {
   const journal = await openJournal(file, { baseUrl: target.baseUrl, profile: target.profile, signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
@@ -71,7 +71,7 @@ export async function openRunJournal(file: string, target: Target, ctx: Context)
     stopReason: () =>
       journal.failure === undefined
         ? undefined
-        : { message: `not sent: ${failureSentence(journal)}, so nothing more is sent`, exit: Exit.internal },
+        : { message: `not sent: ${failureSentence(journal, verbose)}, so nothing more is sent`, exit: Exit.internal },
     close() {
       ctx.signal.removeEventListener('abort', flushOnSignal);
       try {
@@ -79,13 +79,19 @@ export async function openRunJournal(file: string, target: Target, ctx: Context)
       } catch {
         // journal.failure says what went wrong.
       }
-      return journal.failure === undefined ? undefined : failureSentence(journal);
+      const { failure } = journal;
+      return failure === undefined
+        ? undefined
+        : `${failureSentence(journal, verbose)}; results after that are not recorded in it; ${failure.advice} (exit ${Exit.internal})`;
     },
   };
 }
 
-function failureSentence(journal: Journal): string {
-  return `the journal ${shown(journal.file)} could not be written (${journal.failure?.code ?? 'unknown error'})`;
+/** What went wrong, in words; the errno (ENOSPC) only with --verbose, as for an error that ends a run. */
+function failureSentence(journal: Journal, verbose: boolean): string {
+  const failure = journal.failure;
+  const code = verbose && failure?.detail !== undefined ? ` (${failure.detail})` : '';
+  return `the journal ${shown(journal.file)} could not be written: ${failure?.why ?? 'unknown error'}${code}`;
 }
 
 /** For --dry-run: what the journal would skip, read without locking or writing anything. */

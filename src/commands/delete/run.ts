@@ -45,7 +45,8 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     return printDryRun({ ids, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
-  const journal = opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, ctx);
+  const journal =
+    opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, opts.verbose, ctx);
   let exit: ExitCode;
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
@@ -53,9 +54,7 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
     exit = await deleteAll(ids, target, token, network, journal, opts, ctx);
   } finally {
     const lost = journal?.close();
-    if (lost !== undefined) {
-      ctx.io.err(`plantstore: ${lost}; results after that are not recorded in it (exit ${Exit.internal})`);
-    }
+    if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
   }
   // Results the journal lost outrank a failing id: a script cannot trust what the run said it recorded. A signal outranks both.
   if (journal?.stopReason() !== undefined && exit !== Exit.interrupted) return Exit.internal;
@@ -173,7 +172,13 @@ async function deleteAll(
   }
   if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
-    ctx.io.err(`interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been`);
+    // A plant deleted already answers 404: --ignore-missing counts it done, where the journal skips it.
+    const again = journal
+      ? 'run the same command again to resume'
+      : 'run it again with --ignore-missing to finish (the plants deleted already answer 404)';
+    ctx.io.err(
+      `interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been: ${again}`,
+    );
     return Exit.interrupted;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.

@@ -30,7 +30,8 @@ function helpTarget(program: Command, names: readonly string[]): Command {
     if (next === undefined) {
       const asked = names.slice(0, index + 1).join(' ');
       const parent = names.slice(0, index).join(' ');
-      if (target.commands.length === 0) throw new UsageError(`unknown command '${asked}': plantstore ${parent} has no subcommands`);
+      if (target.commands.length === 0)
+        throw new UsageError(`unknown command '${asked}': plantstore ${parent} has no subcommands; see plantstore help ${parent}`);
       throw new UsageError(
         `unknown command '${asked}': ${parent ? `plantstore help ${parent} lists its commands` : 'plantstore help lists the commands'}`,
       );

@@ -153,21 +153,25 @@ describe('runTokenCommand fails with exit 4, naming the command, never quoting i
       `console.log('${SECRET}'); console.error('gpg: starting'); console.error('gpg: decryption failed: No secret key\\n\\n'); process.exit(3);`,
     );
     const message = await authFailure(command);
-    expect(message).toBe(`token command '${command}' failed with exit status 3 (its stderr ended: gpg: decryption failed: No secret key)`);
+    expect(message).toBe(
+      `token command '${command}' failed with exit status 3 (its stderr ended: gpg: decryption failed: No secret key); run it by itself to see why`,
+    );
   });
 
   it('on a non-zero exit with nothing on stderr', async () => {
-    expect(await authFailure(script(`console.log('${SECRET}'); process.exit(1);`))).toMatch(/failed with exit status 1$/);
+    expect(await authFailure(script(`console.log('${SECRET}'); process.exit(1);`))).toMatch(
+      /failed with exit status 1; run it by itself to see why$/,
+    );
   });
 
   it('when it is ended by a signal', async () => {
     const message = await authFailure(script(`console.log('${SECRET}'); process.kill(process.pid, 'SIGKILL');`));
-    expect(message).toMatch(/ was ended by SIGKILL$/);
+    expect(message).toMatch(/ was ended by SIGKILL; run it by itself to see why$/);
   });
 
   it('when it prints nothing', async () => {
     expect(await authFailure(script('console.error("no entry for plantstore");'))).toMatch(
-      /printed no token on stdout \(its stderr ended: no entry for plantstore\)$/,
+      /printed no token on stdout \(its stderr ended: no entry for plantstore\); it must print the token alone/,
     );
   });
 
@@ -222,7 +226,9 @@ describe('runTokenCommand fails with exit 4, naming the command, never quoting i
     vi.advanceTimersByTime(2000);
     const error = await rejection(result);
     expect(error).toBeInstanceOf(AuthError);
-    expect((error as Error).message).toMatch(/gave no token within 30 s, and was stopped \(its stderr ended: ignoring TERM\)$/);
+    expect((error as Error).message).toMatch(
+      /gave no token within 30 s, and was stopped \(its stderr ended: ignoring TERM\); run it by itself to see where it waits/,
+    );
     expect((error as Error).message).not.toContain(SECRET);
     // The promise settles on 'close', once the process is gone.
     expect(alive(pid)).toBe(false);
@@ -245,14 +251,14 @@ describe('runTokenCommand fails with exit 4, naming the command, never quoting i
 
   it('when the line cannot be split, before anything runs', async () => {
     expect(await authFailure(`pass show 'plantstore`)).toBe(
-      "cannot run token command 'pass show 'plantstore': a single quote is never closed",
+      "cannot run token command 'pass show 'plantstore': a single quote is never closed; close it, or write \\' for a literal quote",
     );
     expect(await authFailure('pass show plantstore | head -n 1')).toMatch(/unquoted \| means nothing.*sh -c/);
   });
 
   it('when the program does not exist or cannot be run', async () => {
     expect(await authFailure('/nonexistent/get-token --now')).toBe(
-      "token command '/nonexistent/get-token --now' could not start: no such program (check its name, its path and PATH)",
+      "token command '/nonexistent/get-token --now' could not start: no such file /nonexistent/get-token (or the interpreter on its #! line); check the path",
     );
     expect(await authFailure(joinWords([dir]))).toMatch(/could not start: permission denied/);
   });
@@ -309,7 +315,7 @@ describe("a token command's stderr, held (plantstore's stderr is not a terminal)
     const seen = run(script(`console.error('+ printf ${SECRET}'); console.log(JSON.stringify('${SECRET}'));`), { holdStderr: true });
     const error = await rejection(seen.result);
     expect(error).toBeInstanceOf(AuthError);
-    expect((error as Error).message).toMatch(/\(its stderr ended: \+ printf \*\*\*\)$/);
+    expect((error as Error).message).toMatch(/\(its stderr ended: \+ printf \*\*\*\); print it bare/);
     expect(seen.stderr).toBe('+ printf ***\n');
   });
 });

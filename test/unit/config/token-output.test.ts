@@ -24,12 +24,12 @@ describe('readTokenOutput', () => {
   });
 
   it.each<[string, string, RegExp]>([
-    ['nothing', '', /^printed no token on stdout$/],
-    ['only whitespace', ' \n\t\n', /^printed no token on stdout$/],
+    ['nothing', '', /^printed no token on stdout; it must print the token alone, or a JSON object/],
+    ['only whitespace', ' \n\t\n', /^printed no token on stdout; it must print the token alone, or a JSON object/],
     ['two lines (a pass entry with a login line)', `${SECRET}\nlogin: ${SECRET}x`, /more than one line.*head -n 1/],
-    ['a short token', 'Zq7x', /^printed a token that is shorter than 8 characters; a bearer token is longer$/],
-    ['a long token', 'Z'.repeat(4097), /^printed a token that is longer than 4096 characters$/],
-    ['a space inside', `${SECRET} ${SECRET}`, /^printed a token that has characters a bearer token cannot hold \(.*\)$/],
+    ['a short token', 'Zq7x', /^printed a token that is shorter than 8 characters; a bearer token is longer; check what it prints/],
+    ['a long token', 'Z'.repeat(4097), /^printed a token that is longer than 4096 characters; check what it prints when run by itself$/],
+    ['a space inside', `${SECRET} ${SECRET}`, /^printed a token that has characters a bearer token cannot hold \(.*\); check/],
     ['a control character', `${SECRET}\u001b[2J`, /cannot hold/],
     ['non-ASCII', `${SECRET}é`, /cannot hold/],
     ['a header injection', `${SECRET}\r\nX-Evil: 1`, /more than one line/],
@@ -38,11 +38,11 @@ describe('readTokenOutput', () => {
     ['a JSON string with whitespace around it', ` "${SECRET}" \n`, QUOTED],
     ['a JSON object whose token is quoted twice', `{"token":"\\"${SECRET}\\""}`, QUOTED],
     ['a lone quote at the start', `"${SECRET}`, /cannot hold/],
-    ['broken JSON', `{"token":"${SECRET}"`, /^printed text that begins with \{ but is not valid JSON$/],
+    ['broken JSON', `{"token":"${SECRET}"`, /^printed text that begins with \{ but is not valid JSON; it must print the token alone/],
     ['a JSON array', `[{"token":"${SECRET}"}]`, /cannot hold/],
-    ['JSON without token', `{"access_token":"${SECRET}"}`, /^printed a JSON object without a "token" string$/],
+    ['JSON without token', `{"access_token":"${SECRET}"}`, /^printed a JSON object without a "token" string; it must print/],
     ['JSON with a numeric token', '{"token":12345678901}', /without a "token" string/],
-    ['JSON with an empty token', '{"token":"  "}', /^printed an empty token$/],
+    ['JSON with an empty token', '{"token":"  "}', /^printed an empty token; it must print/],
     ['JSON with a bad token', `{"token":"${SECRET}é"}`, /cannot hold/],
     ['a date without a time', `{"token":"${SECRET}","expiresAt":"2030-01-02"}`, /"expiresAt" that is not an RFC 3339 time/],
     ['a numeric expiresAt', `{"token":"${SECRET}","expiresAt":1893596645}`, /not an RFC 3339 time/],
@@ -51,7 +51,8 @@ describe('readTokenOutput', () => {
   ])('refuses %s without quoting it', (_name, stdout, reason) => {
     const read = readTokenOutput(stdout);
     expect(read.ok).toBe(false);
-    const said = read.ok ? '' : read.reason;
+    // The reason, then what to print instead, as the token command's error says them.
+    const said = read.ok ? '' : `${read.reason}; ${read.hint}`;
     expect(said).toMatch(reason);
     expect(said).not.toContain(SECRET);
     expect(said).not.toContain('Zq7x');

@@ -121,7 +121,9 @@ describe('readIdsFromStream: no ids at all', () => {
     ['comments only', ['# nothing here\n#1 2 3']],
   ])('%s', async (_name, parts) => {
     const error = await rejection(readIdsFromStream(chunks(...parts)));
-    expect(error.message).toBe('no plant ids on standard input');
+    expect(error.message).toBe(
+      'no plant ids on standard input: pipe ids separated by spaces or lines, as in plantstore delete --stdin < ids.txt',
+    );
   });
 });
 

@@ -156,7 +156,8 @@ describe('what stands at the path', () => {
     const missing = path.join(at.dir, 'no-such-folder', 'j');
     const error = await refusal(() => openJournal(missing, RUN));
     expect(error.reason).toBe('unopenable');
-    expect(error.message).toMatch(/cannot create journal lock .*\(ENOENT\)/);
+    expect(error.message).toMatch(/cannot create journal lock .*: its folder does not exist; create the folder/);
+    expect(error.detail).toBe('ENOENT');
   });
 });
 

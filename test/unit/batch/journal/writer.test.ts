@@ -81,9 +81,13 @@ function failingIo(which: 'write' | 'fsync', code: string, partial = 0): Journal
 
 describe('a failed write is never silent', () => {
   it.each([
-    ['ENOSPC on the write', failingIo('write', 'ENOSPC'), /\(ENOSPC\): the results from here on are not recorded; free some space/],
-    ['ENOSPC after half a line was written', failingIo('write', 'ENOSPC', 30), /\(ENOSPC\)/],
-    ['EIO from fsync', failingIo('fsync', 'EIO'), /\(EIO\): the results from here on are not recorded; check the disk/],
+    [
+      'ENOSPC on the write',
+      failingIo('write', 'ENOSPC'),
+      /: no space left on the device, so the results from here on are not recorded; free some space/,
+    ],
+    ['ENOSPC after half a line was written', failingIo('write', 'ENOSPC', 30), /: no space left on the device, so/],
+    ['EIO from fsync', failingIo('fsync', 'EIO'), /: input\/output error, so the results from here on are not recorded; check the disk/],
   ])('%s: flush throws, onFailure is told once, every later call throws, and the file reads back whole', async (_, io, said) => {
     const failures: JournalWriteError[] = [];
     const journal = await openJournal(at.file, { ...RUN, started: STARTED, io, onFailure: (error) => failures.push(error) });
@@ -122,7 +126,7 @@ describe('a failed write is never silent', () => {
       onFailure: (e) => failures.push(e),
     });
     journal.record('1', deleted('1'));
-    expect(() => journal.recordSent('2')).toThrow(/^cannot write journal .*\(ENOSPC\)/);
+    expect(() => journal.recordSent('2')).toThrow(/^cannot write journal .*: no space left on the device, so /);
     expect(failures.map((error) => error.code)).toEqual(['ENOSPC']);
     expect(() => journal.recordSent('3')).toThrow(JournalWriteError);
     expect(() => journal.close()).toThrow(JournalWriteError);
@@ -153,7 +157,9 @@ describe('a failed write is never silent', () => {
     journal.record('2', deleted('2'));
     vi.advanceTimersByTime(1000);
     expect(failures.map((error) => error.code)).toEqual(['lock-lost']);
-    expect(failures[0]?.message).toMatch(/^another plantstore took over journal .* results from here on are not recorded in it$/);
+    expect(failures[0]?.message).toMatch(
+      /^another plantstore took over journal .* results from here on are not recorded in it; once that run has ended, run the same command again to resume$/,
+    );
     // Told at the next renewal: what was decided before it is written, nothing after.
     expect(() => journal.recordSent('3')).toThrow(JournalWriteError);
     expect(() => journal.close()).toThrow(JournalWriteError);
@@ -178,7 +184,7 @@ describe('a full disk', () => {
       // Fill the disk to its last byte: the journal's page still has room for a part of the next write.
       disk.fill();
       for (let id = 2; id < 2000; id++) journal.record(String(id), deleted(String(id)));
-      expect(() => journal.flush()).toThrow(/^cannot write journal .*\(ENOSPC\)/);
+      expect(() => journal.flush()).toThrow(/^cannot write journal .*: no space left on the device, so /);
       expect(() => journal.close()).toThrow(JournalWriteError);
       expect(lines(file)).toEqual([HEADER, deleted('1'), '']);
       const plan = await readJournalForPlan(file, RUN);
@@ -186,7 +192,7 @@ describe('a full disk', () => {
       // A new journal on the full disk (filled again: the closed journal's lock freed a page): refused, no file left behind.
       disk.fill();
       await expect(openJournal(path.join(disk.dir, 'other.journal'), RUN)).rejects.toThrow(
-        /^cannot create journal lock .*\(ENOSPC\): free some space$/,
+        /^cannot create journal lock .*: no space left on the device; free some space, or give --journal another path$/,
       );
       expect(fs.readdirSync(disk.dir).sort()).toEqual(['delete.journal', 'filler']);
     } finally {

@@ -28,7 +28,9 @@ describe('config', () => {
     await run(['--profile', 'work', 'config', 'set', 'base-url', 'https://work.example.com']);
     expect((await run(['config', 'get', 'base-url', '--profile', 'work'])).stdout).toBe('https://work.example.com\n');
     const unset = await run(['config', 'get', 'base-url']);
-    expect(unset.error).toMatchInlineSnapshot(`"base-url is not set for profile 'default'"`);
+    expect(unset.error).toMatchInlineSnapshot(
+      `"base-url is not set for profile 'default'; set it with plantstore config set base-url <value>"`,
+    );
     expect(unset.exit).toBe(Exit.config);
     expect(unset.stdout).toBe('');
   });

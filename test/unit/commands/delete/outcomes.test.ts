@@ -59,7 +59,11 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
       { kind: 'network', host: HOST, via: PROXY, what: 'reset' },
       `connection reset before a complete answer (api.example.com via proxy ${PROXY})`,
     ],
-    ['a DNS failure', { kind: 'network', host: HOST, what: 'host-not-found' }, 'host not found (DNS) (api.example.com)'],
+    [
+      'a DNS failure',
+      { kind: 'network', host: HOST, what: 'host-not-found' },
+      'host not found (DNS) (api.example.com): check the host name in the base URL',
+    ],
     [
       'an unreachable proxy',
       { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'lookup-failed' },
@@ -68,7 +72,7 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'a proxy refusing the tunnel',
       { kind: 'proxy-refused', host: HOST, via: PROXY, connectStatus: 407 },
-      `proxy ${PROXY} refused to connect to api.example.com (HTTP 407 to CONNECT)`,
+      `proxy ${PROXY} refused to connect to api.example.com (HTTP 407 to CONNECT): check the user and password in the proxy variable`,
     ],
     [
       "TLS, without Node's advice about Node's flags",
@@ -87,12 +91,12 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'headers too large',
       { kind: 'malformed', host: HOST, headersTooLarge: true },
-      'malformed HTTP answer from api.example.com: headers too large',
+      'malformed HTTP answer from api.example.com: headers too large; check that the base URL points at the Plant Store API',
     ],
     [
       'a broken answer',
       { kind: 'malformed', host: HOST, via: PROXY, headersTooLarge: false },
-      `malformed HTTP answer from api.example.com via proxy ${PROXY}`,
+      `malformed HTTP answer from api.example.com via proxy ${PROXY}: check that the base URL points at the Plant Store API`,
     ],
     [
       'localhost resolving elsewhere',
@@ -137,7 +141,7 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'a proxy refusing the connection',
       { kind: 'proxy-unreachable', host: HOST, via: PROXY, what: 'refused' },
-      `connection refused by proxy ${PROXY} (while reaching api.example.com)`,
+      `connection refused by proxy ${PROXY} (while reaching api.example.com): is the proxy running there, and is the proxy variable right?`,
     ],
     ['anything else', { kind: 'failed', host: HOST, reason: 'odd' }, 'request to api.example.com failed: odd'],
     ['anything else, wordless', { kind: 'failed', host: HOST, reason: '' }, 'request to api.example.com failed: unknown error'],
