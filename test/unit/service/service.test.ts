@@ -99,7 +99,9 @@ describe('resolveService', () => {
     const env = envWith({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: 'https://api.example.com', PLANTSTORE_CA_CERT: ca });
     const error = await rejection(resolveService(settingsOf({}, env), context(env).ctx));
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toBe(`${ca} (from PLANTSTORE_CA_CERT) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    expect((error as Error).message).toBe(
+      `${ca} (from PLANTSTORE_CA_CERT) holds no PEM certificate (-----BEGIN CERTIFICATE-----); point PLANTSTORE_CA_CERT at the CA's certificates in PEM form`,
+    );
   });
 });
 
