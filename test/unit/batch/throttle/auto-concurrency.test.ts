@@ -5,58 +5,24 @@
 import { describe, expect, it } from 'vitest';
 import { BASE_PROBE_LIMIT, MAX_AUTO_CONCURRENCY } from '../../../../src/batch/latency-tuning.js';
 import { CONCURRENCY_DECREASE } from '../../../../src/batch/throttle/concurrency-limit.js';
-import { Throttle, type ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
+import type { ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
 import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';
+import { manualThrottle } from './manual-throttle.js';
 import { type BatchRun, queueingServer, sheddingServer, simulateBatch } from './virtual-batch.js';
 
 const ok: Feedback = { kind: 'ok' };
 
 /** A throttle with `--concurrency auto` on a clock the test moves by hand. */
 function setup(ceiling: number | 'auto' = 'auto') {
-  const clock = { now: 0 };
-  const changes: ThrottleChange[] = [];
-  const timers = new Set<{ at: number; callback: () => void }>();
-  /** Moves the clock to `at` and runs the timers due by then, as the event loop would. */
-  const overdue = (at: number): void => {
-    clock.now = at;
-    for (const timer of [...timers].sort((a, b) => a.at - b.at)) {
-      if (timer.at > at || !timers.has(timer)) continue;
-      timers.delete(timer);
-      timer.callback();
-    }
-  };
-  const throttle = new Throttle({
-    ceiling,
-    now: () => clock.now,
-    // Nothing here paces by rate or pauses. The only timers are for the oldest request in flight
-    // going overdue (overdue.ts), and the test runs them by hand (overdue).
-    setTimer: (callback, delayMs) => {
-      const timer = { at: clock.now + delayMs, callback };
-      timers.add(timer);
-      return () => timers.delete(timer);
-    },
-    onChange: (change) => changes.push(change),
-  });
-  const signal = new AbortController().signal;
-  /** Every permit the throttle grants at once, until hold() says a new start would wait. */
-  const fill = async (): Promise<Permit[]> => {
-    const permits: Permit[] = [];
-    while (!throttle.hold(() => {})) {
-      const permit = await throttle.acquire('first', signal);
-      if (permit === undefined) throw new Error('hold said go, acquire said no');
-      permits.push(permit);
-    }
-    return permits;
-  };
-  /** A round trip: as many as allowed start now, all answer `rttMs` later with `feedback`; how many went. */
+  const manual = manualThrottle(ceiling);
+  /** A round trip: as many as allowed start now, all answer `rttMs` later with `feedback` (no timer runs); how many went. */
   const round = async (rttMs: number, feedback: Feedback = ok): Promise<number> => {
-    const permits = await fill();
-    clock.now += rttMs;
+    const permits = await manual.fill();
+    manual.clock.now += rttMs;
     for (const permit of permits) permit.release(feedback);
     return permits.length;
   };
-  const limitChanges = () => changes.filter((c): c is Extract<ThrottleChange, { kind: 'limit' }> => c.kind === 'limit');
-  return { clock, changes, limitChanges, throttle, fill, round, overdue, timers };
+  return { ...manual, limitChanges: manual.limits, overdue: manual.advanceTo, round };
 }
 
 describe('--concurrency auto: the throttle feeds the latency limit and obeys it', () => {

@@ -10,8 +10,9 @@ import {
   OverdueWatch,
   overdueAfterMs,
 } from '../../../../src/batch/throttle/overdue.js';
-import { Throttle, type ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
-import type { Feedback, Permit } from '../../../../src/http/gate.js';
+import { Throttle } from '../../../../src/batch/throttle/throttle.js';
+import type { Feedback } from '../../../../src/http/gate.js';
+import { manualThrottle } from './manual-throttle.js';
 import { type Server, simulateBatch } from './virtual-batch.js';
 
 const ok: Feedback = { kind: 'ok' };
@@ -57,41 +58,15 @@ describe('a first wave that hangs', () => {
 
 /** A throttle with auto on a clock the test moves by hand, its timers run by `advanceTo`. */
 function manual(ceiling: { auto: number } = { auto: 256 }) {
-  const clock = { now: 0 };
-  const changes: ThrottleChange[] = [];
-  const timers = new Set<{ at: number; callback: () => void }>();
-  const throttle = new Throttle({
-    ceiling,
-    now: () => clock.now,
-    setTimer: (callback, delayMs) => {
-      const timer = { at: clock.now + delayMs, callback };
-      timers.add(timer);
-      return () => timers.delete(timer);
-    },
-    onChange: (change) => changes.push(change),
-  });
-  const signal = new AbortController().signal;
-  const fill = async (): Promise<Permit[]> => {
-    const permits: Permit[] = [];
-    while (!throttle.hold(() => {})) permits.push((await throttle.acquire('first', signal)) as Permit);
-    return permits;
-  };
-  const advanceTo = (at: number): void => {
-    clock.now = at;
-    for (const timer of [...timers].sort((a, b) => a.at - b.at)) {
-      if (timer.at > at || !timers.has(timer)) continue;
-      timers.delete(timer);
-      timer.callback();
-    }
-  };
+  const manual = manualThrottle(ceiling);
+  /** A round trip: as many as allowed start now, the clock (and its timers) moves `rttMs`, all answer. */
   const round = async (rttMs: number): Promise<number> => {
-    const permits = await fill();
-    advanceTo(clock.now + rttMs);
+    const permits = await manual.fill();
+    manual.advanceTo(manual.clock.now + rttMs);
     for (const permit of permits) permit.release(ok);
     return permits.length;
   };
-  const limits = () => changes.filter((c): c is Extract<ThrottleChange, { kind: 'limit' }> => c.kind === 'limit');
-  return { clock, throttle, fill, advanceTo, round, limits, timers };
+  return { ...manual, round };
 }
 
 describe('a timeout is a sample', () => {
