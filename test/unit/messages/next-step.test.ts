@@ -208,6 +208,20 @@ const writesFail = (code: string): JournalIo => ({
 
 const JOURNAL_RUN = { baseUrl: BASE, profile: 'default' };
 
+/** A run's first sent line, on a journal whose writes fail with `code`: what recordSent throws is the message. */
+async function sendOneWhileWritesFail(file: string, code: string): Promise<void> {
+  const journal = await openJournal(file, { ...JOURNAL_RUN, io: writesFail(code) });
+  try {
+    journal.recordSent('1');
+  } finally {
+    try {
+      journal.close();
+    } catch {
+      // The write's failure is the one the case reads.
+    }
+  }
+}
+
 describe('a journal that cannot be opened or written says why in words, and what to do', () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -275,31 +289,13 @@ describe('a journal that cannot be opened or written says why in words, and what
     ],
     [
       'a result that does not fit, mid-run',
-      async (file) => {
-        const journal = await openJournal(file, { ...JOURNAL_RUN, io: writesFail('ENOSPC') });
-        try {
-          journal.recordSent('1');
-        } finally {
-          try {
-            journal.close();
-          } catch {}
-        }
-      },
+      (file) => sendOneWhileWritesFail(file, 'ENOSPC'),
       /^cannot write journal .*run\.journal: no space left on the device, so the results from here on are not recorded; free some space, then run the same command again to resume$/,
       'ENOSPC',
     ],
     [
       'a file size limit (ulimit -f), mid-run',
-      async (file) => {
-        const journal = await openJournal(file, { ...JOURNAL_RUN, io: writesFail('EFBIG') });
-        try {
-          journal.recordSent('1');
-        } finally {
-          try {
-            journal.close();
-          } catch {}
-        }
-      },
+      (file) => sendOneWhileWritesFail(file, 'EFBIG'),
       /: the file is larger than this system allows, so the results from here on are not recorded; raise the file size limit \(ulimit -f\), then run/,
       'EFBIG',
     ],
