@@ -2,7 +2,7 @@
 // doubling in slow start, then steps that speed up while more in flight keeps carrying more,
 // and near a count the server refused with a 503, one at a time and less and less often.
 
-import { FLAT_BELOW, QUEUEING_ABOVE } from './latency-tuning.js';
+import { DEEPEST_CUT, FLAT_BELOW, QUEUEING_ABOVE, SHALLOWEST_CUT } from './latency-tuning.js';
 
 export class LatencyGrowth {
   /** In-flight count of the last 503: growth slows to one at a time near it. */
@@ -89,4 +89,14 @@ export function doublingStaysShort(
   if (now.load <= base.load || now.rtt <= base.rtt) return true;
   const perRequest = (now.rtt - base.rtt) / (now.load - base.load);
   return now.rtt + perRequest * (load - now.load) < cutAt * base.rtt;
+}
+
+/**
+ * The limit after a cut for queueing, from `limit`. Little's law: the server gets through
+ * meanInFlight / rtt per ms; at its base latency that throughput needs meanInFlight × base / rtt
+ * in flight, and no queue. Never below DEEPEST_CUT of the limit, and at least SHALLOWEST_CUT off it.
+ */
+export function queueingCut(limit: number, round: { meanInFlight: number; rtt: number; baseRtt: number }): number {
+  const fit = Math.floor((round.meanInFlight * round.baseRtt) / round.rtt);
+  return Math.max(1, Math.ceil(DEEPEST_CUT * limit), Math.min(fit, Math.floor(SHALLOWEST_CUT * limit)));
 }

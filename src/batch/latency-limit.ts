@@ -11,17 +11,19 @@
 // latency kept for ever would strand the limit at the floor once the server gets slower for
 // good; one that expires on its own creeps up with our own queueing, round after round.
 //
-// Latency is not the only signal: latency that grows while more in flight still carries more per
-// second is the client's own cost, not a queue at the server, and is not cut for
-// (throughput-by-load.ts); and a slow round or two is not cut for (QUEUEING_ROUNDS, QUEUE_PERSISTS_MS).
+// Latency is not the only signal. Latency that grows while more in flight still carries more per
+// second is the client's own cost, not a queue at the server (throughput-by-load.ts); so is latency
+// read while the client's event loop was too busy to read the answers as they came (client-busy.ts);
+// neither is cut for, nor a slow round or two (QUEUEING_ROUNDS, QUEUE_PERSISTS_MS).
 //
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
-import { doublingStaysShort, LatencyGrowth } from './latency-growth.js';
+import { CLIENT_BUSY, EVENT_LOOP, IDLE_LOOP, type LoopMark, type LoopUse, serverShare } from './client-busy.js';
+import { doublingStaysShort, LatencyGrowth, queueingCut } from './latency-growth.js';
+import type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
 import { LatencyRound } from './latency-round.js';
 import {
   BASE_PROBE_LIMIT,
-  DEEPEST_CUT,
   FLAT_BELOW,
   FLOOR_ROUNDS_BEFORE_REMEASURE,
   GROW_RISING_BELOW,
@@ -37,58 +39,28 @@ import {
   REMEASURE_MS,
   RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
-  SHALLOWEST_CUT,
   SLOW_START_ROUND_SHARE,
 } from './latency-tuning.js';
 import { CONCURRENCY_DECREASE } from './throttle/concurrency-limit.js';
 import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
 
-/**
- * The shape the throttle's fixed in-flight limit has too, so this one can stand in for it behind
- * `--concurrency auto`. The throttle calls onAdmitted for every answer the server processed
- * (2xx, or one that is not a refusal: 400, 404...) and onOverloaded for a 503; not for 429 (the
- * rate's business) nor for answers that say nothing about load (timeouts, 500, 502, 504).
- */
-export interface ConcurrencyLimit {
-  /** Requests allowed in flight now: a whole number, at least 1. */
-  readonly limit: number;
-  /** `inFlightAtStart`: requests in flight when this one started, itself included. */
-  onAdmitted(rttMs: number, inFlightAtStart: number): void;
-  onOverloaded(inFlightAtStart: number): void;
-}
+export type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
 
-export type LimitChangeReason = 'latency flat' | 'queueing' | 'overloaded (503)' | 'measuring base latency' | 'base latency measured';
-
-/** One per change of the limit, never per request: `* concurrency 24 → 32: latency flat`. */
-export interface LimitChange {
-  from: number;
-  to: number;
-  reason: LimitChangeReason;
-  /** The base latency the decision was made against, in ms; undefined until first measured. */
-  baseRttMs: number | undefined;
-}
-
-export interface LatencySample {
-  rttMs: number;
-  inFlightAtStart: number;
-  /** When the answer arrived, on the limiter's clock. */
-  now: number;
-}
-
-export interface LatencyLimitOptions {
-  /** Milliseconds; default performance.now. Only onAdmitted and onOverloaded read it. */
-  now?: () => number;
-  onChange?: (change: LimitChange) => void;
-  /** Default MAX_AUTO_CONCURRENCY. */
-  ceiling?: number;
+/** When a span of rounds opened: on the limiter's clock, and in the event loop's use. */
+interface Opened {
+  at: number;
+  loop: LoopMark;
 }
 
 export class LatencyLimit implements ConcurrencyLimit {
   readonly #ceiling: number;
+  /** Where the limit starts, and the base latency is first measured (startingLimit). */
+  readonly #start: number;
   readonly #now: () => number;
   readonly #onChange: ((change: LimitChange) => void) | undefined;
+  readonly #loop: LoopUse;
 
-  #limit = BASE_PROBE_LIMIT;
+  #limit: number;
   #baseRtt: number | undefined;
   #baseMeasuredAt = Number.NEGATIVE_INFINITY;
   /** The mean in flight of the round the base latency was read from. */
@@ -100,11 +72,13 @@ export class LatencyLimit implements ConcurrencyLimit {
   #floorRounds = 0;
   /** Rounds in a row at this limit that read as queueing, and when the first of them opened. */
   #queueingRounds = 0;
-  #queueingSince = 0;
+  #queueingSince: Opened = { at: 0, loop: undefined };
   /** When the first of the rounds in a row at this limit above flat latency opened; undefined after a flat one. */
-  #aboveFlatSince: number | undefined;
+  #aboveFlatSince: Opened | undefined;
   /** When the round now filling opened: the last change of the limit, or the end of the last round. */
-  #roundOpenedAt = Number.NEGATIVE_INFINITY;
+  #roundOpened: Opened;
+  /** The most requests started with under the limit since the round opened (onStarted). */
+  #mostStarted = 0;
   /** The round that led to the last cut for queueing, until a round that is not queueing. */
   #lastCut: { meanInFlight: number; rtt: number } | undefined;
   /** Latency that grows while throughput grows with it is not a queue at the server (throughput-by-load.ts). */
@@ -121,9 +95,12 @@ export class LatencyLimit implements ConcurrencyLimit {
       throw new RangeError(`ceiling must be a whole number of at least 1, got ${ceiling}`);
     }
     this.#ceiling = ceiling;
-    this.#limit = Math.min(BASE_PROBE_LIMIT, ceiling);
+    this.#start = Math.min(ceiling, options.start ?? BASE_PROBE_LIMIT);
+    this.#limit = this.#start;
     this.#now = options.now ?? (() => performance.now());
     this.#onChange = options.onChange;
+    this.#loop = options.loop ?? (options.now ? IDLE_LOOP : EVENT_LOOP);
+    this.#roundOpened = { at: Number.NEGATIVE_INFINITY, loop: this.#loop.mark() };
   }
 
   get limit(): number {
@@ -143,6 +120,15 @@ export class LatencyLimit implements ConcurrencyLimit {
     return this.#baseRtt;
   }
 
+  /**
+   * A request started with `inFlight` under the limit, itself included. Whether a round used the
+   * limit is read from the starts: in slow start its answers are those of the doubling's requests
+   * that started with the fewest in flight, which never show the limit reached.
+   */
+  onStarted(inFlight: number): void {
+    if (inFlight > this.#mostStarted) this.#mostStarted = inFlight;
+  }
+
   onAdmitted(rttMs: number, inFlightAtStart: number): void {
     this.onSample({ rttMs, inFlightAtStart, now: this.#now() });
   }
@@ -150,7 +136,8 @@ export class LatencyLimit implements ConcurrencyLimit {
   onSample({ rttMs, inFlightAtStart, now }: LatencySample): void {
     if (now - rttMs < this.#roundStart) return;
     // Only answers to requests sent at low concurrency show the base latency.
-    if (this.#measuring !== undefined && inFlightAtStart > BASE_PROBE_LIMIT) return;
+    const first = this.#measuring?.restoreTo === undefined;
+    if (this.#measuring !== undefined && inFlightAtStart > (first ? this.#start : BASE_PROBE_LIMIT)) return;
     this.#round.add(rttMs, inFlightAtStart);
     // In slow start a round is half the limit's answers: the requests the last doubling added go
     // out at once, on top of those already in flight, so the first of them to answer carry the new
@@ -189,10 +176,13 @@ export class LatencyLimit implements ConcurrencyLimit {
 
   #endRound(now: number): void {
     const { medianRtt: rtt, meanRtt, meanInFlight, maxInFlight, answers } = this.#round.close();
-    const openedAt = this.#roundOpenedAt;
-    this.#roundOpenedAt = now;
+    const opened = this.#roundOpened;
+    this.#roundOpened = { at: now, loop: this.#loop.mark() };
+    // The client kept the answers waiting: this round's latency is its own (client-busy.ts).
+    const busy = this.#loop.busySince(opened.loop) >= CLIENT_BUSY;
     const grownInARow = this.#growth.takeStreak();
-    const filled = maxInFlight >= this.#limit;
+    const filled = Math.max(maxInFlight, this.#mostStarted) >= this.#limit;
+    this.#mostStarted = 0;
     const rising =
       answers >= RISE_MIN_ANSWERS &&
       this.#carried.stillRising(meanInFlight, meanRtt, this.#limit, this.#slowStart ? AFTER_DOUBLING : AFTER_STEPS);
@@ -220,19 +210,19 @@ export class LatencyLimit implements ConcurrencyLimit {
     const measurable = rtt - (this.#baseRtt as number) >= MIN_QUEUE_MS;
     const flat = ratio <= FLAT_BELOW || !measurable;
     if (flat) this.#aboveFlatSince = undefined;
-    else this.#aboveFlatSince ??= openedAt;
+    else this.#aboveFlatSince ??= opened;
     let stale = false;
     // Latency twice the base is a queue even while throughput still rises: a server whose every
     // answer slows with each request it holds (latency = base + k × load) keeps carrying a little
     // more per second far past where it suffers.
     const queueing = ratio >= QUEUEING_ABOVE && measurable && (!rising || ratio >= QUEUE_EVEN_RISING);
     this.#queueingRounds = queueing ? this.#queueingRounds + 1 : 0;
-    if (this.#queueingRounds === 1) this.#queueingSince = openedAt;
+    if (this.#queueingRounds === 1) this.#queueingSince = opened;
     const lasting = Math.min(QUEUE_PERSISTS_MS, QUEUE_PERSISTS_BASES * (this.#baseRtt as number));
-    const persists = this.#queueingRounds >= QUEUEING_ROUNDS && now - this.#queueingSince >= lasting;
-    if (queueing && !persists) {
+    const persists = this.#queueingRounds >= QUEUEING_ROUNDS && this.#lasted(this.#queueingSince, now, lasting, ratio) >= QUEUEING_ABOVE;
+    if (queueing && !persists && !busy) {
       // A slow round or two is as likely a pause of our own (a collection, a burst of TLS work) as a queue.
-    } else if (queueing) {
+    } else if (queueing && persists) {
       this.#slowStart = false;
       this.#floorRounds = this.#limit === 1 ? this.#floorRounds + 1 : 0;
       const cut = this.#lastCut;
@@ -240,18 +230,14 @@ export class LatencyLimit implements ConcurrencyLimit {
         cut !== undefined && meanInFlight <= (1 - NOT_OURS_IN_FLIGHT_DROP) * cut.meanInFlight && rtt >= (1 - NOT_OURS_RTT_DROP) * cut.rtt;
       if (!stale) {
         this.#lastCut = { meanInFlight, rtt };
-        // Little's law: the server gets through meanInFlight / rtt per ms; at its base latency,
-        // that throughput needs meanInFlight * base / rtt in flight, no queue.
-        const fit = Math.floor((meanInFlight * (this.#baseRtt as number)) / rtt);
-        const next = Math.max(1, Math.ceil(DEEPEST_CUT * this.#limit), Math.min(fit, Math.floor(SHALLOWEST_CUT * this.#limit)));
-        this.#set(next, 'queueing', now);
+        this.#set(queueingCut(this.#limit, { meanInFlight, rtt, baseRtt: this.#baseRtt as number }), 'queueing', now);
       }
     } else {
       this.#floorRounds = 0;
       this.#lastCut = undefined;
       // Flat latency with the limit filled: more in flight, same time each, so more per second;
       // or latency that grew but not as a queue does, since more in flight still carried more.
-      if ((flat || (rising && ratio < GROW_RISING_BELOW)) && filled) {
+      if ((flat || busy || (rising && ratio < GROW_RISING_BELOW)) && filled) {
         // Only a round both flat and carrying more than a lower load did speeds the next step:
         // latency reads flat up to 1.25 K at a server with K slots, but past K it carries no
         // more; and just after a cut, a queue draining at the server can make the rounds before
@@ -259,8 +245,8 @@ export class LatencyLimit implements ConcurrencyLimit {
         this.#growth.keepStreak(flat && rising ? grownInARow : 0);
         const base = { rtt: this.#baseRtt as number, load: this.#baseLoad };
         const cutAt = rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE;
-        this.#grow(now, !this.#slowStart || doublingStaysShort(base, { rtt, load: meanInFlight }, 2 * this.#limit, cutAt));
-      } else if (!flat && !rising && filled && now - (this.#aboveFlatSince as number) >= lasting) {
+        this.#grow(now, !this.#slowStart || busy || doublingStaysShort(base, { rtt, load: meanInFlight }, 2 * this.#limit, cutAt));
+      } else if (!flat && !rising && filled && this.#lasted(this.#aboveFlatSince as Opened, now, lasting, ratio) > FLAT_BELOW) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
         // made one round 1.3-1.9x the base and the next flat, and ending there left the limit to
@@ -280,6 +266,11 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
   }
 
+  /** Latency `ratio` times the base since `opened`: 0 until it has lasted, then less the client's own share (client-busy.ts). */
+  #lasted(opened: Opened, now: number, lasting: number, ratio: number): number {
+    return now - opened.at < lasting ? 0 : serverShare(ratio, this.#loop.busySince(opened.loop));
+  }
+
   #grow(now: number, mayDouble = true): void {
     const next = this.#growth.next(this.#limit, this.#slowStart && mayDouble);
     if (next !== undefined) this.#set(Math.min(this.#ceiling, next), 'latency flat', now);
@@ -290,7 +281,8 @@ export class LatencyLimit implements ConcurrencyLimit {
     const from = this.#limit;
     this.#limit = to;
     this.#roundStart = now;
-    this.#roundOpenedAt = now;
+    this.#roundOpened = { at: now, loop: this.#loop.mark() };
+    this.#mostStarted = 0;
     this.#queueingRounds = 0;
     this.#aboveFlatSince = undefined;
     this.#round.clear();

@@ -12,11 +12,25 @@ export const MAX_AUTO_CONCURRENCY = 256;
  */
 export const DEFAULT_AUTO_CEILING = 64;
 /**
- * Where the limit starts, and the concurrency the base latency is measured at. Low, so the first
- * answers show the server's own latency rather than a queue we made (8, today's default, already
- * queues on a server that serves 6 at once); doubling then reaches 8 after one round.
+ * Where the default's limit starts, and the concurrency the base latency is measured at. Low, so
+ * the first answers show the server's own latency rather than a queue we made (8, the old fixed
+ * default, already queues on a server that serves 6 at once); doubling then reaches 8 after one round.
  */
 export const BASE_PROBE_LIMIT = 4;
+/**
+ * A raised ceiling starts this far below it (startingLimit): four doublings, as the default's
+ * 4 → 64 takes, whatever the ceiling. Each doubling is a round trip during which the batch runs
+ * at half its pace or less: measured at K = 200 over TLS (20 ms), starting `auto:256` at 16
+ * rather than 4 took its runs from 0.86-0.89x to 0.96x of fixed 256, at 64 to 1.0x. Who writes
+ * `--concurrency auto:256` has said the server takes far more than 4; the first wave of 16 is
+ * still the most a server meets before any answer, a quarter of the default's ceiling.
+ */
+export const START_BELOW_CEILING = 16;
+
+/** Where the limit starts for `ceiling`: BASE_PROBE_LIMIT for the default and below, a sixteenth of a raised one. */
+export function startingLimit(ceiling: number): number {
+  return Math.min(ceiling, Math.max(BASE_PROBE_LIMIT, Math.floor(ceiling / START_BELOW_CEILING)));
+}
 /** Answers in a round (at least; a round is also at least one answer per request allowed in flight). */
 export const ROUND_MIN_SAMPLES = 8;
 /**

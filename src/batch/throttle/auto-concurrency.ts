@@ -14,11 +14,17 @@ export class AutoConcurrency implements InFlightLimit {
   readonly ceiling: number;
 
   constructor(
-    options: { now?: (() => number) | undefined; ceiling?: number; onChange?: ((change: LimitChange) => void) | undefined } = {},
+    options: {
+      now?: (() => number) | undefined;
+      ceiling?: number;
+      start?: number;
+      onChange?: ((change: LimitChange) => void) | undefined;
+    } = {},
   ) {
     this.ceiling = options.ceiling ?? MAX_AUTO_CONCURRENCY;
     this.#latency = new LatencyLimit({
       ceiling: this.ceiling,
+      ...(options.start ? { start: options.start } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.onChange ? { onChange: options.onChange } : {}),
     });
@@ -53,6 +59,11 @@ export class AutoConcurrency implements InFlightLimit {
   /** An overdue request, as a sample of its age so far; whether it was taken as one. */
   onOverdue(sample: Sample): boolean {
     return this.#latency.onOverdue(sample.rttMs, sample.inFlightAtStart);
+  }
+
+  /** A request started, `inFlight` counted under the limit with it. */
+  onStarted(inFlight: number): void {
+    this.#latency.onStarted(inFlight);
   }
 
   onAdmitted(sample: Sample): void {

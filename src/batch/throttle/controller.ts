@@ -7,7 +7,7 @@
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
 import type { LimitChangeReason } from '../latency-limit.js';
-import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
+import { MAX_AUTO_CONCURRENCY, startingLimit } from '../latency-tuning.js';
 import { AdaptiveRate } from './adaptive-rate.js';
 import { AutoConcurrency } from './auto-concurrency.js';
 import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
@@ -87,7 +87,8 @@ export class LoadController {
         ? undefined
         : new AutoConcurrency({
             now: options.now,
-            ceiling: ceiling === 'auto' ? MAX_AUTO_CONCURRENCY : ceiling.auto,
+            // The user's `auto:N` starts below N as startingLimit says; bare 'auto' (the limiter's own scale) from BASE_PROBE_LIMIT.
+            ...(ceiling === 'auto' ? { ceiling: MAX_AUTO_CONCURRENCY } : { ceiling: ceiling.auto, start: startingLimit(ceiling.auto) }),
             onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })),
           });
     this.#limit = this.#auto ?? new ConcurrencyLimit(ceiling as number);
@@ -147,6 +148,7 @@ export class LoadController {
   /** The start, as numbered, once its permit exists: watched for going overdue. */
   track(start: Started): void {
     this.#overdue?.started(start);
+    this.#auto?.onStarted(start.inFlightAtStart);
   }
 
   /** Whether the server admitted a request in about the last second. */

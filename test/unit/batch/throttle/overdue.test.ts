@@ -56,8 +56,8 @@ describe('a first wave that hangs', () => {
   });
 });
 
-/** A throttle with auto on a clock the test moves by hand, its timers run by `advanceTo`. */
-function manual(ceiling: { auto: number } = { auto: 256 }) {
+/** A throttle with auto (the default's ceiling: it starts at 4) on a clock the test moves by hand, its timers run by `advanceTo`. */
+function manual(ceiling: { auto: number } = { auto: 64 }) {
   const manual = manualThrottle(ceiling);
   /** A round trip: as many as allowed start now, the clock (and its timers) moves `rttMs`, all answer. */
   const round = async (rttMs: number): Promise<number> => {
