@@ -10,11 +10,12 @@
 // the loop busy 83-100% of the round; at 32, 1.15x with the loop busy 45%. The cuts and the ends
 // of slow start they caused ran 10,000 ids at 0.86-0.89x of fixed 256.
 //
-// So a lasting rise is judged with the client's share taken off (serverShare), and a round spent
-// with the loop busy (CLIENT_BUSY) says nothing of the server at all: the client sends no faster
-// than it reads, so the server holds about (our throughput × its own latency) whatever our limit,
-// and the limit may grow through such a round (a filled one, as always). A queue at the server
-// shows once the client keeps up again, and a 503 cuts at any time.
+// So a lasting rise, and the rise slow start extrapolates before it doubles, are judged with the
+// client's share taken off (serverShare); and a round, or a span of rounds, spent with the loop
+// busy (CLIENT_BUSY) says nothing of the server at all: the client sends no faster than it reads,
+// so the server holds about (our throughput × its own latency) whatever our limit, and the limit
+// may grow through such a round (a filled one, as always). A queue at the server shows once the
+// client keeps up again, and a 503 cuts at any time.
 
 import { performance } from 'node:perf_hooks';
 

@@ -63,8 +63,8 @@ export class LatencyLimit implements ConcurrencyLimit {
   #limit: number;
   #baseRtt: number | undefined;
   #baseMeasuredAt = Number.NEGATIVE_INFINITY;
-  /** The mean in flight of the round the base latency was read from. */
-  #baseLoad = 0;
+  /** The round the base latency was read from: its mean in flight, and how busy the client's loop was. */
+  #baseRound = { load: 0, loopBusy: 0 };
   /** Doubling until the first round that is not flat, or the first 503 (TCP's slow start). */
   #slowStart = true;
   /** While the base latency is being measured: the limit to go back to after it. */
@@ -179,7 +179,8 @@ export class LatencyLimit implements ConcurrencyLimit {
     const opened = this.#roundOpened;
     this.#roundOpened = { at: now, loop: this.#loop.mark() };
     // The client kept the answers waiting: this round's latency is its own (client-busy.ts).
-    const busy = this.#loop.busySince(opened.loop) >= CLIENT_BUSY;
+    const loopBusy = this.#loop.busySince(opened.loop);
+    const busy = loopBusy >= CLIENT_BUSY;
     const grownInARow = this.#growth.takeStreak();
     const filled = Math.max(maxInFlight, this.#mostStarted) >= this.#limit;
     this.#mostStarted = 0;
@@ -192,7 +193,7 @@ export class LatencyLimit implements ConcurrencyLimit {
       const { restoreTo } = this.#measuring;
       this.#measuring = undefined;
       this.#baseRtt = rtt;
-      this.#baseLoad = meanInFlight;
+      this.#baseRound = { load: meanInFlight, loopBusy };
       this.#baseMeasuredAt = now;
       if (restoreTo === undefined) this.#grow(now);
       else this.#set(restoreTo, 'base latency measured', now);
@@ -203,7 +204,7 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (rtt < base) {
       // A round this fast shows the base latency at least as well as a measurement would.
       this.#baseRtt = rtt;
-      this.#baseLoad = meanInFlight;
+      this.#baseRound = { load: meanInFlight, loopBusy };
       this.#baseMeasuredAt = now;
     }
     const ratio = rtt / (this.#baseRtt as number);
@@ -243,9 +244,11 @@ export class LatencyLimit implements ConcurrencyLimit {
         // more; and just after a cut, a queue draining at the server can make the rounds before
         // look poor, so that rounds already past K read as carrying more.
         this.#growth.keepStreak(flat && rising ? grownInARow : 0);
-        const base = { rtt: this.#baseRtt as number, load: this.#baseLoad };
+        // The client's own share taken off both, as from a lasting rise (client-busy.ts).
+        const base = { rtt: serverShare(this.#baseRtt as number, this.#baseRound.loopBusy), load: this.#baseRound.load };
+        const round = { rtt: serverShare(rtt, loopBusy), load: meanInFlight };
         const cutAt = rising ? QUEUE_EVEN_RISING : QUEUEING_ABOVE;
-        this.#grow(now, !this.#slowStart || busy || doublingStaysShort(base, { rtt, load: meanInFlight }, 2 * this.#limit, cutAt));
+        this.#grow(now, !this.#slowStart || busy || doublingStaysShort(base, round, 2 * this.#limit, cutAt));
       } else if (!flat && !rising && filled && this.#lasted(this.#aboveFlatSince as Opened, now, lasting, ratio) > FLAT_BELOW) {
         // Slow start ends on latency above flat that lasts, as a cut waits for a queue that
         // lasts: at 128 of a server with room for 200 over TLS, the client's first half second
@@ -266,9 +269,13 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
   }
 
-  /** Latency `ratio` times the base since `opened`: 0 until it has lasted, then less the client's own share (client-busy.ts). */
+  /**
+   * Latency `ratio` times the base since `opened`: 0 until it has lasted, or with the client busy
+   * through it (it says nothing of the server), else less the client's own share (client-busy.ts).
+   */
   #lasted(opened: Opened, now: number, lasting: number, ratio: number): number {
-    return now - opened.at < lasting ? 0 : serverShare(ratio, this.#loop.busySince(opened.loop));
+    const busy = this.#loop.busySince(opened.loop);
+    return now - opened.at < lasting || busy >= CLIENT_BUSY ? 0 : serverShare(ratio, busy);
   }
 
   #grow(now: number, mayDouble = true): void {

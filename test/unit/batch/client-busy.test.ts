@@ -76,6 +76,13 @@ describe("the client's share of a round trip", () => {
     expect(idle.limiter.limit).toBeLessThan(32);
   });
 
+  it(`a span with the loop busy ${CLIENT_BUSY} of the time or more is never cut for, however slow: 3.5x the base, 90% busy`, () => {
+    const { changes, loop, round } = scripted(50, 32);
+    loop.share = 0.9;
+    for (let i = 0; i < 4; i += 1) round(175);
+    expect(reasons(changes)).not.toContain('queueing');
+  });
+
   it(`a lasting rise the client's share explains is held, not cut: 1.6x the base with the loop half busy (below ${CLIENT_BUSY})`, () => {
     const half = scripted(50, 32);
     half.loop.share = 0.5;
@@ -119,6 +126,23 @@ describe("the client's share of a round trip", () => {
     idle.lasting(70);
     idle.round(50);
     expect(idle.changes.at(-1)).toMatchObject({ from: 32, reason: 'latency flat' });
+    expect(idle.changes.at(-1)?.to).toBeLessThan(64);
+  });
+});
+
+describe("slow start's doubling, judged with the client's share taken off", () => {
+  // At 32 in flight, 1.24x the base measured at 4: flat, but latency rising with the load as it
+  // has would pass 1.5x at 64 (latency = base + k × load), so an idle client steps instead of doubling.
+  it('the rise is the client busy 60% of the round: doubles to 64; idle, steps', () => {
+    const busy = scripted(50, 32);
+    busy.loop.share = 0.6;
+    busy.round(62);
+    expect(busy.changes.at(-1)).toMatchObject({ from: 32, to: 64, reason: 'latency flat' });
+
+    const idle = scripted(50, 32);
+    idle.round(62);
+    expect(idle.changes.at(-1)).toMatchObject({ from: 32, reason: 'latency flat' });
+    expect(idle.changes.at(-1)?.to).toBeGreaterThan(32);
     expect(idle.changes.at(-1)?.to).toBeLessThan(64);
   });
 });
