@@ -271,11 +271,13 @@ export class LatencyLimit implements ConcurrencyLimit {
 
   /**
    * Latency `ratio` times the base since `opened`: 0 until it has lasted, or with the client busy
-   * through it (it says nothing of the server), else less the client's own share (client-busy.ts).
+   * through it (it says nothing of the server), else with the client's own share taken off both
+   * it and the base (client-busy.ts).
    */
   #lasted(opened: Opened, now: number, lasting: number, ratio: number): number {
     const busy = this.#loop.busySince(opened.loop);
-    return now - opened.at < lasting || busy >= CLIENT_BUSY ? 0 : serverShare(ratio, busy);
+    if (now - opened.at < lasting || busy >= CLIENT_BUSY) return 0;
+    return serverShare(ratio, busy) / serverShare(1, this.#baseRound.loopBusy);
   }
 
   #grow(now: number, mayDouble = true): void {

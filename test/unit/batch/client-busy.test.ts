@@ -103,6 +103,26 @@ describe("the client's share of a round trip", () => {
     expect(limiter.limit).toBeLessThan(32);
   });
 
+  it('the base takes its own share off too: a base read with the loop 40% busy (the first half second), then a queue at 1.55x is cut', () => {
+    const at = { now: 0 };
+    const loop = new FakeLoop(at);
+    const changes: LimitChange[] = [];
+    const limiter = new LatencyLimit({ now: () => at.now, onChange: (change) => changes.push(change), loop });
+    loop.share = 0.4;
+    at.now += 65;
+    for (let i = 0; i < ROUND_MIN_SAMPLES; i += 1) limiter.onSample({ rttMs: 65, inFlightAtStart: 4, now: at.now });
+    expect(limiter.limit).toBe(8);
+    // A server with 4 slots, 50 ms each: at 8 in flight every answer takes 100 ms, 1.54x the base as
+    // read; the client idle but for 7% of the time. Taken off the rounds alone, that would read 1.49x.
+    loop.share = 0.07;
+    for (let i = 0; i < 4; i += 1) {
+      at.now += 100;
+      for (let j = 0; j < ROUND_MIN_SAMPLES; j += 1) limiter.onSample({ rttMs: 100, inFlightAtStart: 8, now: at.now });
+    }
+    expect(reasons(changes)).toContain('queueing');
+    expect(limiter.limit).toBeLessThan(8);
+  });
+
   it('the client busy earlier in a span that has lasted no longer excuses it: once the loop is idle again, the queue is cut', () => {
     const { changes, loop, round } = scripted(50, 32);
     loop.share = 1;
