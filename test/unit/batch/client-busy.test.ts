@@ -217,3 +217,31 @@ describe('where the climb starts (startingLimit)', () => {
     expect(arrivals.filter((at) => at === 0)).toHaveLength(wave);
   });
 });
+
+describe("the CLI's wiring: no injected clock, this process's event loop", () => {
+  /** Keeps the event loop running code (busy) for `ms`. */
+  const spin = (ms: number) => {
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      // busy on purpose: the loop never waits for I/O meanwhile
+    }
+  };
+  /** Base 20 ms at 4 in flight, then rounds at 2x with the loop kept busy through each; the changes. */
+  const run = (loop?: LoopUse) => {
+    const changes: LimitChange[] = [];
+    const limiter = new LatencyLimit({ ceiling: 64, onChange: (change) => changes.push(change), ...(loop ? { loop } : {}) });
+    spin(20);
+    for (let i = 0; i < ROUND_MIN_SAMPLES; i += 1) limiter.onSample({ rttMs: 20, inFlightAtStart: 4, now: performance.now() });
+    for (let round = 0; round < 6; round += 1) {
+      spin(50);
+      const now = performance.now();
+      for (let i = 0; i < ROUND_MIN_SAMPLES; i += 1) limiter.onSample({ rttMs: 40, inFlightAtStart: limiter.limit, now });
+    }
+    return reasons(changes);
+  };
+
+  it('rounds read while the loop spins are not cut for; the same rounds with a loop that reads idle are', () => {
+    expect(run()).not.toContain('queueing');
+    expect(run({ mark: () => undefined, busySince: () => 0 })).toContain('queueing');
+  });
+});
