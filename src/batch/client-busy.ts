@@ -17,8 +17,6 @@
 // may grow through such a round (a filled one, as always). A queue at the server shows once the
 // client keeps up again, and a 503 cuts at any time.
 
-import { performance } from 'node:perf_hooks';
-
 /** Busy at least this share of a round: the client's share of its latency (up to 40%) hides any queue at the server. */
 export const CLIENT_BUSY = 0.8;
 
@@ -32,7 +30,7 @@ export interface LoopUse {
   busySince(mark: LoopMark): number;
 }
 
-/** This process's event loop (Node's event-loop utilization). */
+/** This process's event loop (Node's event-loop utilization, on the global `performance`, as latency-limit.ts reads its clock). */
 export const EVENT_LOOP: LoopUse = {
   mark: () => performance.eventLoopUtilization(),
   busySince: (mark) => performance.eventLoopUtilization(mark as ReturnType<typeof performance.eventLoopUtilization>).utilization,
