@@ -123,16 +123,18 @@ describe("the client's share of a round trip", () => {
     expect(limiter.limit).toBeLessThan(8);
   });
 
-  it('the client busy earlier in a span that has lasted no longer excuses it: once the loop is idle again, the queue is cut', () => {
+  it('a span of queueing rounds that began with the client busy is cut once its busy share falls under CLIENT_BUSY', () => {
     const { changes, loop, round } = scripted(50, 32);
+    // 2.5x the base at 20 of the 32 allowed (not filled, so no growth resets the span): busy, no cut.
     loop.share = 1;
-    round(100);
-    round(100);
-    expect(reasons(changes.slice(3))).not.toContain('queueing');
-    const limit = changes.at(-1)?.to as number;
+    round(125, 20);
+    round(125, 20);
+    expect(reasons(changes.slice(3))).toEqual([]);
+    // The queue goes on with the loop idle: over the span the loop was busy 2/3 of the time, so
+    // 2.5x reads 2.5 × (1 - 1/3) = 1.67x, a queue, and the very next round is cut.
     loop.share = 0;
-    for (let i = 0; i < 8 && !reasons(changes).includes('queueing'); i += 1) round(2 * 50 * (limit / 32));
-    expect(reasons(changes)).toContain('queueing');
+    round(125, 20);
+    expect(changes.at(-1)).toMatchObject({ from: 32, reason: 'queueing' });
   });
 
   it('slow start does not end on latency above flat that the client explains (1.4x, loop 60% busy); idle, it does', () => {
@@ -181,11 +183,11 @@ describe('a round uses its limit when the starts reach it', () => {
   });
 
   it('a round whose starts never reached the limit does not grow it (a run held back by its rate)', () => {
-    const { limiter } = scripted(50, 32);
-    limiter.onStarted(20);
-    for (let i = 0; i < 4; i += 1) {
+    const { limiter, round } = scripted(50, 32);
+    // Two whole rounds of flat answers, the starts never above 20 of the 32 allowed.
+    for (let i = 0; i < 2; i += 1) {
       limiter.onStarted(20);
-      limiter.onSample({ rttMs: 50, inFlightAtStart: 20, now: 1000 + i });
+      round(50, 20);
     }
     expect(limiter.limit).toBe(32);
   });
