@@ -38,9 +38,10 @@ export interface StatusVerdict extends Verdict {
   kind: StatusKind;
 }
 
-// Frozen: every caller gets the same row.
-const row = (kind: StatusKind, exit: ExitCode, retryable: boolean, load: Load): StatusVerdict =>
-  Object.freeze({ kind, exit, retryable, answerLost: false /* an answer came: nothing was lost */, load });
+// Frozen: every caller gets the same row. An answer came, so as a rule nothing was lost: the
+// server said what it did.
+const row = (kind: StatusKind, exit: ExitCode, retryable: boolean, load: Load, answerLost = false): StatusVerdict =>
+  Object.freeze({ kind, exit, retryable, answerLost, load });
 
 /** The first range holding the status decides. */
 const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: StatusVerdict]> = [
@@ -56,10 +57,13 @@ const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: Statu
   [400, 499, row('rejected', Exit.apiRefused, false, 'ok')],
   // 500 usually means a bug, not load, so it is not retried; 502 and 504 are a gateway's
   // trouble, often passing. None of the three says we send too fast.
-  [502, 502, row('server', Exit.server, true, 'neutral')],
-  [503, 503, row('refusal', Exit.server, true, 'overloaded')],
-  [504, 504, row('server', Exit.server, true, 'neutral')],
-  [500, 599, row('server', Exit.server, false, 'neutral')],
+  // A 5xx says what failed, not what was done: an upstream that committed the deletion and
+  // died before answering leaves its gateway answering 502, and a slow one 504, for plants it
+  // then deleted. The request may have been carried out (answerLost), as after a timeout.
+  [502, 502, row('server', Exit.server, true, 'neutral', true)],
+  [503, 503, row('refusal', Exit.server, true, 'overloaded', true)],
+  [504, 504, row('server', Exit.server, true, 'neutral', true)],
+  [500, 599, row('server', Exit.server, false, 'neutral', true)],
 ];
 
 const WEB_PAGE: Verdict = Object.freeze({ exit: Exit.server, retryable: false, answerLost: false, load: 'ok' });

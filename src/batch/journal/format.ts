@@ -109,8 +109,12 @@ export function parseCommonLine(bytes: Buffer, start: number, end: number): { id
   return bytes[end - 1] === 125 /* } */ ? { id, kind: Recorded.deleted } : undefined;
 }
 
-/** One line's id and kind (a result line or a sent line), or undefined when the line is neither. */
-export function parseResultLine(text: string): { id: bigint; kind: RecordedCode } | undefined {
+/**
+ * One line's id and kind (a result line or a sent line), or undefined when the line is neither.
+ * `uncertain`: a failure whose request may have reached the server with no decided answer (the
+ * `"uncertain":true` of --json), which a later "no such plant" settles as an id in flight does.
+ */
+export function parseResultLine(text: string): { id: bigint; kind: RecordedCode; uncertain?: boolean } | undefined {
   const sent = SENT_LINE.exec(text)?.[1];
   const deleted = sent === undefined ? DELETED_LINE.exec(text)?.[1] : undefined;
   const digits = sent ?? deleted ?? ID_PREFIX.exec(text)?.[1];
@@ -122,15 +126,33 @@ export function parseResultLine(text: string): { id: bigint; kind: RecordedCode 
   const value = parseObject(text);
   if (value === undefined) return undefined;
   const kind = kindOf(value);
-  return kind === undefined ? undefined : { id, kind };
+  if (kind === undefined) return undefined;
+  return kind === Recorded.failed && isUncertainFailure(value) ? { id, kind, uncertain: true } : { id, kind };
+}
+
+/** Statuses of failures with no answer that 2.0 wrote without `uncertain`: a network failure, a timeout, a signal while waiting. */
+const UNANSWERED_EXITS: readonly unknown[] = [7, 8, 129, 130, 143];
+
+function isUncertainFailure(value: Record<string, unknown>): boolean {
+  if ('uncertain' in value) return value['uncertain'] === true;
+  // Written by 2.0, which did not say: a failure that got no answer at all may have reached the server.
+  return value['status'] === null && UNANSWERED_EXITS.includes(value['exit']);
 }
 
 function kindOf(value: Record<string, unknown>): RecordedCode | undefined {
+  // 2.0 wrote "no such plant" after an id in flight at a kill as deleted by the earlier run; nothing
+  // proved that (the plant may never have existed), so it reads as what the server said: absent.
+  if (value['deleted'] === true && value['earlierRun'] === true) return Recorded.absent;
   if (value['deleted'] === true) return Recorded.deleted;
   if (value['deleted'] !== false) return undefined;
   if (value['absent'] === true) return Recorded.absent;
   if (value['attempted'] === false) return Recorded.notSent;
   return Recorded.failed;
+}
+
+/** Whether `text` is a JSON object: a whole line someone wrote on purpose, never what a kill or a power cut leaves. */
+export function isJsonObject(text: string): boolean {
+  return parseObject(text) !== undefined;
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

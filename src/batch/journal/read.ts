@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
-import { type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
+import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 
 /** Read this much at a time: a million-line journal (~40 MB) is never one string. */
@@ -52,11 +52,15 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
     }
     const result = text === undefined ? undefined : parseResultLine(text);
     if (result === undefined) {
+      // A whole JSON line that is not a journal line was written by someone, not torn by a kill
+      // (which leaves half a line) or a power cut (NULs, stale bytes): cutting it off would
+      // silently undo what they meant, so the journal is refused, as a damaged one is.
+      if (text !== undefined && isJsonObject(text)) throw foreignLine(file, suspect?.line ?? lineNumber, lineNumber);
       suspect ??= { line: lineNumber, start: lineStart };
       return;
     }
     if (suspect !== undefined) throw corrupt(file, suspect.line);
-    recorded.set(result.id, result.kind);
+    recorded.set(result.id, result.kind, result.uncertain);
   };
 
   for (;;) {
@@ -127,6 +131,14 @@ export function notJournal(file: string, why: string): JournalRefusedError {
   return new JournalRefusedError(
     'not-journal',
     `${shownPath(file)} is not a plantstore journal (${why}): give --journal a new file name, or the journal of an earlier run`,
+  );
+}
+
+function foreignLine(file: string, firstBad: number, line: number): JournalRefusedError {
+  if (firstBad !== line) return corrupt(file, firstBad);
+  return new JournalRefusedError(
+    'corrupt',
+    `journal ${shownPath(file)} is damaged: line ${line} is a whole JSON line that is not a journal line (plantstore writes each id's lines itself, in one shape); plantstore does not guess what it means. Remove or repair that line, or start a new journal`,
   );
 }
 

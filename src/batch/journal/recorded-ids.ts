@@ -2,10 +2,11 @@ import { hashId } from '../../ids/list.js';
 import { RECORDED_KINDS, Recorded, type RecordedCode, type RecordedKind } from './format.js';
 
 /**
- * Set beside an id's kind once its request was in flight when a run stopped: a sent line
- * followed by another sent line (a later run sent it again) with no result between them.
- * It stays through later failures, since that first request may have deleted the plant,
- * and is cleared by a result that settles the id (deleted or absent).
+ * Set beside an id's kind once a request for it may have reached the server with no decided
+ * answer: in flight when a run stopped (a sent line followed by another sent line, a later run
+ * sending it again, with no result between them), or a failure recorded as uncertain (a
+ * timeout, a reset, a 5xx, a signal while waiting). It stays through later failures, since that
+ * request may have deleted the plant, and is cleared by a result that settles the id (deleted or absent).
  */
 const IN_FLIGHT_AT_A_STOP = 0x80;
 const KIND_BITS = 0x7f;
@@ -26,11 +27,11 @@ export class RecordedIds {
     return this.#size;
   }
 
-  /** Later lines win: a success recorded after a failure counts. */
-  set(id: bigint, kind: RecordedCode): void {
+  /** Later lines win: a success recorded after a failure counts. `uncertain`: see IN_FLIGHT_AT_A_STOP. */
+  set(id: bigint, kind: RecordedCode, uncertain = false): void {
     const slot = this.#find(id);
     const previous = this.#kinds[slot] as number;
-    let flag = 0;
+    let flag = uncertain ? IN_FLIGHT_AT_A_STOP : 0;
     if (previous === 0) {
       this.#keys[slot] = id;
       this.#size++;
@@ -53,8 +54,8 @@ export class RecordedIds {
 
   /**
    * Whether a request for `id` may have deleted the plant without its answer being recorded:
-   * its last line is a sent line (in flight when the last run stopped), or it was in flight
-   * at an earlier stop and nothing since has said deleted or absent.
+   * its last line is a sent line (in flight when the last run stopped), or a request was in
+   * flight at an earlier stop, or failed uncertain, and nothing since has said deleted or absent.
    */
   wasInFlight(id: bigint): boolean {
     const code = this.#kinds[this.#find(id)] as number;

@@ -3,19 +3,17 @@
 // would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
 import { Exit, type ExitCode, exitForSignal } from '../../errors.js';
-import { exitOfNotSent, verdictOf } from '../../http/classify.js';
+import { classifyStatus, exitOfNotSent, verdictOf } from '../../http/classify.js';
 import type { FailedAttempt, NotSentReason } from '../../http/outcome.js';
 import { describeFailed, describeNotSent, describeTransportFailure } from '../../ui/transport-words.js';
 import type { PlantOutcome } from './request.js';
-import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent } from './result.js';
+import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent, type UncertainEarlier } from './result.js';
 
 /** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */
 export interface MissingRule {
   codes: readonly number[];
   ignore: boolean;
 }
-
-const LOST_ANSWER_NOTE = 'it may already have been deleted by an earlier attempt whose answer was lost';
 
 const CHECK_BASE_URL = 'nothing says the plant was deleted: check the base URL (plantstore auth status)';
 
@@ -66,18 +64,40 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
     }
     case 'failed': {
       const { last } = outcome;
+      const uncertain = isUncertain(outcome);
+      const message = describeFailed(outcome, describeAttempt);
       return {
         id: outcome.id,
         deleted: false,
         status: last.status ?? null,
         error: last.kind === 'api-error' ? last.code : null,
-        message: describeFailed(outcome, describeAttempt),
+        // Said once: the words for a signal while waiting already say it.
+        message: uncertain && !message.includes(MAY_OR_MAY_NOT) ? `${message}; ${UNCERTAIN_NOTE}` : message,
         exit: verdictOf(last).exit,
         attempted: true,
+        ...(uncertain ? { uncertain: true } : {}),
       } satisfies Failed;
     }
   }
 }
+
+const MAY_OR_MAY_NOT = 'may or may not have deleted it';
+const UNCERTAIN_NOTE = `the server ${MAY_OR_MAY_NOT}`;
+
+/**
+ * Whether the plant may have been deleted though no answer says so: an attempt reached the
+ * server (or may have) and its answer was lost, and no later answer decided the matter. An API
+ * Error object for a client error (a protected plant, say) is the API's word on this plant;
+ * a 401, a 429 or a 5xx after a lost answer says nothing of what that lost attempt did.
+ */
+export function isUncertain(outcome: Extract<PlantOutcome, { kind: 'failed' }>): boolean {
+  const { last } = outcome;
+  if (!outcome.earlierAnswerLost && !verdictOf(last).answerLost) return false;
+  return !(last.kind === 'api-error' && last.code !== null && API_DECIDED.has(classifyStatus(last.status).kind));
+}
+
+/** The kinds of 4xx whose Error object is the API's answer about the plant, not about us or the load. */
+const API_DECIDED: ReadonlySet<string> = new Set(['rejected', 'not-found']);
 
 /**
  * "No such plant" only when the API says so: a 404 with the spec's Error object, or
@@ -85,27 +105,24 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
  * other body is a route the server does not have, most likely a wrong base URL.
  * An answer cut short is not the API's word either way: it is a network failure, and says so.
  *
- * `inFlightEarlier`: the --journal says an earlier run's request for this id was in flight
- * when that run stopped. "No such plant" then means that request deleted it: done, said apart
- * from a deletion of this run's, whether or not the run ignores missing plants.
+ * "No such plant" is never "deleted": only a 2xx to this run's own request proves that. It is
+ * done (absent) under --ignore-missing, and always after an uncertain request of ours, which
+ * may have deleted it: an attempt of this run whose answer was lost (`outcome.earlierAnswerLost`),
+ * or, with `earlierRun`, a request of an earlier run that the --journal records as in flight,
+ * interrupted or unanswered. Whether that request deleted it, or the plant never existed,
+ * nobody can tell, and the result says so.
  */
-export function explainOutcome(outcome: PlantOutcome, missing: MissingRule, inFlightEarlier = false): DeleteResult {
+export function explainOutcome(outcome: PlantOutcome, missing: MissingRule, earlierRun = false): DeleteResult {
   const result = describeOutcome(outcome);
   if (outcome.kind !== 'failed' || outcome.last.kind !== 'api-error' || result.deleted) return result;
   const { last } = outcome;
   const saidMissing = last.code !== null && (last.status === 404 || (last.status === 400 && missing.codes.includes(last.code)));
-  if (saidMissing && inFlightEarlier) return { id: outcome.id, deleted: true, status: last.status, earlierRun: true };
   if (saidMissing) {
-    if (missing.ignore) {
-      return {
-        id: outcome.id,
-        deleted: false,
-        absent: true,
-        status: last.status,
-        ...(outcome.earlierAnswerLost ? { note: LOST_ANSWER_NOTE } : {}),
-      };
+    const after: UncertainEarlier | undefined = earlierRun ? 'run' : outcome.earlierAnswerLost ? 'attempt' : undefined;
+    if (after !== undefined || missing.ignore) {
+      return { id: outcome.id, deleted: false, absent: true, status: last.status, ...(after === undefined ? {} : { after }) };
     }
-    return outcome.earlierAnswerLost ? { ...result, message: `${result.message}; ${LOST_ANSWER_NOTE}` } : result;
+    return result;
   }
   if (last.status === 404) {
     return {
@@ -113,11 +130,12 @@ export function explainOutcome(outcome: PlantOutcome, missing: MissingRule, inFl
       message: `${result.message}; the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)`,
     };
   }
-  if (inFlightEarlier && last.status === 400 && last.code !== null) {
+  if ((earlierRun || outcome.earlierAnswerLost) && last.status === 400 && last.code !== null) {
     // The one answer that could settle it is a code nobody declared: say how to declare it.
+    const whose = earlierRun ? 'its request was in flight when the earlier run stopped' : "an earlier attempt's answer was lost";
     return {
       ...result,
-      message: `${result.message}; its request was in flight when the earlier run stopped: if error ${last.code} means "no such plant", run again with --missing-error ${last.code}`,
+      message: `${result.message}; ${whose}: if error ${last.code} means "no such plant", run again with --missing-error ${last.code}`,
     };
   }
   return result;

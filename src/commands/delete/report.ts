@@ -37,10 +37,10 @@ export function createReporter(io: IO, mode: OutputMode): Reporter {
 
 function successText(result: Exclude<DeleteResult, NotDeleted>): string {
   if (result.journal) return `Plant ${result.id} already ${result.deleted ? 'deleted' : 'absent'} (journal)`;
-  if (result.deleted) {
-    return result.earlierRun ? `Plant ${result.id} deleted by the earlier run (in flight when it stopped)` : `Deleted plant ${result.id}`;
-  }
-  return `Plant ${result.id} already absent${result.note ? ` (${result.note})` : ''}`;
+  if (result.deleted) return `Deleted plant ${result.id}`;
+  if (result.after === 'run') return `Plant ${result.id} absent (in flight when the earlier run stopped: it may have deleted it)`;
+  if (result.after === 'attempt') return `Plant ${result.id} absent (an earlier attempt's answer was lost: it may have deleted it)`;
+  return `Plant ${result.id} already absent`;
 }
 
 // The mark goes with what the reader sees: a terminal, or color forced onto a pipe (FORCE_COLOR in a
@@ -68,12 +68,11 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
       ? `{"id":${result.id},"deleted":true,"status":null,"journal":true}`
       : `{"id":${result.id},"deleted":false,"absent":true,"status":null,"journal":true}`;
   }
-  if (result.deleted) {
-    return result.earlierRun
-      ? `{"id":${result.id},"deleted":true,"status":${result.status},"earlierRun":true}`
-      : `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  if (result.absent) {
+    const after = result.after === undefined ? '' : result.after === 'run' ? ',"earlierRun":true' : ',"earlierAttempt":true';
+    return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}${after}}`;
   }
-  if (result.absent) return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}}`;
   const fields = [
     `"id":${result.id}`,
     `"deleted":false`,
@@ -83,5 +82,6 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
     `"exit":${result.exit}`,
   ];
   if (!result.attempted) fields.push(`"attempted":false`);
+  else if (result.uncertain) fields.push(`"uncertain":true`);
   return `{${fields.join(',')}}`;
 }

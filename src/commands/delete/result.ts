@@ -3,16 +3,12 @@ import type { ExitCode } from '../../errors.js';
 /** What happened to one id, as printed (report.ts); worded from the transport's outcome by outcomes.ts. */
 export type DeleteResult = Deleted | DoneEarlier | Absent | NotDeleted;
 
+/** The server's proof, in this run: a 2xx it gave to this run's own request. */
 export interface Deleted {
   id: string;
   deleted: true;
   status: number;
   journal?: undefined;
-  /**
-   * The plant was deleted by the earlier run of this --journal: its request was in flight when
-   * that run stopped, and the API now says there is no such plant (status is that answer's).
-   */
-  earlierRun?: true;
 }
 
 /**
@@ -20,18 +16,28 @@ export interface Deleted {
  * (status null). Deleted, or absent as it was recorded: a journal never turns one into the other.
  */
 export type DoneEarlier =
-  | { id: string; deleted: true; status: null; journal: true; earlierRun?: undefined }
-  | { id: string; deleted: false; absent: true; status: null; journal: true; note?: undefined };
+  | { id: string; deleted: true; status: null; journal: true }
+  | { id: string; deleted: false; absent: true; status: null; journal: true; after?: undefined };
 
-/** Under --ignore-missing, the API said there is no such plant: it is not there, which is what was wanted. */
+/**
+ * Which earlier request of ours may have deleted a plant now absent: one of the earlier run's
+ * (in flight, interrupted or unanswered when it stopped, as its --journal says), or an earlier
+ * attempt of this run whose answer was lost (a timeout, a reset, a 5xx). Nobody can tell
+ * whether it did, or whether the plant never existed: the report says neither.
+ */
+export type UncertainEarlier = 'run' | 'attempt';
+
+/**
+ * The API said there is no such plant: it is not there, which is what was wanted. Done under
+ * --ignore-missing, or always when an earlier request of ours may have deleted it (`after`).
+ */
 export interface Absent {
   id: string;
   deleted: false;
   absent: true;
   status: number;
   journal?: undefined;
-  /** Said with the line: an earlier attempt whose answer was lost may have deleted it. */
-  note?: string;
+  after?: UncertainEarlier;
 }
 
 /** A failure: the request went out and did not delete the plant, or it never went out. */
@@ -49,6 +55,12 @@ export interface Failed {
   exit: ExitCode;
   attempted: true;
   journal?: undefined;
+  /**
+   * The request may have reached the server with no decided answer (a timeout, a reset once
+   * it was written, a 5xx, a signal while waiting): the plant may or may not be deleted. The
+   * next attempt, in a re-run of its --journal too, settles it: "no such plant" is then done.
+   */
+  uncertain?: true;
 }
 
 /** Never sent: interrupted, or stopped by --fail-fast or a throttle that gave up. No answer, so no status. */
@@ -86,18 +98,18 @@ export class Tally {
   notSent = 0;
   /** Done by an earlier run, as the --journal said: counted apart, as success. */
   skipped = 0;
-  /** Of `deleted`: deleted by the earlier run, whose request was in flight when it stopped. */
-  deletedEarlier = 0;
+  /** Of `absent`: absent after an earlier request of ours whose answer never came (it may have deleted them). */
+  absentAfterUncertain = 0;
   /** The exit code of the first failure in input order. */
   firstFailure: ExitCode | undefined;
 
   add(result: DeleteResult): void {
     if (result.journal) this.skipped++;
-    else if (result.deleted) {
-      this.deleted++;
-      if (result.earlierRun) this.deletedEarlier++;
-    } else if (result.absent) this.absent++;
-    else {
+    else if (result.deleted) this.deleted++;
+    else if (result.absent) {
+      this.absent++;
+      if (result.after !== undefined) this.absentAfterUncertain++;
+    } else {
       if (result.attempted) this.failed++;
       else this.notSent++;
       this.firstFailure ??= result.exit;

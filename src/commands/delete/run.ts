@@ -98,8 +98,8 @@ async function deleteAll(
     gate: throttle,
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, describeAttempt).join('\n')) } : {}),
   });
-  const send = async (id: string, inFlightEarlier: boolean): Promise<DeleteResult> => {
-    const result = signalExit(explainOutcome(await deletePlant(transport, id, ctx.signal), missing, inFlightEarlier), ctx.signal);
+  const send = async (id: string, uncertainEarlier: boolean): Promise<DeleteResult> => {
+    const result = signalExit(explainOutcome(await deletePlant(transport, id, ctx.signal), missing, uncertainEarlier), ctx.signal);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
     journal?.record(result);
     return result;
@@ -109,10 +109,10 @@ async function deleteAll(
     if (journal === undefined) return send(id, false);
     const earlier = journal.doneEarlier(id);
     if (earlier) return earlier;
-    const inFlightEarlier = journal.wasInFlight(id);
+    const uncertainEarlier = journal.wasInFlight(id);
     // Written ahead of the request (a write-ahead record): after a kill, the journal knows every id that may have left.
     if (!journal.recordSent(id)) return notSentNow(id);
-    return send(id, inFlightEarlier);
+    return send(id, uncertainEarlier);
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
   let tokenRefused = false;

@@ -12,8 +12,11 @@ import type { Tally } from './result.js';
  */
 export function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats, journal = false): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
-  const earlier = tally.deletedEarlier > 0 ? ` (${tally.deletedEarlier} by the earlier run, in flight when it stopped)` : '';
-  const counts = `${tally.deleted} deleted${earlier}${skipped}, ${tally.absent} already absent, ${tally.failed} failed, ${tally.notSent} not sent`;
+  const uncertain =
+    tally.absentAfterUncertain > 0
+      ? ` (${tally.absentAfterUncertain} after a request whose answer was lost: it may have deleted them)`
+      : '';
+  const counts = `${tally.deleted} deleted${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed, ${tally.notSent} not sent`;
   // A run that sent nothing (no token, or every id done already) found no pace to settle at.
   const sent = tally.deleted + tally.absent + tally.failed > 0;
   const settled = throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;

@@ -22,6 +22,9 @@ import type { FailedAttempt } from '../../../src/http/outcome.js';
 import { failedRequest } from '../../../src/http/request-errors.js';
 import { ROOT } from '../../helpers/cli.js';
 
+/** Every three-digit number and below: what a server could send as a status. */
+const ALL_STATUSES = Array.from({ length: 1000 }, (_, status) => status);
+
 describe('classifyStatus: every status class', () => {
   it.each<[number, StatusKind, number, boolean, Load]>([
     // A final 1xx cannot be an answer to a DELETE, nor can a number outside HTTP's range.
@@ -55,14 +58,19 @@ describe('classifyStatus: every status class', () => {
     [504, 'server', Exit.server, true, 'neutral'],
     [599, 'server', Exit.server, false, 'neutral'],
   ])('%i: %s, exit %i, retryable %s, load %s', (status, kind, exit, retryable, load) => {
-    expect(classifyStatus(status)).toEqual({ kind, exit, retryable, answerLost: false, load });
+    expect(classifyStatus(status)).toEqual({ kind, exit, retryable, answerLost: status >= 500 && status <= 599, load });
+  });
+
+  it('a 5xx leaves the request uncertain (it may have been carried out), and no other status does', () => {
+    // A gateway answers 502 or 504 for a request its upstream carried out and never answered.
+    expect(ALL_STATUSES.filter((status) => classifyStatus(status).answerLost)).toEqual(ALL_STATUSES.filter((s) => s >= 500 && s <= 599));
   });
 
   it('uses the published exit numbers', () => {
     expect([400, 401, 404, 500].map((status) => classifyStatus(status).exit)).toEqual([1, 4, 5, 6]);
   });
 
-  const ALL = Array.from({ length: 1000 }, (_, status) => status);
+  const ALL = ALL_STATUSES;
 
   it('retries the statuses RETRIED_STATUSES names, and no other', () => {
     expect(ALL.filter((status) => classifyStatus(status).retryable)).toEqual(RETRIED_STATUSES);

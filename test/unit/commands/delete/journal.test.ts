@@ -35,7 +35,15 @@ describe('delete --journal', () => {
     const results = written.filter((line) => !line.endsWith('"sent":true}'));
     expect(results.map((line) => JSON.parse(line) as { id: number; deleted: boolean }).sort((a, b) => a.id - b.id)).toEqual([
       { id: 1, deleted: true, status: 204 },
-      { id: 2, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6 },
+      {
+        id: 2,
+        deleted: false,
+        status: 503,
+        error: null,
+        message: 'Service Unavailable; the server may or may not have deleted it',
+        exit: 6,
+        uncertain: true,
+      },
       { id: 3, deleted: true, status: 204 },
     ]);
 
@@ -107,18 +115,18 @@ describe('delete --journal', () => {
 
     it.each<[string, string[], Answer, string, Record<string, unknown>]>([
       [
-        'the API says no such plant (a code declared with --missing-error): deleted by the earlier run, without --ignore-missing',
+        'the API says no such plant (a code declared with --missing-error): absent, and the earlier run may have deleted it; without --ignore-missing',
         ['--missing-error', '1'],
         refused('42', { status: 400, error: 1, message: 'plant 42 does not exist' }),
-        'Plant 42 deleted by the earlier run (in flight when it stopped)\n',
-        { id: 42, deleted: true, status: 400, earlierRun: true },
+        'Plant 42 absent (in flight when the earlier run stopped: it may have deleted it)\n',
+        { id: 42, deleted: false, absent: true, status: 400, earlierRun: true },
       ],
       [
-        'a 404 Error object: deleted by the earlier run',
+        'a 404 Error object: absent, never deleted (the plant may never have existed)',
         [],
         refused('42', { status: 404, error: 404, message: 'no such plant' }),
-        'Plant 42 deleted by the earlier run (in flight when it stopped)\n',
-        { id: 42, deleted: true, status: 404, earlierRun: true },
+        'Plant 42 absent (in flight when the earlier run stopped: it may have deleted it)\n',
+        { id: 42, deleted: false, absent: true, status: 404, earlierRun: true },
       ],
       [
         'a 204: the earlier request never landed, and this run deleted it',
@@ -135,9 +143,37 @@ describe('delete --journal', () => {
       inFlight('42');
       const machine = await run(['--json', 'delete', '--journal', journal(), ...flags, '42'], { env: READY, answer: () => answer });
       expect(JSON.parse(machine.stdout)).toEqual(json);
-      // Recorded as deleted: the next run skips it.
+      // Recorded as done, as what it is: the next run skips it, and says deleted only for a 204.
       const next = await run(['delete', '--journal', journal(), '42'], { env: READY });
       expect(next.sent).toEqual([]);
+      expect(next.stdout).toBe(json['deleted'] === true ? 'Plant 42 already deleted (journal)\n' : 'Plant 42 already absent (journal)\n');
+    });
+
+    it('an id a signal interrupted while waiting (recorded uncertain) is settled by the next run\'s "no such plant"', async () => {
+      const interrupted = `{"id":42,"deleted":false,"status":null,"error":null,"message":"interrupted while waiting for the answer; the server may or may not have deleted it","exit":143,"uncertain":true}\n`;
+      writeFileSync(journal(), `${header}{"id":42,"sent":true}\n${interrupted}`, { mode: 0o600 });
+      const again = await run(['--json', 'delete', '--journal', journal(), '--missing-error', '1', '42'], { env: READY, answer: missing });
+      expect(again.exit).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual({ id: 42, deleted: false, absent: true, status: 400, earlierRun: true });
+    });
+
+    it('journals written by 2.0: an interrupted failure without "uncertain" is settled too, and its "deleted by the earlier run" reads as absent', async () => {
+      const interrupted = `{"id":42,"deleted":false,"status":null,"error":null,"message":"interrupted while waiting for the answer; the server may or may not have deleted it","exit":130}\n`;
+      const claimed = `{"id":43,"sent":true}\n{"id":43,"deleted":true,"status":400,"earlierRun":true}\n`;
+      writeFileSync(journal(), `${header}{"id":42,"sent":true}\n${interrupted}${claimed}`, { mode: 0o600 });
+      const again = await run(['delete', '--journal', journal(), '--missing-error', '1', '42', '43'], { env: READY, answer: missing });
+      expect(again.exit).toBe(0);
+      expect(again.stdout).toBe(
+        'Plant 42 absent (in flight when the earlier run stopped: it may have deleted it)\nPlant 43 already absent (journal)\n',
+      );
+    });
+
+    it('a certain "no such plant" in the earlier run stays a failure: the plant never existed, or someone else deleted it', async () => {
+      const certain = `{"id":42,"deleted":false,"status":400,"error":1,"message":"plant 42 does not exist","exit":1}\n`;
+      writeFileSync(journal(), `${header}{"id":42,"sent":true}\n${certain}`, { mode: 0o600 });
+      const again = await run(['delete', '--journal', journal(), '--missing-error', '1', '42'], { env: READY, answer: missing });
+      expect(again.exit).toBe(1);
+      expect(again.stdout).toBe('');
     });
 
     it('a 400 Error whose code is not declared stays a failure, and its line says how to declare it', async () => {
@@ -160,7 +196,7 @@ describe('delete --journal', () => {
       });
       expect(result.exit).toBe(0);
       expect(normalize(result.stderr)).toBe(
-        '3 deleted (2 by the earlier run, in flight when it stopped), 0 skipped (journal), 0 already absent, 0 failed, 0 not sent in <t>s\n',
+        '1 deleted, 0 skipped (journal), 2 already absent (2 after a request whose answer was lost: it may have deleted them), 0 failed, 0 not sent in <t>s\n',
       );
     });
   });

@@ -197,7 +197,7 @@ describe('describeOutcome: the printed record of an id', () => {
     ['a throttle that gave up', { attempts: 4, stopped: { kind: 'gave-up', reason: 'the server refused every request for 4s' } }],
   ])('how the attempts ended: %s', (_name, more) => {
     const outcome = describeOutcome(failed(busy, more));
-    expect(outcome).toMatchObject({ exit: Exit.server, status: 503, attempted: true });
+    expect(outcome).toMatchObject({ exit: Exit.server, status: 503, attempted: true, uncertain: true });
     expect(outcome).toHaveProperty('message');
     expect('message' in outcome ? outcome.message : undefined).toMatchSnapshot();
   });
@@ -219,29 +219,68 @@ describe('explainOutcome: what "no such plant" looks like', () => {
   const none: MissingRule = { codes: [], ignore: false };
   const ignore: MissingRule = { codes: [], ignore: true };
   const gone: FailedAttempt = { kind: 'api-error', status: 404, code: 1, message: 'no plant 42' };
-  const LOST = 'it may already have been deleted by an earlier attempt whose answer was lost';
   const WRONG_BASE = "the answer is not the API's Error object, so the base URL may be wrong (check it with plantstore auth status)";
 
   it('a 404 Error object under --ignore-missing is absent', () => {
     expect(explainOutcome(failed(gone), ignore)).toEqual({ id: '42', deleted: false, absent: true, status: 404 });
   });
 
-  it('absent, with a note when an earlier attempt may have deleted it', () => {
-    expect(explainOutcome(failed(gone, { attempts: 2, earlierAnswerLost: true }), ignore)).toEqual({
+  it('after an attempt whose answer was lost, "no such plant" is absent (never deleted), with or without --ignore-missing', () => {
+    for (const rule of [ignore, none]) {
+      expect(explainOutcome(failed(gone, { attempts: 2, earlierAnswerLost: true }), rule)).toEqual({
+        id: '42',
+        deleted: false,
+        absent: true,
+        status: 404,
+        after: 'attempt',
+      });
+    }
+  });
+
+  it("after a request of the earlier run that the journal records as uncertain: absent, said as the earlier run's", () => {
+    const declared: FailedAttempt = { kind: 'api-error', status: 400, code: 1, message: 'plant 42 does not exist' };
+    expect(explainOutcome(failed(declared), { codes: [1], ignore: false }, true)).toEqual({
       id: '42',
       deleted: false,
       absent: true,
-      status: 404,
-      note: LOST,
+      status: 400,
+      after: 'run',
+    });
+    // A code nobody declared cannot settle it: a failure, saying how to declare it.
+    expect(explainOutcome(failed(declared), none, true)).toMatchObject({
+      deleted: false,
+      exit: Exit.apiRefused,
+      message: expect.stringContaining('run again with --missing-error 1'),
     });
   });
 
-  it('without --ignore-missing a 404 Error object fails, and says an earlier attempt may have done it', () => {
+  it('without --ignore-missing, and after no lost answer, a 404 Error object fails: the plant may never have existed', () => {
     expect(explainOutcome(failed(gone), none)).toMatchObject({ message: 'no plant 42', exit: Exit.notFound });
-    expect(explainOutcome(failed(gone, { attempts: 2, earlierAnswerLost: true }), none)).toMatchObject({
-      message: `no plant 42 (after 2 attempts); ${LOST}`,
-      exit: Exit.notFound,
-    });
+    expect(explainOutcome(failed(gone, { attempts: 2 }), none)).toMatchObject({ message: 'no plant 42 (after 2 attempts)' });
+  });
+
+  it.each<[string, FailedAttempt, boolean]>([
+    ['a timeout waiting for the answer', { kind: 'timeout', host: HOST, ms: 50, phase: 'answer' }, true],
+    ['a reset once the request was written', { kind: 'network', host: HOST, what: 'reset' }, true],
+    ['a 502 from a gateway', { kind: 'api-error', status: 502, code: null, message: 'Bad Gateway' }, true],
+    ['a 500 Error object', { kind: 'api-error', status: 500, code: 3, message: 'database gone' }, true],
+    ['a signal while waiting', { kind: 'interrupted', host: HOST }, true],
+    ['a connection refused (nothing left)', { kind: 'network', host: HOST, what: 'refused' }, false],
+    ['a connect timeout (nothing left)', { kind: 'timeout', host: HOST, ms: 50, phase: 'connect' }, false],
+    ['a 400 Error object', { kind: 'api-error', status: 400, code: 13, message: 'protected' }, false],
+    ['a 401', { kind: 'api-error', status: 401, code: null, message: 'Unauthorized' }, false],
+  ])('%s: uncertain %s, and said so in --json terms', (_name, last, uncertain) => {
+    const result = describeOutcome(failed(last));
+    expect('uncertain' in result && result.uncertain === true).toBe(uncertain);
+    if (uncertain) expect('message' in result ? result.message : '').toMatch(/may or may not have deleted it/);
+  });
+
+  it('a lost answer then a decided API refusal (a protected plant) is certain; a lost answer then a 401 or a 503 is not', () => {
+    const protectedPlant: FailedAttempt = { kind: 'api-error', status: 400, code: 13, message: 'protected' };
+    expect(describeOutcome(failed(protectedPlant, { attempts: 2, earlierAnswerLost: true }))).not.toHaveProperty('uncertain');
+    expect(describeOutcome(failed(busy, { attempts: 2, earlierAnswerLost: true }))).toHaveProperty('uncertain', true);
+    const unauthorized: FailedAttempt = { kind: 'api-error', status: 401, code: null, message: 'Unauthorized' };
+    expect(describeOutcome(failed(unauthorized, { attempts: 2, earlierAnswerLost: true }))).toHaveProperty('uncertain', true);
   });
 
   it('a 400 Error object counts only with a code the user declared', () => {
