@@ -63,7 +63,8 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
 }
 
 // The writer's shape, `{"id":<digits>,`: ids keep their exact digits, which JSON.parse would round past 2^53.
-const ID_PREFIX = /^\{"id":(0|-?[1-9][0-9]{0,18}),/;
+// A line edited by hand may have spaces around the id: a whole line someone wrote is read, never cut as torn.
+const ID_PREFIX = /^\{\s*"id"\s*:\s*(0|-?[1-9][0-9]{0,18})\s*,/;
 
 // The line resultJson writes for a deleted plant, exactly: nearly every line of a large journal.
 // Matched without JSON.parse, which is most of a resume's read time (1.2 s -> 0.7 s for a million lines, measured by test/bench/journal.ts).

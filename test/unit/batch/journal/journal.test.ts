@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
+import { resultJson } from '../../../../src/commands/delete/report.js';
 import { absent, deleted, failed, HEADER, HEADER_V1, journalFolder, notSent, RUN, STARTED, sent } from './fixtures.js';
 
 const at = journalFolder();
@@ -203,6 +204,66 @@ describe('a torn end (a run killed mid-write, a power cut)', () => {
     const again = await readJournalForPlan(at.file, RUN);
     expect(again.note).toBeUndefined();
     expect(again.isDone('3')).toBe(true);
+  });
+});
+
+describe('a failure recorded uncertain (its request may have been carried out) counts as in flight', () => {
+  const uncertain = (id: string): string =>
+    resultJson({ id, deleted: false, status: null, error: null, message: 'no complete answer', exit: 8, attempted: true, uncertain: true });
+  it('until a later line settles it, through later certain failures; 2.0 lines without the field by their exit code', () => {
+    const text = [
+      HEADER,
+      // 1: timed out (uncertain).
+      sent('1'),
+      uncertain('1'),
+      // 2: timed out, then a 503 by the next run: still uncertain.
+      sent('2'),
+      uncertain('2'),
+      sent('2'),
+      failed('2'),
+      // 3: uncertain, then deleted.
+      sent('3'),
+      uncertain('3'),
+      sent('3'),
+      deleted('3'),
+      // 4: a 2.0 line for a signal while waiting (no "uncertain" field, status null, exit 143).
+      sent('4'),
+      '{"id":4,"deleted":false,"status":null,"error":null,"message":"interrupted while waiting for the answer","exit":143}',
+      // 5: a 2.0 line for a certain failure: not in flight.
+      sent('5'),
+      '{"id":5,"deleted":false,"status":400,"error":13,"message":"protected","exit":1}',
+      // 6: "uncertain":false said outright.
+      sent('6'),
+      '{"id":6,"deleted":false,"status":null,"error":null,"message":"x","exit":8,"uncertain":false}',
+      '',
+    ].join('\n');
+    writeFileSync(at.file, text, { mode: 0o600 });
+    return readJournalForPlan(at.file, RUN).then((journal) => {
+      const ids = ['1', '2', '3', '4', '5', '6'];
+      expect(ids.map((id) => journal.wasInFlight(id))).toEqual([true, true, false, true, false, false]);
+      expect(ids.map((id) => journal.recorded(id))).toEqual(['failed', 'failed', 'deleted', 'failed', 'failed', 'failed']);
+    });
+  });
+});
+
+describe('whole lines after the last good one are never cut as torn: only a broken last line is', () => {
+  it('a valid line written by hand, spaces and all, is read', async () => {
+    writeFileSync(at.file, `${HEADER}\n${deleted('1')}\n{ "id": 2, "deleted": false, "absent": true, "status": 404 }\n`, { mode: 0o600 });
+    const journal = await open();
+    expect(journal.note).toBeUndefined();
+    expect(journal.recorded('2')).toBe('absent');
+    journal.close();
+  });
+
+  it.each([
+    ['a JSON line that is not a journal line', '{"id":"3","deleted":true}\n'],
+    ['a JSON line with no id', '{"deleted":true}\n'],
+  ])('%s: refused as damaged, naming the line, and the file left as it was', async (_, line) => {
+    const text = `${HEADER}\n${deleted('1')}\n${line}`;
+    writeFileSync(at.file, text, { mode: 0o600 });
+    await expect(open()).rejects.toThrow(/line 3 is a whole JSON line that is not a journal line/);
+    await expect(readJournalForPlan(at.file, RUN)).rejects.toThrow(/line 3/);
+    expect(readFileSync(at.file, 'utf8')).toBe(text);
   });
 });
 
