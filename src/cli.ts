@@ -66,7 +66,7 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
     // Help and version were printed as asked for (`--help`, `help [command]`, `--version`).
     if (error.exitCode === 0) return Exit.ok;
     // `plantstore` or `plantstore auth` alone: the help went to stderr; say what is missing.
-    if (error.code === 'commander.help') throw new UsageError('a command is missing: the help above lists them');
+    if (error.code === 'commander.help') throw new UsageError('a command is missing: pick one of those above');
     throw new UsageError(`${commanderMessage(error.message)}; see ${['plantstore', ...path].join(' ')} --help`);
   }
   return exit;
@@ -75,6 +75,21 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
 /** The fields a command adds to the JSON object of a failure that stopped it (see ui/fatal.ts). */
 export function fatalFieldsOf(command: string | undefined): Readonly<Record<string, boolean>> {
   return command === 'delete' ? DELETE_FATAL_FIELDS : {};
+}
+
+/** The commands, one line each, and where the rest is. */
+function shortUsage(program: Command): string {
+  const commands = program.commands.filter((command) => command.name() !== 'help');
+  const width = Math.max(...commands.map((command) => command.name().length)) + 2;
+  return [
+    'Usage: plantstore [options] <command>',
+    '',
+    'Commands:',
+    ...commands.map((command) => `  ${command.name().padEnd(width)}${command.summary() || command.description().split('\n')[0]}`),
+    '',
+    'Run plantstore help <command> for a command, or plantstore --help for everything: options, environment, exit codes.',
+    '',
+  ].join('\n');
 }
 
 // "error: unknown option '--jsn'\n(Did you mean --json?)" -> "unknown option '--jsn' (did you mean --json?)"
@@ -120,6 +135,11 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, sea
   completionCommand(program, ctx, finish, seams.completion);
   sandboxCommand(program, ctx, finish, seams.sandbox);
   helpCommand(program, finish);
+
+  // Bare `plantstore` is asked for help as an error: a short usage that fits a screen, as gh and
+  // cargo print, not the whole help; --help and `plantstore help` still give it all.
+  const fullHelp = program.helpInformation.bind(program);
+  program.helpInformation = (context) => (context?.error ? shortUsage(program) : fullHelp(context));
 
   return documented(program, {
     examples: [

@@ -38,3 +38,22 @@ it('--version and -V print the package version', async () => {
   // With anything else on the line, commander parses it as usual (--json: test/e2e/version.e2e.test.ts).
   expect((await runPlantstore(['--version', '--no-color'])).stdout).toBe(`${version}\n`);
 });
+
+it('the program help says each section once', async () => {
+  const { stdout } = await runPlantstore(['--help']);
+  for (const heading of ['Usage:', 'Options:', 'Commands:', 'Examples:', 'Environment:', 'Exit codes']) {
+    expect(stdout.split('\n').filter((line) => line.startsWith(heading)), heading).toHaveLength(1);
+  }
+});
+
+it('bare plantstore prints a short usage on stderr (the commands, and where the rest is) in at most 30 lines: exit 2', async () => {
+  const bare = await runPlantstore([]);
+  expect(bare.code).toBe(2);
+  expect(bare.stdout).toBe('');
+  const lines = bare.stderr.trimEnd().split('\n');
+  expect(lines.length).toBeLessThanOrEqual(30);
+  for (const command of ['delete', 'auth', 'config', 'completion', 'sandbox']) expect(bare.stderr).toMatch(new RegExp(`^  ${command} `, 'm'));
+  expect(bare.stderr).toContain('plantstore --help');
+  expect(bare.stderr).not.toContain('Environment:');
+  expect(lines.at(-1)).toBe('plantstore: a command is missing: pick one of those above');
+});

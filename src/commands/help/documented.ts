@@ -70,8 +70,12 @@ export function documented(command: Command, extras: HelpExtras): Command {
   // As gh writes them: a comment goes on its own line, above its command.
   const examples = extras.examples.flatMap(([line, comment]) => [...(comment ? [`  # ${comment}`] : []), `  $ ${line}`]);
   // Written when the help is: by then every option, and every command of a group, is there.
-  command.addHelpText('after', () => {
-    const sections = [...(extras.more ?? []), ...concernSections(command)];
+  command.addHelpText('after', ({ error }) => {
+    // The program's own help says Environment and Exit codes for every command in `more`; and
+    // bare `plantstore` (help as an error) gets a short usage instead (cli.ts), nothing after it.
+    const root = command.parent === null;
+    if (root && error) return '';
+    const sections = [...(extras.more ?? []), ...(root ? [] : concernSections(command))];
     return ['', 'Examples:', ...examples, ...sections.flatMap((section) => ['', section]), '', LEARN_MORE].join('\n');
   });
   return command;
