@@ -208,3 +208,21 @@ describe('start-up', () => {
     expect(loaded.filter((name) => ['http2', 'tls', '_tls_wrap', 'zlib'].includes(name))).toEqual([]);
   });
 });
+
+describe('nothing to delete is not an error', () => {
+  // A nightly job whose export came out empty: no config, no token and no server are needed.
+  it.each([
+    ['empty standard input', ''],
+    ['only comments and blank lines', '# nothing today\n\n  \n'],
+  ])('%s: exit 0, one line on stderr, nothing on stdout, with or without --json', async (_name, input) => {
+    const config = tempConfigDir();
+    try {
+      for (const json of [[], ['--json']]) {
+        const result = await runPlantstore([...json, 'delete', '--stdin'], { env: { PLANTSTORE_CONFIG_DIR: config.dir }, input });
+        expect(result).toMatchObject({ code: 0, stdout: '', stderr: 'no plant ids: nothing to delete\n' });
+      }
+    } finally {
+      config.cleanup();
+    }
+  });
+});

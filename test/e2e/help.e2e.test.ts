@@ -42,7 +42,10 @@ it('--version and -V print the package version', async () => {
 it('the program help says each section once', async () => {
   const { stdout } = await runPlantstore(['--help']);
   for (const heading of ['Usage:', 'Options:', 'Commands:', 'Examples:', 'Environment:', 'Exit codes']) {
-    expect(stdout.split('\n').filter((line) => line.startsWith(heading)), heading).toHaveLength(1);
+    expect(
+      stdout.split('\n').filter((line) => line.startsWith(heading)),
+      heading,
+    ).toHaveLength(1);
   }
 });
 
@@ -52,7 +55,8 @@ it('bare plantstore prints a short usage on stderr (the commands, and where the 
   expect(bare.stdout).toBe('');
   const lines = bare.stderr.trimEnd().split('\n');
   expect(lines.length).toBeLessThanOrEqual(30);
-  for (const command of ['delete', 'auth', 'config', 'completion', 'sandbox']) expect(bare.stderr).toMatch(new RegExp(`^  ${command} `, 'm'));
+  for (const command of ['delete', 'auth', 'config', 'completion', 'sandbox'])
+    expect(bare.stderr).toMatch(new RegExp(`^  ${command} `, 'm'));
   expect(bare.stderr).toContain('plantstore --help');
   expect(bare.stderr).not.toContain('Environment:');
   expect(lines.at(-1)).toBe('plantstore: a command is missing: pick one of those above');

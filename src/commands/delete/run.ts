@@ -37,6 +37,12 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id deletes nothing.
   const ids = await readIds(opts, ctx);
+  // A nightly job whose list came out empty has nothing to do, which is not a failure: one line on
+  // stderr, nothing on stdout (no JSON objects: there is no id to report), no token or server needed.
+  if (ids.size === 0) {
+    ctx.io.err('no plant ids: nothing to delete');
+    return Exit.ok;
+  }
   const { target, network } = await resolveService(opts, ctx);
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.

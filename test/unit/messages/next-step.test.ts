@@ -512,14 +512,6 @@ describe('the remaining refusals name the next step', () => {
       /^missing-error is not set for profile 'staging'; set it with plantstore --profile staging config set missing-error <value>$/,
     ],
     [
-      'no ids on standard input',
-      () => ['--base-url', BASE, 'delete', '--stdin'],
-      { PLANTSTORE_TOKEN: TOKEN },
-      ['  # nothing but a comment\n'],
-      Exit.usage,
-      /^no plant ids on standard input: pipe ids separated by spaces or lines, as in plantstore delete --stdin < ids\.txt$/,
-    ],
-    [
       'a CA bundle that holds no certificate',
       () => {
         writeFileSync(path.join(dir(), 'ca.pem'), 'not a certificate\n');
