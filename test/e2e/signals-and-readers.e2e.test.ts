@@ -83,7 +83,7 @@ describe('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > l
     expect(deleted).toBeLessThanOrEqual(answered);
     expect(deleted + cutOff).toBeGreaterThanOrEqual(answered);
     expect(lines.at(-1)).toBe(
-      `interrupted: ${deleted} of 200000 deleted before the interrupt; the rest were not, or may not have been: run it again with --ignore-missing to finish (the plants deleted already answer 404)`,
+      `interrupted: ${deleted} of 200000 deleted before the interrupt; the rest were not, or may not have been: run it again with --ignore-missing --missing-error CODE to finish, CODE being the API's error code for "no such plant" (a 404 Error object counts without it); next time, give it a --journal FILE (plantstore delete --journal FILE …) to resume with the same command`,
     );
   });
 });

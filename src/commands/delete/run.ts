@@ -15,7 +15,7 @@ import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
 import type { DeleteOptions } from './flags.js';
 import type { RunJournal } from './journal.js';
-import { describeAttempt, explainOutcome, signalExit, whyNotSent } from './outcomes.js';
+import { describeAttempt, explainOutcome, type MissingRule, signalExit, whyNotSent } from './outcomes.js';
 import { createReporter } from './report.js';
 import { deletePlant } from './request.js';
 import { type DeleteResult, isFailure, notSent, Tally } from './result.js';
@@ -178,10 +178,7 @@ async function deleteAll(
   }
   if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
-    // A plant deleted already answers 404: --ignore-missing counts it done, where the journal skips it.
-    const again = journal
-      ? 'run the same command again to resume'
-      : 'run it again with --ignore-missing to finish (the plants deleted already answer 404)';
+    const again = journal ? 'run the same command again to resume' : finishWithoutJournal(missing, target.profile);
     ctx.io.err(
       `interrupted: ${tally.deleted} of ${ids.size} deleted before the interrupt; the rest were not, or may not have been: ${again}`,
     );
@@ -189,6 +186,21 @@ async function deleteAll(
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;
+}
+
+/**
+ * How to finish a batch run without a journal: again, with the plants already deleted counted
+ * done. Said in this target's own words for "no such plant" (the code declared for it, which a
+ * 404 Error object joins), or how to declare it, never a status the target may not use; and
+ * --journal for next time, which needs none of this.
+ */
+export function finishWithoutJournal(missing: MissingRule, profile: string): string {
+  const profileFlag = profile === 'default' ? '' : `--profile ${profile} `;
+  const run =
+    missing.codes.length > 0
+      ? `run it again with --ignore-missing to finish (the plants deleted already answer error ${missing.codes.join(' or ')}, this target's "no such plant")`
+      : `run it again with --ignore-missing --missing-error CODE to finish, CODE being the API's error code for "no such plant" (a 404 Error object counts without it)`;
+  return `${run}; next time, give it a --journal FILE (plantstore ${profileFlag}delete --journal FILE …) to resume with the same command`;
 }
 
 /** Where the run is, for the progress line: the limit only when it adapts. */
