@@ -25,3 +25,13 @@ describe('--version', () => {
     expect(result.stdout).toBe(`${VERSION}\n`);
   });
 });
+
+describe('package-lock.json', () => {
+  it('carries the package version, so npm install in a fresh clone leaves no diff', async () => {
+    const { readFileSync } = await import('node:fs');
+    const read = (file: string) => JSON.parse(readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8'));
+    const lock = read('package-lock.json');
+    const pkg = read('package.json');
+    expect({ lock: lock.version, root: lock.packages[''].version }).toEqual({ lock: pkg.version, root: pkg.version });
+  });
+});
