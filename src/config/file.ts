@@ -98,8 +98,10 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   let pathChecked: { problem: Distrust | undefined } | undefined;
   // Like ssh's StrictModes: the folders up to the home folder (up to / for a folder chosen
   // with PLANTSTORE_CONFIG_DIR, or one outside home), checked once per run, when first used.
-  const pathDistrust = (): Distrust | undefined =>
-    (pathChecked ??= { problem: pathDistrustOf(file, env['PLANTSTORE_CONFIG_DIR'] ? undefined : os.homedir()) }).problem;
+  const pathDistrust = (): Distrust | undefined => {
+    pathChecked ??= { problem: pathDistrustOf(file, env['PLANTSTORE_CONFIG_DIR'] ? undefined : os.homedir()) };
+    return pathChecked.problem;
+  };
   let folderChecked = false;
   // Once per run, when the folder is first used (a file read from it, or a write).
   const checkFolder = (): void => {
@@ -207,7 +209,10 @@ function fileDistrust(file: string, mode: number): Distrust {
 function pathDistrustOf(file: string, home: string | undefined): Distrust | undefined {
   const problem = pathProblem(path.dirname(file), home);
   if (problem === undefined) return undefined;
-  return { what: `config file ${file} is reached through ${problem.what}, which ${problem.why}`, fix: `check the file, then ${problem.fix}` };
+  return {
+    what: `config file ${file} is reached through ${problem.what}, which ${problem.why}`,
+    fix: `check the file, then ${problem.fix}`,
+  };
 }
 
 function rewriteRefused(file: string, mode: number): ConfigError {

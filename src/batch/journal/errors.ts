@@ -11,9 +11,11 @@ export type JournalRefusal =
   | 'corrupt'
   /** Written for another base URL or profile. */
   | 'other-run'
+  /** Written with other credentials (another token, another token command), and not --journal-same-account. */
+  | 'other-credentials'
   /** Locked by another running plantstore. */
   | 'in-use'
-  /** A symlink, FIFO, directory, device, or a file another user owns. */
+  /** A symlink, FIFO, directory, device, a file another user owns, or one others could have written (file-trust.ts). */
   | 'unsafe-file'
   /** The file or its folder cannot be opened (permissions, a missing folder). */
   | 'unopenable';

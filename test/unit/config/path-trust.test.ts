@@ -91,7 +91,9 @@ describe.runIf(asRoot)('the path to the config folder', () => {
     victimConfig(folder);
     chmodSync(above, mode);
     const problem = pathProblem(folder, undefined);
-    expect(problem).toEqual(bad ? { what: `folder ${above}`, why: `is writable by others (mode ${octal})`, fix: `run chmod go-w ${above}` } : undefined);
+    expect(problem).toEqual(
+      bad ? { what: `folder ${above}`, why: `is writable by others (mode ${octal})`, fix: `run chmod go-w ${above}` } : undefined,
+    );
   });
 
   it("a folder above it that is another user's is refused; root's is not", () => {
@@ -131,7 +133,9 @@ describe.runIf(asRoot)('the path to the config folder', () => {
     chownSync(folder, OTHER, OTHER);
     const env = { PLANTSTORE_CONFIG_DIR: folder };
     const config = openConfig(env, () => {});
-    expect(config.distrust()?.what).toBe(`config file ${folder}/config.json is reached through folder ${folder}, which belongs to another user (uid ${OTHER})`);
+    expect(config.distrust()?.what).toBe(
+      `config file ${folder}/config.json is reached through folder ${folder}, which belongs to another user (uid ${OTHER})`,
+    );
     const error = await rejection(config.updateProfile('default', () => ({ token: 'x-Token-123456789' })));
     expect((error as ConfigError).exit).toBe(3);
   });
