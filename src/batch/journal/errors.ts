@@ -1,5 +1,5 @@
+import { maskedBaseUrl } from '../../config/base-url.js';
 import { CliError, Exit } from '../../errors.js';
-import { maskProxy } from '../../http/proxy.js';
 import { errnoWords } from '../../text/errno.js';
 import { shown } from '../../text/shown.js';
 
@@ -99,10 +99,6 @@ export const shownPath = (file: string): string => shown(file);
  * hold a user and password (masked as proxies are) or a query (cut, as base-url.ts does).
  */
 export function shownUrl(raw: string): string {
-  if (!URL.canParse(raw)) return '(not a URL)';
-  const url = new URL(raw);
-  const cut = url.search || url.hash || url.href.includes('?') || url.href.includes('#') ? '?…' : '';
-  url.search = '';
-  url.hash = '';
-  return shown(`${maskProxy(url.href)}${cut}`);
+  const masked = maskedBaseUrl(raw);
+  return masked === undefined ? '(not a URL)' : shown(masked);
 }
