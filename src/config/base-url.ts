@@ -63,3 +63,22 @@ export function assertSafeForToken(baseUrl: string, source: string): void {
     );
   }
 }
+
+/**
+ * A base URL fit to print, from a file anyone may have edited (a journal's header, a config
+ * file written by hand): a user and password masked as proxies' are (`***@`), a query or
+ * fragment cut to `?…` (where people paste tokens), no trailing slash. Undefined when it is not
+ * a URL. Not escaped: the caller makes it safe for where it goes.
+ */
+export function maskedBaseUrl(raw: string): string | undefined {
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
+  const cut = url.search || url.hash || url.href.includes('?') || url.href.includes('#') ? '?…' : '';
+  url.search = '';
+  url.hash = '';
+  if (url.username || url.password) {
+    url.username = '***';
+    url.password = '';
+  }
+  return `${url.href.replace(/\/$/, '')}${cut}`;
+}

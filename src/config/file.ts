@@ -6,6 +6,7 @@ import type { Env } from '../platform/env.js';
 import { errnoWords } from '../text/errno.js';
 import { withLock } from './lock.js';
 import { readOwnFile, writeFileAtomically } from './own-file.js';
+import { pathProblem } from './path-trust.js';
 
 /** One profile's stored settings. Keys are spelled as the user types them. */
 export interface Profile {
@@ -29,6 +30,16 @@ interface ConfigData {
 interface ReadConfig {
   data: ConfigData;
   writableByOthers: number | undefined;
+}
+
+/**
+ * Why nothing in the config file may be used: others can write it, or change the path to it
+ * (a folder on it others can write, another user's, or a link another user owns). `what` is a
+ * sentence's subject and verb ("config file … is writable by others (mode 666)"); `fix` is what to do.
+ */
+export interface Distrust {
+  what: string;
+  fix: string;
 }
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -76,33 +87,47 @@ export interface ConfigFile {
   updateProfile(name: string, change: (current: Profile) => Profile | undefined): Promise<void>;
   /** Whether others can write the config folder, so what the file says may be theirs: its mode, or undefined when only we can. */
   folderWritableByOthers(): number | undefined;
-  /** Whether others can write the config file itself (trust.ts): its mode as read, or undefined when only we can or there is none. */
-  fileWritableByOthers(): number | undefined;
+  /** Why nothing the file says may be used (trust.ts), or undefined when only we (and root) could have written it. */
+  distrust(): Distrust | undefined;
 }
 
 export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   const file = configPath(env);
+  const folder = path.dirname(file);
   let cached: ReadConfig | undefined;
+  let pathChecked: { problem: Distrust | undefined } | undefined;
+  // Like ssh's StrictModes: the folders up to the home folder (up to / for a folder chosen
+  // with PLANTSTORE_CONFIG_DIR, or one outside home), checked once per run, when first used.
+  const pathDistrust = (): Distrust | undefined => {
+    pathChecked ??= { problem: pathDistrustOf(file, env['PLANTSTORE_CONFIG_DIR'] ? undefined : os.homedir()) };
+    return pathChecked.problem;
+  };
   let folderChecked = false;
   // Once per run, when the folder is first used (a file read from it, or a write).
   const checkFolder = (): void => {
     if (folderChecked) return;
     folderChecked = true;
-    warnIfFolderExposed(path.dirname(file), warn);
+    if (pathDistrust() === undefined) warnIfFolderShared(folder, warn);
   };
-  const read = (): ReadConfig => (cached ??= readConfigData(file, warn, checkFolder));
+  const read = (): ReadConfig => (cached ??= readConfigData(file, warn, checkFolder, pathDistrust));
   return {
     path: file,
     profile: (name) => ({ ...read().data.profiles?.[name] }),
     profileNames: () => Object.keys(read().data.profiles ?? {}),
-    folderWritableByOthers: () => writableByOthers(path.dirname(file)),
-    fileWritableByOthers: () => read().writableByOthers,
+    folderWritableByOthers: () => writableByOthers(folder),
+    distrust: () => {
+      const data = read();
+      return pathDistrust() ?? (data.writableByOthers === undefined ? undefined : fileDistrust(file, data.writableByOthers));
+    },
     async updateProfile(name, change) {
-      if (!ensureFolder(path.dirname(file))) checkFolder();
+      // The token would go where others can replace or read it, and the next read would not use it.
+      const problem = pathDistrust();
+      if (problem !== undefined) throw new ConfigError(`refusing to write config file ${file}: ${problem.what}; ${problem.fix}`);
+      if (!ensureFolder(folder)) checkFolder();
       // Read, change and write under a lock, so two logins to different profiles both land.
       cached = withLock(file, () => {
         // Re-read right before writing: a corrupt, planted or foreign file must stop us before we replace it.
-        const { data, writableByOthers: mode } = readConfigData(file, nothing, nothing);
+        const { data, writableByOthers: mode } = readConfigData(file, nothing, nothing, () => undefined);
         // Our 0600 rewrite would keep whatever others wrote into it, and make it look like ours.
         if (mode !== undefined) throw rewriteRefused(file, mode);
         const profiles = { ...data.profiles };
@@ -118,13 +143,20 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
 
 const nothing = (): void => {};
 
-function readConfigData(file: string, warn: (line: string) => void, checkFolder: () => void): ReadConfig {
+function readConfigData(
+  file: string,
+  warn: (line: string) => void,
+  checkFolder: () => void,
+  pathDistrust: () => Distrust | undefined,
+): ReadConfig {
   // Bounded, never blocking, never through a symlink, only our own regular file (own-file.ts).
   const read = readOwnFile(file);
   if (read === undefined) return { data: {}, writableByOthers: undefined };
   const { text, mode } = read;
   checkFolder();
-  warnIfExposed(file, mode, warn);
+  const distrust = pathDistrust() ?? (process.platform !== 'win32' && mode & 0o022 ? fileDistrust(file, mode & 0o777) : undefined);
+  if (distrust !== undefined) warn(distrustWarning(distrust));
+  else warnIfReadable(file, mode, warn);
   let data: unknown;
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -155,18 +187,32 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Like ssh: a token others can read is a token others can use. Writable is worse, and said
-// first: what the file says may then be theirs (issue 27), so trust.ts refuses its riskiest keys.
-function warnIfExposed(file: string, fullMode: number, warn: (line: string) => void): void {
+// Like ssh: a token others can read is a token others can use.
+function warnIfReadable(file: string, fullMode: number, warn: (line: string) => void): void {
   if (process.platform === 'win32') return;
   const mode = fullMode & 0o777;
-  if (mode & 0o022) {
-    warn(
-      `warning: config file ${file} is writable by others (mode ${mode.toString(8)}): its base-url and token-command are not used, and it is not rewritten, until you check it and run chmod 600 on it`,
-    );
-  } else if (mode & 0o077) {
-    warn(`warning: config file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
-  }
+  if (mode & 0o077) warn(`warning: config file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
+}
+
+/**
+ * What others could have written is not yours (issue 34): nothing in the file is used, and
+ * trust.ts stops a run that needs any of it. A run that needs none of it is told once, and goes on.
+ */
+function distrustWarning({ what, fix }: Distrust): string {
+  return `warning: ${what}: nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, ${fix}`;
+}
+
+function fileDistrust(file: string, mode: number): Distrust {
+  return { what: `config file ${file} is writable by others (mode ${mode.toString(8)})`, fix: `check it, then run chmod 600 ${file}` };
+}
+
+function pathDistrustOf(file: string, home: string | undefined): Distrust | undefined {
+  const problem = pathProblem(path.dirname(file), home);
+  if (problem === undefined) return undefined;
+  return {
+    what: `config file ${file} is reached through ${problem.what}, which ${problem.why}`,
+    fix: `check the file, then ${problem.fix}`,
+  };
 }
 
 function rewriteRefused(file: string, mode: number): ConfigError {
@@ -175,13 +221,14 @@ function rewriteRefused(file: string, mode: number): ConfigError {
   );
 }
 
-// A folder others can write is one where they can put a config file of their own (a base URL
-// of theirs, so the token goes to them), or replace ours unless the sticky bit stops them.
-function warnIfFolderExposed(dir: string, warn: (line: string) => void): void {
+// A sticky folder others can write (/tmp, a shared 1777 folder) keeps ours ours, but lets them
+// plant a config file or its lock while there is none. Without the sticky bit, pathProblem refuses it.
+function warnIfFolderShared(dir: string, warn: (line: string) => void): void {
   const mode = writableByOthers(dir);
   if (mode === undefined) return;
-  const risk = mode & 0o1000 ? 'others could plant a config file or its lock there' : 'others could replace the config file';
-  warn(`warning: config folder ${dir} is writable by others (mode ${mode.toString(8)}): ${risk}; use a folder only you can write`);
+  warn(
+    `warning: config folder ${dir} is writable by others (mode ${mode.toString(8)}): others could plant a config file or its lock there; use a folder only you can write`,
+  );
 }
 
 /** The folder's mode when others can write it; undefined when only we can, or it is not there (yet). */

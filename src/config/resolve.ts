@@ -77,6 +77,7 @@ export async function resolveToken(
     return { command, source };
   }
   if (stored) {
+    checkTrusted(config(), profile, 'token');
     const source = `profile '${profile}' in ${config().path}`;
     return { value: checkConfiguredToken(stored, source), source };
   }

@@ -2,33 +2,37 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { ConfigFile, ProfileKey } from './file.js';
 
+/** What a profile supplies to a run: its stored token, and its keys. */
+export type StoredSetting = ProfileKey | 'token';
+
+/** What someone else could do with each setting, had they written it. */
+const WHAT_THEY_COULD_DO: Readonly<Record<StoredSetting, string>> = {
+  token: 'put their own token there, so your deletions would be made as them',
+  'token-command': 'put it there',
+  'base-url': 'pointed your token at their server',
+  'missing-error': 'made failures read as plants already absent',
+};
+
 /**
- * The two profile keys that decide what runs as you (token-command) and where your token
- * goes (base-url). From a config file that others could have written, either one could be
- * theirs, so neither is used (issue 27): exit 3, saying how to make the file yours again.
- * The other keys (missing-error) are read as usual; the file's warning says what is wrong.
+ * Nothing a config file says is used when others could have written it (issue 27, whole since
+ * issue 34): the file itself is writable by others, or the path to it is (config/path-trust.ts).
+ * A run that needs one of its settings stops here, exit 3, saying how to make it yours again;
+ * the file's warning (file.ts) has already told a run that needs none of them.
  */
-export function checkTrusted(config: ConfigFile, profile: string, key: ProfileKey): void {
+export function checkTrusted(config: ConfigFile, profile: string, key: StoredSetting): void {
   if (key === 'token-command') {
     const folder = config.folderWritableByOthers();
-    // Where others can write the folder, they could have put the whole file there.
+    // Where others can write the folder, even a sticky one, they could have put the whole file there.
     if (folder !== undefined) {
       throw new ConfigError(
         `refusing to run the token-command of profile '${profile}': its config folder ${path.dirname(config.path)} is writable by others (mode ${folder.toString(8)}); use a folder only you can write`,
       );
     }
   }
-  if (key === 'missing-error') return;
-  const mode = config.fileWritableByOthers();
-  if (mode === undefined) return;
-  const file = config.path;
-  const octal = mode.toString(8);
-  if (key === 'token-command') {
-    throw new ConfigError(
-      `refusing to run the token-command of profile '${profile}': config file ${file} is writable by others (mode ${octal}), so someone else could have put it there; check it, then run chmod 600 ${file}`,
-    );
-  }
+  const distrust = config.distrust();
+  if (distrust === undefined) return;
+  const what = key === 'token-command' ? 'run the token-command' : key === 'token' ? 'use the stored token' : `use the ${key}`;
   throw new ConfigError(
-    `refusing to use the base-url of profile '${profile}': config file ${file} is writable by others (mode ${octal}), so someone else could have pointed your token at their server; check it, then run chmod 600 ${file}`,
+    `refusing to ${what} of profile '${profile}': ${distrust.what}, so someone else could have ${WHAT_THEY_COULD_DO[key]}; ${distrust.fix}`,
   );
 }

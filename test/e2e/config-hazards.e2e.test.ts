@@ -1,10 +1,10 @@
 // The config file against what real processes meet: a FIFO at its path (it hung every
 // command, signals included), kill -9 at seeded random moments among concurrent logins, and a
 // full disk (a small tmpfs, mounted where the tests run as root; skipped elsewhere), and a file
-// that others can write, whose token-command and base-url are refused (issue 27).
+// that others can write, or a path to it that others can change, from which nothing is used (issues 27 and 34).
 // Symlinks, foreign owners and sizes are test/unit/config/planted-files.test.ts's.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -163,7 +163,7 @@ describe.skipIf(process.platform === 'win32')('a config file others can write', 
     const result = await runGuarded(['delete', '1'], { PLANTSTORE_BASE_URL: server.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
-      `warning: config file ${file} is writable by others (mode ${octal}): its base-url and token-command are not used, and it is not rewritten, until you check it and run chmod 600 on it\n` +
+      `warning: config file ${file} is writable by others (mode ${octal}): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n` +
         `plantstore: refusing to run the token-command of profile 'default': config file ${file} is writable by others (mode ${octal}), so someone else could have put it there; check it, then run chmod 600 ${file}\n`,
     );
     expect(existsSync(marker)).toBe(false);
@@ -183,4 +183,71 @@ describe.skipIf(process.platform === 'win32')('a config file others can write', 
     expect(await runGuarded(['delete', '1'])).toMatchObject({ code: 0, stdout: 'Deleted plant 1\n', stderr: '' });
     expect(server.requests).toHaveLength(1);
   });
+
+  // Issue 34: a planted missing-error turned the server's failures into "already absent".
+  it('mode 666: its missing-error is not used either: exit 3, nothing sent', async () => {
+    planted({ 'missing-error': '7' }, 0o666);
+    const result = await runGuarded(['--profile', 'default', 'delete', '--ignore-missing', '1'], {
+      PLANTSTORE_TOKEN: 'env-Token-12345678',
+      PLANTSTORE_BASE_URL: server.url,
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `plantstore: refusing to use the missing-error of profile 'default': config file ${file} is writable by others (mode 666), so someone else could have made failures read as plants already absent; check it, then run chmod 600 ${file}`,
+    );
+    expect(server.requests).toEqual([]);
+  });
+
+  it('mode 666, and the run needs nothing from it (token and base URL from the environment): one line, and it goes on', async () => {
+    planted({ token: 'stored-Token-12345678' }, 0o666);
+    const result = await runGuarded(['--profile', 'default', 'delete', '1'], {
+      PLANTSTORE_TOKEN: 'env-Token-12345678',
+      PLANTSTORE_BASE_URL: server.url,
+    });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: 'Deleted plant 1\n',
+      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n`,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
 });
+
+// Issue 34: the folder check followed a symlink and never asked who owned it.
+describe.runIf(process.platform !== 'win32' && process.getuid?.() === 0)(
+  'a config folder reached through a link another user planted',
+  () => {
+    it("the issue's case: in a shared sticky folder, to a folder of yours: the token-command is never run, exit 3", async () => {
+      const shared = path.join(config.dir, 'shared');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      const yours = path.join(config.dir, 'yours');
+      mkdirSync(yours, { mode: 0o700 });
+      const marker = path.join(config.dir, 'ran');
+      const script = path.join(yours, 'token.mjs');
+      writeFileSync(
+        script,
+        `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(marker)}, 'ran'); console.log('planted-Token-12345678');\n`,
+      );
+      writeFileSync(
+        path.join(yours, 'config.json'),
+        JSON.stringify({ profiles: { default: { 'token-command': `${process.execPath} ${script}` } } }),
+        {
+          mode: 0o600,
+        },
+      );
+      const link = path.join(shared, 'plantstore');
+      symlinkSync(yours, link);
+      lchownSync(link, 65534, 65534);
+      const result = await endsWithin(
+        startPlantstore(['delete', '1'], { env: { PLANTSTORE_CONFIG_DIR: link, PLANTSTORE_BASE_URL: 'http://127.0.0.1:9' } }),
+        15_000,
+      );
+      expect(result.code).toBe(3);
+      expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+        `plantstore: refusing to run the token-command of profile 'default': config file ${link}/config.json is reached through symbolic link ${link}, which belongs to another user (uid 65534), who can point it anywhere, so someone else could have put it there; check the file, then remove it, or set PLANTSTORE_CONFIG_DIR to a folder of your own`,
+      );
+      expect(existsSync(marker)).toBe(false);
+    });
+  },
+);

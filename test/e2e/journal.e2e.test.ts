@@ -263,6 +263,51 @@ describe('the token-leak sweep reads the journals', () => {
   });
 });
 
+// Issue 34: a journal says which plants not to send, so it must be one no one else wrote.
+describe('a journal no one else wrote', () => {
+  it("the issue's case: a 0666 journal with planted deleted lines is refused (exit 2, one line, the chmod), nothing sent, dry run alike", async () => {
+    server = await serve({ plants: 50, token: TOKEN });
+    expect((await runPlantstore(['delete', '--journal', journal, '1'], { env: env(server.url) })).code).toBe(0);
+    const planted = `${readFileSync(journal, 'utf8')}{"id":42,"deleted":true,"status":204}\n{"id":43,"deleted":true,"status":204}\n`;
+    writeFileSync(journal, planted);
+    chmodSync(journal, 0o666);
+    const sentBefore = server.total();
+    for (const args of [['delete'], ['delete', '--dry-run']]) {
+      const refused = await runPlantstore([...args, '--journal', journal, '42', '43', '44'], { env: env(server.url) });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        `plantstore: cannot use ${journal} as a journal: it is writable by others (mode 666), so anyone could have added lines to it, and a plant it records as deleted is never sent; check that every line is yours, then run chmod 600 ${journal}`,
+      ]);
+    }
+    expect(server.total()).toBe(sentBefore);
+    expect(readFileSync(journal, 'utf8')).toBe(planted);
+  });
+
+  it('resumed with another token: refused (exit 2), nothing sent; --journal-same-account resumes it', async () => {
+    server = await serve({ plants: 10, token: TOKEN });
+    expect((await runPlantstore(['delete', '--journal', journal, '1', '2'], { env: env(server.url) })).code).toBe(0);
+    expect(readFileSync(journal, 'utf8')).not.toContain(TOKEN);
+    const before = readFileSync(journal);
+    const renewed = { ...env(server.url), PLANTSTORE_TOKEN: 'renewed-Token-5b8d2c4e' };
+    for (const args of [['delete'], ['delete', '--dry-run']]) {
+      const refused = await runPlantstore([...args, '--journal', journal, '1', '2', '3'], { env: renewed });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        `plantstore: journal ${journal} was written with other credentials (a token; this run uses another token): resuming would skip the plants it records as deleted, which another account may still have; if both are the same account (a renewed token), add --journal-same-account, else give --journal another file`,
+      ]);
+    }
+    expect(server.total()).toBe(2);
+    expect(readFileSync(journal).equals(before)).toBe(true);
+    const same = await runPlantstore(['delete', '--journal', journal, '--journal-same-account', '1', '2', '3'], { env: renewed });
+    expect(same.stderr).toContain('resumed as one account, as --journal-same-account says');
+    // 1 and 2 are skipped, as the journal says (the server takes only TOKEN: 3 is refused, exit 4).
+    expect(same.stdout).toContain('Plant 1 already deleted (journal)\nPlant 2 already deleted (journal)\n');
+    expect([server.received('1'), server.received('2')]).toEqual([1, 1]);
+    expect(same.code).toBe(4);
+  });
+});
+
 describe('the seams of a resumed run', () => {
   it('a finished job stays finished: every id done, nothing sent, and a token command that now fails is not run', async () => {
     server = await serve({ plants: 10, token: TOKEN });
@@ -276,13 +321,14 @@ describe('the seams of a resumed run', () => {
       PLANTSTORE_TOKEN_COMMAND: `${process.execPath} ${script}`,
     };
     const sentBefore = server.total();
-    const again = await runPlantstore(['delete', '--journal', journal, '1', '2', '3'], { env: failing });
+    // Written with a token, resumed with a token command: the same account, as the run says.
+    const again = await runPlantstore(['delete', '--journal', journal, '--journal-same-account', '1', '2', '3'], { env: failing });
     expect(again.code).toBe(0);
     expect(again.stdout).toBe('Plant 1 already deleted (journal)\nPlant 2 already deleted (journal)\nPlant 3 already deleted (journal)\n');
     expect(server.total()).toBe(sentBefore);
     expect(() => statSync(ran)).toThrow();
     // One id left to send: the command runs, fails, and the run says so (exit 4).
-    const more = await runPlantstore(['delete', '--journal', journal, '1', '4'], { env: failing });
+    const more = await runPlantstore(['delete', '--journal', journal, '--journal-same-account', '1', '4'], { env: failing });
     expect(more.code).toBe(4);
     expect(statSync(ran).isFile()).toBe(true);
   });

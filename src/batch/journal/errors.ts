@@ -1,5 +1,5 @@
+import { maskedBaseUrl } from '../../config/base-url.js';
 import { CliError, Exit } from '../../errors.js';
-import { maskProxy } from '../../http/proxy.js';
 import { errnoWords } from '../../text/errno.js';
 import { shown } from '../../text/shown.js';
 
@@ -11,9 +11,11 @@ export type JournalRefusal =
   | 'corrupt'
   /** Written for another base URL or profile. */
   | 'other-run'
+  /** Written with other credentials (another token, another token command), and not --journal-same-account. */
+  | 'other-credentials'
   /** Locked by another running plantstore. */
   | 'in-use'
-  /** A symlink, FIFO, directory, device, or a file another user owns. */
+  /** A symlink, FIFO, directory, device, a file another user owns, or one others could have written (file-trust.ts). */
   | 'unsafe-file'
   /** The file or its folder cannot be opened (permissions, a missing folder). */
   | 'unopenable';
@@ -97,10 +99,6 @@ export const shownPath = (file: string): string => shown(file);
  * hold a user and password (masked as proxies are) or a query (cut, as base-url.ts does).
  */
 export function shownUrl(raw: string): string {
-  if (!URL.canParse(raw)) return '(not a URL)';
-  const url = new URL(raw);
-  const cut = url.search || url.hash || url.href.includes('?') || url.href.includes('#') ? '?…' : '';
-  url.search = '';
-  url.hash = '';
-  return shown(`${maskProxy(url.href)}${cut}`);
+  const masked = maskedBaseUrl(raw);
+  return masked === undefined ? '(not a URL)' : shown(masked);
 }

@@ -10,6 +10,8 @@
  * Format 1 had result lines only; it is read as it was (format 2 only added the sent line).
  */
 
+import { type CredentialPrint, parsePrint } from './credentials.js';
+
 /** What the header says the file is; a file saying anything else is not read. */
 export const JOURNAL_FORMAT = 'delete-journal';
 export const JOURNAL_VERSION = 2;
@@ -26,6 +28,11 @@ export interface JournalRun {
 export interface JournalHeader extends JournalRun {
   /** When the journal was started, RFC 3339. */
   started: string;
+  /**
+   * A print of the credentials it was written with (credentials.ts), never the token; undefined
+   * in a journal written by plantstore 2.0, which did not record them (read as it was).
+   */
+  credentials?: CredentialPrint;
 }
 
 /** What a journal's last line for an id says of it; `sent`: its request may have left, and no result followed (in flight at a kill). */
@@ -34,13 +41,19 @@ export type RecordedKind = keyof typeof Recorded;
 export type RecordedCode = (typeof Recorded)[RecordedKind];
 export const RECORDED_KINDS: readonly RecordedKind[] = ['deleted', 'absent', 'failed', 'notSent', 'sent'];
 
-export function headerLine(run: JournalRun, started: Date): string {
+/**
+ * The first line. The credentials' print is an optional field of format 2, not a format 3:
+ * plantstore 2.0 still reads a journal started by this one (and ignores the print), as this
+ * one reads 2.0's (without it).
+ */
+export function headerLine(run: JournalRun, started: Date, credentials?: CredentialPrint): string {
   return JSON.stringify({
     plantstore: JOURNAL_FORMAT,
     version: JOURNAL_VERSION,
     baseUrl: run.baseUrl,
     profile: run.profile,
     started: started.toISOString(),
+    ...(credentials === undefined ? {} : { credentials }),
   });
 }
 
@@ -59,7 +72,10 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   if (typeof baseUrl !== 'string' || typeof profile !== 'string' || typeof started !== 'string') {
     return { notHeader: 'its header lacks the base URL, the profile or the start time' };
   }
-  return { baseUrl, profile, started };
+  if (value['credentials'] === undefined) return { baseUrl, profile, started };
+  const credentials = parsePrint(value['credentials']);
+  if ('notPrint' in credentials) return { notHeader: credentials.notPrint };
+  return { baseUrl, profile, started, credentials };
 }
 
 // The writer's shape, `{"id":<digits>,`: ids keep their exact digits, which JSON.parse would round past 2^53.

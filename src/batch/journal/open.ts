@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { normalizeBaseUrl } from '../../config/base-url.js';
 import { fileProblem, syncFolder } from '../../config/own-file.js';
-import { JournalRefusedError, type JournalWriteError, journalFileProblem, shownPath, shownUrl, writeFailed } from './errors.js';
+import { type CredentialPrint, printCredentials } from './credentials.js';
+import { JournalRefusedError, type JournalWriteError, journalFileProblem, shownPath, writeFailed } from './errors.js';
+import { checkJournalFolder, checkJournalMode, checkLockMode } from './file-trust.js';
 import { headerLine, type JournalRun, Recorded, type RecordedCode, type RecordedKind } from './format.js';
+import { checkCredentials, checkRun, type JournalIdentity } from './identity.js';
 import { type JournalLock, lockJournal } from './journal-lock.js';
 import { type JournalContents, readJournal } from './read.js';
 import { RecordedIds } from './recorded-ids.js';
@@ -45,7 +47,7 @@ export interface Journal extends JournalState {
   close(): void;
 }
 
-export interface OpenJournalOptions extends JournalRun, WriterOptions {
+export interface OpenJournalOptions extends JournalIdentity, WriterOptions {
   /** The run's start, for a new journal's header (default: now). */
   started?: Date;
   /** Stops reading a large journal (Ctrl-C): an InterruptedError. */
@@ -60,21 +62,26 @@ const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'deleted', 2: 'absen
  * JournalRefusedError (exit 2) thrown before the file is changed in any way.
  */
 export async function openJournal(file: string, options: OpenJournalOptions): Promise<Journal> {
+  checkJournalFolder(file);
+  checkLockMode(file, `${file}.lock`);
   const lock = lockJournal(file);
   let fd: number | undefined;
   try {
     fd = openExisting(file, fs.constants.O_RDWR | fs.constants.O_APPEND);
+    const print = async (): Promise<CredentialPrint | undefined> =>
+      options.credentials === undefined ? undefined : await printCredentials(options.credentials);
     if (fd === undefined) {
-      const created = createJournal(file, options, options.started ?? new Date());
+      const created = createJournal(file, options, options.started ?? new Date(), await print());
       fd = created.fd;
-      return journal(file, emptyContents(), fd, created.size, lock, options);
+      return journal(file, emptyContents(), fd, created.size, lock, options, undefined);
     }
     const contents = await readJournal(fd, file, options.signal);
     checkRun(file, contents, options);
+    const note = await checkCredentials(file, contents, options);
     let size = contents.goodBytes;
-    if (contents.header === undefined) size = writeHeader(fd, file, options, options.started ?? new Date());
+    if (contents.header === undefined) size = writeHeader(fd, file, options, options.started ?? new Date(), await print());
     else if (contents.tornBytes > 0) cutTornLine(fd, file, contents.goodBytes);
-    return journal(file, contents, fd, size, lock, options);
+    return journal(file, contents, fd, size, lock, options, note);
   } catch (error) {
     if (fd !== undefined) fs.closeSync(fd);
     lock.release();
@@ -83,13 +90,15 @@ export async function openJournal(file: string, options: OpenJournalOptions): Pr
 }
 
 /** Reads `file` for `--dry-run`: no lock, nothing written, a missing file is an empty journal. Refuses as openJournal does. */
-export async function readJournalForPlan(file: string, run: JournalRun, signal?: AbortSignal): Promise<JournalState> {
+export async function readJournalForPlan(file: string, run: JournalIdentity, signal?: AbortSignal): Promise<JournalState> {
+  checkJournalFolder(file);
+  checkLockMode(file, `${file}.lock`);
   const fd = openExisting(file, fs.constants.O_RDONLY);
-  if (fd === undefined) return state(file, emptyContents());
+  if (fd === undefined) return state(file, emptyContents(), undefined);
   try {
     const contents = await readJournal(fd, file, signal);
     checkRun(file, contents, run);
-    return state(file, contents);
+    return state(file, contents, await checkCredentials(file, contents, run));
   } finally {
     fs.closeSync(fd);
   }
@@ -113,8 +122,17 @@ function openExisting(file: string, mode: number): number | undefined {
       code,
     );
   }
-  const problem = fileProblem(fs.fstatSync(fd));
-  if (problem === undefined) return fd;
+  const stat = fs.fstatSync(fd);
+  const problem = fileProblem(stat);
+  if (problem === undefined) {
+    try {
+      checkJournalMode(file, stat);
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+    return fd;
+  }
   fs.closeSync(fd);
   if (problem.kind === 'foreign') {
     throw unsafe(file, `it belongs to another user (uid ${problem.owner}, you are ${problem.you}), who may have planted it`);
@@ -126,37 +144,8 @@ function unsafe(file: string, why: string): JournalRefusedError {
   return new JournalRefusedError('unsafe-file', `cannot use ${shownPath(file)} as a journal: ${why}; give --journal another path`);
 }
 
-function checkRun(file: string, contents: JournalContents, run: JournalRun): void {
-  const header = contents.header;
-  if (header === undefined || (sameBaseUrl(header.baseUrl, run.baseUrl) && header.profile === run.profile)) return;
-  throw new JournalRefusedError(
-    'other-run',
-    `journal ${shownPath(file)} was written for ${otherRun(header, run)}: resuming would skip plants never deleted there; give --journal another file`,
-  );
-}
-
-/** How the journal's run differs from this one, each URL named once. */
-function otherRun(header: JournalRun, run: JournalRun): string {
-  const profiles = `profile ${shownPath(header.profile)}, and this run uses profile ${shownPath(run.profile)}`;
-  if (sameBaseUrl(header.baseUrl, run.baseUrl)) return `${profiles} (both at ${shownUrl(run.baseUrl)})`;
-  const theirs = shownUrl(header.baseUrl);
-  const ours = shownUrl(run.baseUrl);
-  // Two URLs that print alike differ in what is never printed (a password, a query).
-  if (theirs === ours) return `another base URL that also prints as ${ours} (they differ in a part not shown; ${profiles})`;
-  return `${theirs} (profile ${shownPath(header.profile)}), and this run uses ${ours} (profile ${shownPath(run.profile)})`;
-}
-
-/** A header is a file anyone may have edited: its URL is compared as the run's was normalized. */
-function sameBaseUrl(recorded: string, run: string): boolean {
-  try {
-    return normalizeBaseUrl(recorded, 'the journal') === run;
-  } catch {
-    return false;
-  }
-}
-
 /** A new journal: created only if nothing stands at the path, mode 0600, its header durable before any result. */
-function createJournal(file: string, run: JournalRun, started: Date): { fd: number; size: number } {
+function createJournal(file: string, run: JournalRun, started: Date, print: CredentialPrint | undefined): { fd: number; size: number } {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | NO_FOLLOW, 0o600);
@@ -171,7 +160,7 @@ function createJournal(file: string, run: JournalRun, started: Date): { fd: numb
   }
   let size: number;
   try {
-    size = writeHeader(fd, file, run, started);
+    size = writeHeader(fd, file, run, started, print);
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(file, { force: true });
@@ -182,8 +171,8 @@ function createJournal(file: string, run: JournalRun, started: Date): { fd: numb
 }
 
 /** Writes the header of a new (or empty) journal and fsyncs it; returns the file's size. */
-function writeHeader(fd: number, file: string, run: JournalRun, started: Date): number {
-  const data = Buffer.from(`${headerLine(run, started)}\n`, 'utf8');
+function writeHeader(fd: number, file: string, run: JournalRun, started: Date, print: CredentialPrint | undefined): number {
+  const data = Buffer.from(`${headerLine(run, started, print)}\n`, 'utf8');
   try {
     let written = 0;
     while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written);
@@ -212,17 +201,19 @@ function emptyContents(): JournalContents {
   return { header: undefined, recorded: new RecordedIds(), goodBytes: 0, tornBytes: 0 };
 }
 
-function state(file: string, contents: JournalContents): JournalState {
+function state(file: string, contents: JournalContents, credentialNote: string | undefined): JournalState {
   const { recorded } = contents;
   // A new journal records nothing earlier: its runs ask for every id, and need no BigInt to be told so.
   const kindOf = (id: string): RecordedCode | 0 => (recorded.size === 0 ? 0 : recorded.get(BigInt(id)));
   return {
     file,
     resumed: contents.header !== undefined,
-    note:
+    note: joinNotes(
+      credentialNote,
       contents.tornBytes > 0
         ? `journal ${shownPath(file)}: its end was torn (${contents.tornBytes} bytes: a run stopped while writing, or a power cut) and is left out; the plants it named are sent again`
         : undefined,
+    ),
     recorded(id) {
       const kind = kindOf(id);
       return kind === 0 ? undefined : KIND_NAMES[kind];
@@ -236,10 +227,18 @@ function state(file: string, contents: JournalContents): JournalState {
   };
 }
 
-function journal(file: string, contents: JournalContents, fd: number, size: number, lock: JournalLock, options: WriterOptions): Journal {
+function journal(
+  file: string,
+  contents: JournalContents,
+  fd: number,
+  size: number,
+  lock: JournalLock,
+  options: WriterOptions,
+  credentialNote: string | undefined,
+): Journal {
   const writer = new JournalWriter(fd, file, size, lock, options);
   return {
-    ...state(file, contents),
+    ...state(file, contents, credentialNote),
     get failure() {
       return writer.failure;
     },
@@ -248,4 +247,10 @@ function journal(file: string, contents: JournalContents, fd: number, size: numb
     flush: () => writer.flush(),
     close: () => writer.close(),
   };
+}
+
+/** The notes of a resume, one per line. */
+function joinNotes(...notes: (string | undefined)[]): string | undefined {
+  const said = notes.filter((note) => note !== undefined);
+  return said.length === 0 ? undefined : said.join('\n');
 }

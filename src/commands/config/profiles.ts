@@ -1,3 +1,5 @@
+import { maskedBaseUrl } from '../../config/base-url.js';
+import { isProfileName } from '../../config/file.js';
 import { DEFAULT_PROFILE, profileNames } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
@@ -28,12 +30,14 @@ const TOKEN_WORDS: Readonly<Record<'stored' | 'command' | 'none', string>> = {
 export async function runProfiles(opts: ListOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const names = profileNames(config);
+  // Not listed, since --profile could not name them; but said, or the list would look whole.
+  const skipped = config.profileNames().filter((name) => !isProfileName(name));
   const rows: ProfileRow[] = (names.includes(DEFAULT_PROFILE) ? names : [DEFAULT_PROFILE, ...names]).map((name) => {
     const stored = config.profile(name);
     return {
       name,
       current: name === opts.profile,
-      baseUrl: stored['base-url'] ?? null,
+      baseUrl: shownBaseUrl(stored['base-url']),
       token: stored['token-command'] ? 'command' : stored.token ? 'stored' : null,
     };
   });
@@ -41,7 +45,8 @@ export async function runProfiles(opts: ListOptions, ctx: Context): Promise<Exit
     (name) => ctx.env[name],
   );
   if (opts.json) {
-    ctx.io.outObject({ path: config.path, profiles: rows, environment: overrides });
+    ctx.io.outObject({ path: config.path, profiles: rows, skipped, environment: overrides });
+    if (skipped.length > 0) ctx.io.err(skippedNote(skipped, config.path));
     return Exit.ok;
   }
   const table = [
@@ -58,6 +63,28 @@ export async function runProfiles(opts: ListOptions, ctx: Context): Promise<Exit
     ctx.io.out(cells.map((cell, column) => (column < 3 ? cell.padEnd((widths[column] ?? 0) + 2) : cell)).join(''));
   }
   // Said on stderr: stdout stays the table, for scripts that cut it.
+  if (skipped.length > 0) ctx.io.err(skippedNote(skipped, config.path));
   for (const name of overrides) ctx.io.err(`note: ${name} is set: it is used instead of what the profiles say`);
   return Exit.ok;
+}
+
+/** A stored base URL as listed: a password or query (hand-written, or planted) masked; text that is no URL as it is. */
+function shownBaseUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  return maskedBaseUrl(raw) ?? raw;
+}
+
+/** Names shown in the note at most; the count says how many there are. */
+const NAMES_SHOWN = 5;
+
+function skippedNote(skipped: readonly string[], file: string): string {
+  const listed = skipped
+    .slice(0, NAMES_SHOWN)
+    .map((name) => `'${shownOnOneLine(name.length > 70 ? `${name.slice(0, 64)}…` : name)}'`)
+    .join(', ');
+  const more = skipped.length > NAMES_SHOWN ? ` and ${skipped.length - NAMES_SHOWN} more` : '';
+  const one = skipped.length === 1;
+  const count = one ? '1 profile' : `${skipped.length} profiles`;
+  const names = one ? 'its name is not a profile name' : 'their names are not profile names';
+  return `note: ${count} in ${shownOnOneLine(file)} not listed (${listed}${more}): ${names} (letters, digits, '-' and '_', at most 64, starting with a letter or digit), which --profile cannot select; rename ${one ? 'it' : 'them'} in the file by hand`;
 }

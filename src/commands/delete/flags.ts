@@ -73,6 +73,12 @@ export const JOURNAL = Flag.valued(
   filePath,
 );
 
+export const JOURNAL_SAME_ACCOUNT = Flag.switch({
+  key: 'journalSameAccount',
+  flags: '--journal-same-account',
+  help: 'resume a --journal written with other credentials (a renewed token, a changed token command) as the same account',
+});
+
 export const PROGRESS = Flag.switch({
   key: 'progress',
   flags: '--progress',
@@ -81,7 +87,18 @@ export const PROGRESS = Flag.switch({
   envHelp: 'like delete --progress',
 });
 
-export const DELETE_FLAGS = [STDIN, CONCURRENCY, RATE, IGNORE_MISSING, MISSING_ERROR, FAIL_FAST, DRY_RUN, JOURNAL, PROGRESS] as const;
+export const DELETE_FLAGS = [
+  STDIN,
+  CONCURRENCY,
+  RATE,
+  IGNORE_MISSING,
+  MISSING_ERROR,
+  FAIL_FAST,
+  DRY_RUN,
+  JOURNAL,
+  JOURNAL_SAME_ACCOUNT,
+  PROGRESS,
+] as const;
 
 /** Every one of the program's flags: a deletion uses them all. */
 export const DELETE_GLOBALS = GLOBAL_FLAGS;
@@ -103,6 +120,8 @@ export interface DeleteOptions extends ServiceSettings {
   verbose: boolean;
   /** --journal: where results are recorded, and read back to skip what an earlier run finished. */
   journal: string | undefined;
+  /** --journal-same-account: a journal written with other credentials is resumed (journal/identity.ts). */
+  journalSameAccount: boolean;
   /** --progress: a plain status line every 30 s when stderr is not a terminal. */
   progress: boolean;
 }
@@ -124,6 +143,7 @@ export function deleteOptions(flags: DeleteFlags, ids: string[]): DeleteOptions 
     verbose: flags.value(VERBOSE),
     failFast: flags.value(FAIL_FAST),
     journal: flags.value(JOURNAL),
+    journalSameAccount: flags.value(JOURNAL_SAME_ACCOUNT),
     progress: flags.value(PROGRESS),
   };
 }

@@ -4,8 +4,9 @@
 // it is decided, tell which ids an earlier run left in flight, and stop the run when the
 // journal can no longer be written, rather than go on without a record.
 
+import type { JournalIdentity } from '../../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../../batch/journal/index.js';
-import type { Target } from '../../config/resolve.js';
+import { isTokenCommand, type Target } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import type { IdList } from '../../ids/list.js';
@@ -30,9 +31,17 @@ export interface RunJournal {
   close(): string | undefined;
 }
 
+/** What openRunJournal reads of the run's options. */
+export interface RunJournalOptions {
+  verbose: boolean;
+  /** --journal-same-account */
+  journalSameAccount: boolean;
+}
+
 /** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
-export async function openRunJournal(file: string, target: Target, verbose: boolean, ctx: Context): Promise<RunJournal> {
-  const journal = await openJournal(file, { baseUrl: target.baseUrl, profile: target.profile, signal: ctx.signal });
+export async function openRunJournal(file: string, target: Target, opts: RunJournalOptions, ctx: Context): Promise<RunJournal> {
+  const { verbose } = opts;
+  const journal = await openJournal(file, { ...journalIdentity(target, opts), signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
   const flushOnSignal = (): void => {
@@ -94,7 +103,21 @@ function failureSentence(journal: Journal, verbose: boolean): string {
   return `the journal ${shown(journal.file)} could not be written: ${failure?.why ?? 'unknown error'}${code}`;
 }
 
-/** For --dry-run: what the journal would skip, read without locking or writing anything. */
-export function planFromJournal(file: string, target: Target, signal: AbortSignal): Promise<JournalState> {
-  return readJournalForPlan(file, { baseUrl: target.baseUrl, profile: target.profile }, signal);
+/** For --dry-run: what the journal would skip, read without locking or writing anything; refused as a run would refuse it. */
+export function planFromJournal(file: string, target: Target, opts: RunJournalOptions, signal: AbortSignal): Promise<JournalState> {
+  return readJournalForPlan(file, journalIdentity(target, opts), signal);
+}
+
+/**
+ * Who the run is, for the journal's header: the credentials as configured (a token, or the
+ * token command's text), so that a token command is not run to check a journal, nor twice.
+ */
+function journalIdentity(target: Target, opts: RunJournalOptions): JournalIdentity {
+  const { token } = target;
+  return {
+    baseUrl: target.baseUrl,
+    profile: target.profile,
+    credentials: isTokenCommand(token) ? { kind: 'token-command', command: token.command } : { kind: 'token', token: token.value },
+    sameAccount: opts.journalSameAccount,
+  };
 }

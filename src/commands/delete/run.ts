@@ -47,12 +47,12 @@ export async function runDelete(opts: DeleteOptions, ctx: Context): Promise<Exit
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
     const plan =
-      opts.journal === undefined ? undefined : await (await import('./journal.js')).planFromJournal(opts.journal, target, ctx.signal);
+      opts.journal === undefined ? undefined : await (await import('./journal.js')).planFromJournal(opts.journal, target, opts, ctx.signal);
     return printDryRun({ ids, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
   const journal =
-    opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, opts.verbose, ctx);
+    opts.journal === undefined ? undefined : await (await import('./journal.js')).openRunJournal(opts.journal, target, opts, ctx);
   let exit: ExitCode;
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.

@@ -88,13 +88,11 @@ describe('config file', () => {
   });
 
   // The folder may be one the user chose and shares (PLANTSTORE_CONFIG_DIR=., a sticky 1777 one):
-  // a write never changes its mode. One others can write draws one warning per run, as ssh's would.
+  // a write never changes its mode. A sticky one others can write draws one warning per run, as ssh's would.
   it.runIf(process.platform !== 'win32').each([
     { octal: '700', mode: 0o700, warning: undefined },
     { octal: '755', mode: 0o755, warning: undefined },
     { octal: '750', mode: 0o750, warning: undefined },
-    { octal: '770', mode: 0o770, warning: 'is writable by others (mode 770): others could replace the config file' },
-    { octal: '777', mode: 0o777, warning: 'is writable by others (mode 777): others could replace the config file' },
     { octal: '1777', mode: 0o1777, warning: 'is writable by others (mode 1777): others could plant a config file or its lock there' },
   ])('an existing folder of mode $octal keeps it through a read and two writes', async ({ mode, warning }) => {
     fs.chmodSync(dir(), mode);
@@ -105,6 +103,7 @@ describe('config file', () => {
     await config.updateProfile('other', () => ({ token: TOKEN }));
     expect(fs.statSync(dir()).mode & 0o7777).toBe(mode);
     expect(fs.statSync(file()).mode & 0o777).toBe(0o600);
+    expect(config.distrust()).toBeUndefined();
     if (warning === undefined) {
       expect(warnings()).toEqual([]);
     } else {
@@ -112,19 +111,43 @@ describe('config file', () => {
     }
   });
 
-  it.runIf(process.platform !== 'win32')(
-    'warns about a folder others can write on the first write too, when there was no file',
-    async () => {
-      fs.chmodSync(dir(), 0o777);
-      const config = openConfig(envWith(), (line) => warnings().push(line));
-      expect(config.profile('default')).toEqual({});
-      await config.updateProfile('default', () => ({ token: TOKEN }));
-      await config.updateProfile('default', (p) => ({ ...p, 'base-url': 'https://api.example.com' }));
-      expect(warnings()).toHaveLength(1);
-      expect(warnings()[0]).toContain(`config folder ${dir()} is writable by others (mode 777)`);
-      expect(fs.statSync(dir()).mode & 0o7777).toBe(0o777);
-    },
-  );
+  // Without the sticky bit, others can replace the file: nothing in it is theirs to trust (issue 34).
+  it.runIf(process.platform !== 'win32').each([
+    { octal: '770', mode: 0o770 },
+    { octal: '777', mode: 0o777 },
+    { octal: '720', mode: 0o720 },
+  ])('a folder of mode $octal: one warning, nothing used, never written (exit 3, mode kept)', async ({ mode, octal }) => {
+    fs.chmodSync(dir(), mode);
+    writeConfig({ profiles: { default: { token: TOKEN } } });
+    const before = fs.readFileSync(file());
+    const config = openConfig(envWith(), (line) => warnings().push(line));
+    config.profile('default');
+    const distrust = config.distrust();
+    expect(distrust).toEqual({
+      what: `config file ${file()} is reached through folder ${dir()}, which is writable by others (mode ${octal})`,
+      fix: `check the file, then run chmod go-w ${dir()}`,
+    });
+    expect(warnings()).toEqual([
+      `warning: ${distrust?.what}: nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check the file, then run chmod go-w ${dir()}`,
+    ]);
+    const error = await rejection(config.updateProfile('default', (p) => ({ ...p, 'base-url': 'https://api.example.com' })));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toBe(`refusing to write config file ${file()}: ${distrust?.what}; ${distrust?.fix}`);
+    expect(fs.readFileSync(file()).equals(before)).toBe(true);
+    expect(fs.statSync(dir()).mode & 0o7777).toBe(mode);
+  });
+
+  it.runIf(process.platform !== 'win32')('a first write into a folder others can write is refused: no file, no lock left', async () => {
+    fs.chmodSync(dir(), 0o777);
+    const config = openConfig(envWith(), (line) => warnings().push(line));
+    expect(config.profile('default')).toEqual({});
+    const error = await rejection(config.updateProfile('default', () => ({ token: TOKEN })));
+    expect((error as ConfigError).exit).toBe(3);
+    expect((error as ConfigError).message).toContain(`chmod go-w ${dir()}`);
+    expect(fs.readdirSync(dir())).toEqual([]);
+    expect(fs.statSync(dir()).mode & 0o7777).toBe(0o777);
+  });
 
   it.runIf(process.platform !== 'win32')('creates missing parents and the folder, the folder 0700 whatever the umask', async () => {
     const nested = path.join(dir(), 'a', 'b', 'plantstore');
@@ -161,7 +184,7 @@ describe('config file', () => {
     const config = openConfig(envWith(), (line) => warnings().push(line));
     expect(config.profile('default').token).toBe(TOKEN);
     expect(warnings()).toEqual([
-      `warning: config file ${file()} is writable by others (mode ${octal}): its base-url and token-command are not used, and it is not rewritten, until you check it and run chmod 600 on it`,
+      `warning: config file ${file()} is writable by others (mode ${octal}): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file()}`,
     ]);
     // A rewrite would give the file mode 0600 and keep the token-command: it would look like yours.
     const error = await rejection(config.updateProfile('default', (p) => ({ ...p, 'missing-error': '5' })));

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MISSING_ERROR } from '../../../src/commands/delete/flags.js';
 import { resolveTarget, resolveToken } from '../../../src/config/resolve.js';
 import { ConfigError } from '../../../src/errors.js';
 import { ENV_TOKEN, settingsFixture, TOKEN } from '../../helpers/settings-fixture.js';
-import { rejection } from '../../helpers/thrown.js';
+import { rejection, thrown } from '../../helpers/thrown.js';
 
-const { envWith, writeConfig, writeConfigText, configFor, targetFrom, targetOf, dir } = settingsFixture();
+const { envWith, writeConfig, writeConfigText, configFor, flagsFrom, targetFrom, targetOf, dir, warnings } = settingsFixture();
 
 describe('resolveToken', () => {
   it('prefers PLANTSTORE_TOKEN over the stored token', async () => {
@@ -204,10 +205,39 @@ describe('a token command among the sources, strongest first', () => {
       expect(await targetOf({}, e)).toMatchObject({ baseUrl: 'https://api.example.com', token: { command: CMD } });
     });
 
-    it('a stored token is still used, with a base URL from elsewhere', async () => {
+    // Issue 34: a token someone else put there would make your deletions theirs (and tell them nothing you did not send).
+    it('a stored token is refused too (exit 3), with a base URL from elsewhere', async () => {
       writeConfig({ profiles: { default: { token: TOKEN } } }, 0o666);
       const e = envWith({ PLANTSTORE_BASE_URL: 'https://api.example.com' });
-      expect(await targetOf({}, e)).toMatchObject({ baseUrl: 'https://api.example.com', token: { value: TOKEN } });
+      const error = await rejection(resolveToken(e, configFor(e), 'default', undefined));
+      expect((error as ConfigError).exit).toBe(3);
+      expect((error as ConfigError).message).toBe(
+        `refusing to use the stored token of profile 'default': config file ${path.join(dir(), 'config.json')} is writable by others (mode 666), so someone else could have put their own token there, so your deletions would be made as them; ${fix()}`,
+      );
+      expect((error as ConfigError).message).not.toContain(TOKEN);
+    });
+
+    it('a missing-error is refused too (exit 3): a planted one would turn failures into "already absent"', () => {
+      writeConfig({ profiles: { default: { 'missing-error': '7' } } }, 0o646);
+      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN, PLANTSTORE_BASE_URL: 'https://api.example.com' });
+      const flags = flagsFrom({ profile: 'default' }, e);
+      const error = thrown(() => flags.value(MISSING_ERROR));
+      expect((error as ConfigError).exit).toBe(3);
+      expect((error as ConfigError).message).toBe(
+        `refusing to use the missing-error of profile 'default': config file ${path.join(dir(), 'config.json')} is writable by others (mode 646), so someone else could have made failures read as plants already absent; ${fix()}`,
+      );
+    });
+
+    it('a run that needs nothing from it is told once, and goes on', async () => {
+      writeConfig({ profiles: { default: { token: TOKEN } } }, 0o666);
+      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN, PLANTSTORE_BASE_URL: 'https://api.example.com' });
+      const config = configFor(e);
+      // --profile named: the file is opened for the missing-error it does not hold.
+      expect(flagsFrom({ profile: 'default' }, e, config).value(MISSING_ERROR)).toBeUndefined();
+      expect(await resolveToken(e, config, 'default', undefined)).toMatchObject({ value: ENV_TOKEN });
+      expect(warnings()).toEqual([
+        `warning: config file ${path.join(dir(), 'config.json')} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, ${fix()}`,
+      ]);
     });
   });
 

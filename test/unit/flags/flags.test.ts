@@ -37,6 +37,9 @@ function configWith(profiles: Record<string, Record<string, string>>): { config:
   const file = {
     path: '/config.json',
     profile: (name: string) => profiles[name] ?? {},
+    // Only we could have written it (config/trust.ts asks before any setting is used).
+    distrust: () => undefined,
+    folderWritableByOthers: () => undefined,
   } as unknown as ConfigFile;
   return {
     config: () => {

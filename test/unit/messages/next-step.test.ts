@@ -318,7 +318,12 @@ describe('a journal that cannot be opened or written says why in words, and what
     try {
       const file = path.join(dir(), 'run.journal');
       const ctx = { signal: new AbortController().signal, io: createTestIO() } as unknown as Context;
-      const journal = await openRunJournal(file, { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } }, false, ctx);
+      const journal = await openRunJournal(
+        file,
+        { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } },
+        { verbose: false, journalSameAccount: false },
+        ctx,
+      );
       expect(journal.recordSent('1')).toBe(true);
       vi.advanceTimersByTime(1000);
       // Another run judged the lock stale, broke it and took its own.

@@ -156,7 +156,6 @@ describe('the config folder a user chose keeps its mode', () => {
   // PLANTSTORE_CONFIG_DIR=$PWD/shared on a sticky 1777 folder, or PLANTSTORE_CONFIG_DIR=. on a workspace.
   it.runIf(process.platform !== 'win32').each([
     { octal: '1777', mode: 0o1777, warns: true },
-    { octal: '0775', mode: 0o775, warns: true },
     { octal: '0755', mode: 0o755, warns: false },
   ])('an existing $octal folder: login and config set leave it $octal', async ({ mode, warns }) => {
     const chosen = path.join(dir(), 'shared');
@@ -176,6 +175,27 @@ describe('the config folder a user chose keeps its mode', () => {
     expect(statSync(chosen).mode & 0o7777).toBe(mode);
     expect(statSync(path.join(chosen, 'config.json')).mode & 0o777).toBe(0o600);
   });
+
+  // Without the sticky bit, others could replace the file: the token is not written there (issue 34).
+  it.runIf(process.platform !== 'win32')(
+    'an existing 0775 folder: login and config set are refused (exit 3), nothing written',
+    async () => {
+      const chosen = path.join(dir(), 'shared');
+      mkdirSync(chosen);
+      chmodSync(chosen, 0o775);
+      const env = { PLANTSTORE_CONFIG_DIR: chosen };
+      const login = await run(['auth', 'login', '--with-token'], { env, stdin: [`${STORED}\n`] });
+      const set = await run(['config', 'set', 'base-url', 'https://plants.example.com'], { env });
+      for (const done of [login, set]) {
+        expect(done.exit).toBe(3);
+        expect(done.error).toContain(`folder ${chosen}, which is writable by others (mode 775)`);
+        expect(done.error).toContain(`chmod go-w ${chosen}`);
+        expect(done.stderr).not.toContain(STORED);
+      }
+      expect(existsSync(path.join(chosen, 'config.json'))).toBe(false);
+      expect(statSync(chosen).mode & 0o7777).toBe(0o775);
+    },
+  );
 
   it.runIf(process.platform !== 'win32')('a folder that does not exist yet is created 0700', async () => {
     const fresh = path.join(dir(), 'fresh', 'plantstore');

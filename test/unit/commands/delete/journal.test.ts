@@ -4,7 +4,9 @@
 // signals and full disks through the built CLI in test/e2e/journal*.e2e.test.ts.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { printCredentials } from '../../../../src/batch/journal/credentials.js';
+import { headerLine } from '../../../../src/batch/journal/format.js';
 import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
 import { normalize } from '../normalize.js';
 
@@ -109,7 +111,12 @@ describe('delete --journal', () => {
   });
 
   describe('an id the earlier run left in flight (its sent line, no result)', () => {
-    const header = `${JSON.stringify({ plantstore: 'delete-journal', version: 2, baseUrl: BASE, profile: 'default', started: '2026-01-01T00:00:00.000Z' })}\n`;
+    // The header this plantstore writes for READY's token (a 2.0 header, without the print, would add a note).
+    let header = '';
+    beforeAll(async () => {
+      const print = await printCredentials({ kind: 'token', token: TOKEN });
+      header = `${headerLine({ baseUrl: BASE, profile: 'default' }, new Date('2026-01-01T00:00:00.000Z'), print)}\n`;
+    });
     const inFlight = (...ids: string[]) =>
       writeFileSync(journal(), `${header}${ids.map((id) => `{"id":${id},"sent":true}\n`).join('')}`, { mode: 0o600 });
 

@@ -1,0 +1,71 @@
+import { normalizeBaseUrl } from '../../config/base-url.js';
+import { credentialWords, matchesPrint, type RunCredentials } from './credentials.js';
+import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
+import type { JournalRun } from './format.js';
+import type { JournalContents } from './read.js';
+
+/**
+ * Whose journal a file is: the base URL and profile it was written for, and the credentials
+ * it was written with (credentials.ts). Resuming another run's journal would skip plants never
+ * deleted there, so each difference is refused (exit 2) before anything is sent.
+ */
+
+/** Who the run is, beyond its base URL and profile: checked against a journal's header, recorded in a new one's. */
+export interface JournalIdentity extends JournalRun {
+  /** The run's token or token command; undefined records and checks none (tests and benchmarks). */
+  credentials?: RunCredentials;
+  /** --journal-same-account: a journal written with other credentials is resumed all the same, with a note. */
+  sameAccount?: boolean;
+}
+
+export function checkRun(file: string, contents: JournalContents, run: JournalRun): void {
+  const header = contents.header;
+  if (header === undefined || (sameBaseUrl(header.baseUrl, run.baseUrl) && header.profile === run.profile)) return;
+  throw new JournalRefusedError(
+    'other-run',
+    `journal ${shownPath(file)} was written for ${otherRun(header, run)}: resuming would skip plants never deleted there; give --journal another file`,
+  );
+}
+
+/**
+ * Refuses a journal written with other credentials, unless the run says it is the same account
+ * (a renewed token). Returns the note a resume prints: a 2.0 journal (no print: read as it was,
+ * and it cannot be given one, being append-only), or one resumed under --journal-same-account.
+ */
+export async function checkCredentials(file: string, contents: JournalContents, run: JournalIdentity): Promise<string | undefined> {
+  const recorded = contents.header?.credentials;
+  if (run.credentials === undefined || contents.header === undefined) return undefined;
+  if (recorded === undefined) {
+    return `journal ${shownPath(file)} was started by a plantstore that did not record the credentials it was written with: it is resumed without checking them`;
+  }
+  if (await matchesPrint(recorded, run.credentials)) return undefined;
+  const theirs = credentialWords(recorded.kind);
+  const ours = recorded.kind === run.credentials.kind ? `another ${theirs.slice(2)}` : credentialWords(run.credentials.kind);
+  if (run.sameAccount) {
+    return `journal ${shownPath(file)} was written with other credentials (${theirs}; this run uses ${ours}): resumed as one account, as --journal-same-account says`;
+  }
+  throw new JournalRefusedError(
+    'other-credentials',
+    `journal ${shownPath(file)} was written with other credentials (${theirs}; this run uses ${ours}): resuming would skip the plants it records as deleted, which another account may still have; if both are the same account (a renewed token), add --journal-same-account, else give --journal another file`,
+  );
+}
+
+/** How the journal's run differs from this one, each URL named once. */
+function otherRun(header: JournalRun, run: JournalRun): string {
+  const profiles = `profile ${shownPath(header.profile)}, and this run uses profile ${shownPath(run.profile)}`;
+  if (sameBaseUrl(header.baseUrl, run.baseUrl)) return `${profiles} (both at ${shownUrl(run.baseUrl)})`;
+  const theirs = shownUrl(header.baseUrl);
+  const ours = shownUrl(run.baseUrl);
+  // Two URLs that print alike differ in what is never printed (a password, a query).
+  if (theirs === ours) return `another base URL that also prints as ${ours} (they differ in a part not shown; ${profiles})`;
+  return `${theirs} (profile ${shownPath(header.profile)}), and this run uses ${ours} (profile ${shownPath(run.profile)})`;
+}
+
+/** A header is a file anyone may have edited: its URL is compared as the run's was normalized. */
+function sameBaseUrl(recorded: string, run: string): boolean {
+  try {
+    return normalizeBaseUrl(recorded, 'the journal') === run;
+  } catch {
+    return false;
+  }
+}
