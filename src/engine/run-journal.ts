@@ -1,29 +1,28 @@
-// `delete --journal FILE`: the run's side of a resumable batch. The journal itself (format,
-// lock, durable writes) is batch/journal/; here is what delete does with it: skip the ids an
+// `--journal FILE`: a batch's side of a resumable batch. The journal itself (format,
+// lock, durable writes) is batch/journal/; here is what a batch does with it: skip the ids an
 // earlier run finished, record each id before its request leaves and each result as soon as
 // it is decided, tell which ids an earlier run left in flight, and stop the run when the
 // journal can no longer be written, rather than go on without a record.
 
-import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../../batch/journal/index.js';
-import type { Target } from '../../config/resolve.js';
-import type { Context } from '../../context.js';
-import { Exit, type ExitCode } from '../../errors.js';
-import type { IdList } from '../../ids/list.js';
-import { shown } from '../../text/shown.js';
-import { resultJson } from './report.js';
-import { type DeleteResult, type DoneEarlier, doneEarlier } from './result.js';
+import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import type { Target } from '../config/resolve.js';
+import type { Context } from '../context.js';
+import { Exit, type ExitCode } from '../errors.js';
+import type { IdList } from '../ids/list.js';
+import { shown } from '../text/shown.js';
+import type { Results } from './operation.js';
 
-export interface RunJournal {
+export interface RunJournal<R> {
   /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. */
-  doneEarlier(id: string): DoneEarlier | undefined;
+  doneEarlier(id: string): R | undefined;
   /** Whether the journal records every one of `ids` as done: then nothing is to be sent. */
   allDone(ids: IdList): boolean;
   /** Whether an earlier run's request for `id` was in flight when that run stopped (it may have deleted the plant). */
   wasInFlight(id: string): boolean;
   /** Writes that `id` is being sent, before its request leaves; false when the journal cannot be written (then it must not be sent). */
   recordSent(id: string): boolean;
-  /** Appends this run's result for an id, in the order results are decided. */
-  record(result: DeleteResult): void;
+  /** Appends this run's result for `id`, in the order results are decided. */
+  record(id: string, result: R): void;
   /** Why the run must stop: the journal could not be written. Undefined while it can. */
   stopReason(): { message: string; exit: ExitCode } | undefined;
   /** Flushes and closes; the failure, if writing failed at any point, as the run's closing line (what next, and the exit code). */
@@ -31,7 +30,13 @@ export interface RunJournal {
 }
 
 /** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
-export async function openRunJournal(file: string, target: Target, verbose: boolean, ctx: Context): Promise<RunJournal> {
+export async function openRunJournal<R>(
+  file: string,
+  target: Target,
+  verbose: boolean,
+  ctx: Context,
+  results: Results<R>,
+): Promise<RunJournal<R>> {
   const journal = await openJournal(file, { baseUrl: target.baseUrl, profile: target.profile, signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
@@ -46,7 +51,7 @@ export async function openRunJournal(file: string, target: Target, verbose: bool
   return {
     doneEarlier(id) {
       const kind = journal.recorded(id);
-      return kind === 'deleted' || kind === 'absent' ? doneEarlier(id, kind) : undefined;
+      return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
     },
     allDone(ids) {
       const { deleted, absent } = journal.counts();
@@ -65,8 +70,8 @@ export async function openRunJournal(file: string, target: Target, verbose: bool
         return false; // journal.failure says why; stopReason() words it
       }
     },
-    record(result) {
-      if (journal.failure === undefined) journal.record(result.id, resultJson(result, ctx.io.mask));
+    record(id, result) {
+      if (journal.failure === undefined) journal.record(id, results.json(result, ctx.io.mask));
     },
     stopReason: () =>
       journal.failure === undefined
