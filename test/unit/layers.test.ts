@@ -10,6 +10,7 @@ const LAYERS = [
   'main',
   'cli',
   'commands',
+  'engine',
   'service',
   'context',
   'flags',

@@ -2,10 +2,10 @@
 // data (http/outcome.ts) and knows nothing of the command line; the sentences any command
 // would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
-import { Exit, type ExitCode, exitForSignal } from '../../errors.js';
-import { classifyStatus, exitOfNotSent, verdictOf } from '../../http/classify.js';
-import type { FailedAttempt, NotSentReason } from '../../http/outcome.js';
-import { describeFailed, describeNotSent, describeTransportFailure } from '../../ui/transport-words.js';
+import { whyNotSent } from '../../engine/not-sent.js';
+import { classifyStatus, verdictOf } from '../../http/classify.js';
+import type { FailedAttempt } from '../../http/outcome.js';
+import { describeFailed, describeTransportFailure } from '../../ui/transport-words.js';
 import type { PlantOutcome } from './request.js';
 import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent, type UncertainEarlier } from './result.js';
 
@@ -37,20 +37,6 @@ export function describeAttempt(attempt: FailedAttempt): string {
     default:
       return describeTransportFailure(attempt);
   }
-}
-
-/** An id that was never sent: its message and exit code, also for ids the command itself stopped before sending. */
-export function whyNotSent(reason: NotSentReason): { message: string; exit: ExitCode } {
-  return { message: describeNotSent(reason), exit: exitOfNotSent(reason) };
-}
-
-/**
- * An id interrupted by a signal says the code the process ends with (130, 143 or 129), not
- * Ctrl-C's for all three: a script reading --json sees one code for one event.
- */
-export function signalExit<Result extends DeleteResult>(result: Result, interrupt: AbortSignal): Result {
-  if (!interrupt.aborted || !('exit' in result) || result.exit !== Exit.interrupted) return result;
-  return { ...result, exit: exitForSignal(interrupt.reason) };
 }
 
 /** What became of an id, as printed, before --missing-error and --ignore-missing are applied. */

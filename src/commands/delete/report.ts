@@ -1,38 +1,9 @@
 import type { IO } from '../../ui/io.js';
-import type { DeleteResult, NotDeleted } from './result.js';
+import { type DeleteResult, isFailure, type NotDeleted } from './result.js';
 
-export interface OutputMode {
-  json: boolean;
-  quiet: boolean;
-}
-
-/** Prints results as they arrive: human lines, or one JSON object per id (NDJSON). */
-export interface Reporter {
-  result(result: DeleteResult): void;
-  /** Ends the run's output: says how many notSent ids were not listed one by one. */
-  finish(): void;
-}
-
-/** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
-const MAX_NOT_SENT_LINES = 10;
-
-export function createReporter(io: IO, mode: OutputMode): Reporter {
-  let notSent = 0;
-  return {
-    finish() {
-      if (notSent > MAX_NOT_SENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
-    },
-    result(result) {
-      if (mode.json) io.outJson(resultJson(result, io.mask));
-      if (result.deleted || result.absent) {
-        if (!mode.json && !mode.quiet) io.out(successLine(io, successText(result)));
-      } else {
-        if (!result.attempted && ++notSent > MAX_NOT_SENT_LINES) return;
-        // Failures always reach stderr, even with --quiet or --json: a human may be watching.
-        io.err(failureLine(io, result));
-      }
-    },
-  };
+/** The line a terminal (or a log) shows for a result: on stdout for a success, on stderr for a failure. */
+export function resultLine(io: IO, result: DeleteResult): string {
+  return isFailure(result) ? failureLine(io, result) : successLine(io, successText(result));
 }
 
 function successText(result: Exclude<DeleteResult, NotDeleted>): string {

@@ -89,34 +89,3 @@ export function isFailure(result: DeleteResult): result is NotDeleted {
 export function notSent(id: string, message: string, exit: ExitCode): NotSent {
   return { id, deleted: false, status: null, error: null, message, exit, attempted: false };
 }
-
-/** Counts for the summary line, kept instead of the results so a million ids cost nothing here. */
-export class Tally {
-  deleted = 0;
-  absent = 0;
-  failed = 0;
-  notSent = 0;
-  /** Done by an earlier run, as the --journal said: counted apart, as success. */
-  skipped = 0;
-  /** Of `absent`: absent after an earlier request of ours whose answer never came (it may have deleted them). */
-  absentAfterUncertain = 0;
-  /** The exit code of the first failure in input order. */
-  firstFailure: ExitCode | undefined;
-
-  add(result: DeleteResult): void {
-    if (result.journal) this.skipped++;
-    else if (result.deleted) this.deleted++;
-    else if (result.absent) {
-      this.absent++;
-      if (result.after !== undefined) this.absentAfterUncertain++;
-    } else {
-      if (result.attempted) this.failed++;
-      else this.notSent++;
-      this.firstFailure ??= result.exit;
-    }
-  }
-
-  get total(): number {
-    return this.deleted + this.skipped + this.absent + this.failed + this.notSent;
-  }
-}

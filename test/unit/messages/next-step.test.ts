@@ -5,11 +5,12 @@ import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type JournalIo, openJournal } from '../../../src/batch/journal/index.js';
-import { openRunJournal } from '../../../src/commands/delete/journal.js';
+import { DELETE_RESULTS } from '../../../src/commands/delete/operation.js';
 import { joinWords } from '../../../src/config/command-words.js';
 import { withLock } from '../../../src/config/lock.js';
 import { runTokenCommand } from '../../../src/config/token-command.js';
 import type { Context } from '../../../src/context.js';
+import { openRunJournal } from '../../../src/engine/run-journal.js';
 import { AuthError, CliError, ConfigError, Exit } from '../../../src/errors.js';
 import { proxyFor } from '../../../src/http/proxy.js';
 import { reportFatal } from '../../../src/ui/fatal.js';
@@ -323,6 +324,7 @@ describe('a journal that cannot be opened or written says why in words, and what
         { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } },
         { verbose: false, journalSameAccount: false },
         ctx,
+        DELETE_RESULTS,
       );
       expect(journal.recordSent('1')).toBe(true);
       vi.advanceTimersByTime(1000);

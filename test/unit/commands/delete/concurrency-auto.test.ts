@@ -3,10 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
 import { buildProgram } from '../../../../src/cli.js';
-import { Tally } from '../../../../src/commands/delete/result.js';
-import { describeChange, summaryLine } from '../../../../src/commands/delete/summary.js';
+import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
+import type { DeleteResult } from '../../../../src/commands/delete/result.js';
 import { completionTree } from '../../../../src/completion/tree.js';
 import { createContext } from '../../../../src/context.js';
+import { describeChange, summaryLine } from '../../../../src/engine/summary.js';
+import { Tally } from '../../../../src/engine/tally.js';
 import type { Stdin } from '../../../../src/platform/stdin.js';
 import { createTestIO } from '../../../../src/ui/io.js';
 import { inProcess } from '../../../helpers/in-process.js';
@@ -25,8 +27,8 @@ const calm: ThrottleStats = {
   concurrencyLimit: 8,
 };
 
-function tallyOf(deleted: number): Tally {
-  const tally = new Tally();
+function tallyOf(deleted: number): Tally<DeleteResult> {
+  const tally = new Tally(DELETE_RESULTS);
   for (let i = 1; i <= deleted; i += 1) tally.add({ id: String(i), deleted: true, status: 204 });
   return tally;
 }
@@ -44,12 +46,12 @@ describe('the summary line', () => {
 
   it('with auto, when nothing was sent (every id not sent, or done by an earlier run): nothing about concurrency', () => {
     const stats = { ...calm, concurrencyLimit: 4, settledConcurrency: 4 };
-    const unsent = new Tally();
+    const unsent = new Tally(DELETE_RESULTS);
     for (const id of ['1', '2']) {
       unsent.add({ id, deleted: false, status: null, error: null, message: 'not sent: no token', exit: 4, attempted: false });
     }
     expect(summaryLine(unsent, 400, stats)).toBe('0 deleted, 0 already absent, 0 failed, 2 not sent in 0.4s');
-    const skipped = new Tally();
+    const skipped = new Tally(DELETE_RESULTS);
     skipped.add({ id: '1', deleted: true, status: null, journal: true });
     expect(summaryLine(skipped, 400, stats, true)).toBe('0 deleted, 1 skipped (journal), 0 already absent, 0 failed, 0 not sent in 0.4s');
   });

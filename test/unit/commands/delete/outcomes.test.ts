@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  describeAttempt,
-  describeOutcome,
-  explainOutcome,
-  type MissingRule,
-  signalExit,
-  whyNotSent,
-} from '../../../../src/commands/delete/outcomes.js';
+import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
+import { describeAttempt, describeOutcome, explainOutcome, type MissingRule } from '../../../../src/commands/delete/outcomes.js';
 import type { PlantOutcome } from '../../../../src/commands/delete/request.js';
+import type { DeleteResult } from '../../../../src/commands/delete/result.js';
+import { signalExit as engineSignalExit, whyNotSent } from '../../../../src/engine/not-sent.js';
 import { Exit } from '../../../../src/errors.js';
 import type { FailedAttempt } from '../../../../src/http/outcome.js';
 
@@ -313,6 +309,8 @@ describe('explainOutcome: what "no such plant" looks like', () => {
     expect(explainOutcome({ kind: 'not-sent', id: '1', reason: { kind: 'interrupted' } }, ignore)).toMatchObject({ attempted: false });
   });
 });
+
+const signalExit = (result: DeleteResult, interrupt: AbortSignal): DeleteResult => engineSignalExit(DELETE_RESULTS, result, interrupt);
 
 describe('signalExit: an id interrupted by a signal says the code the process ends with', () => {
   const interrupted = notSentFor('9');

@@ -1,7 +1,9 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import { createReporter, failureLine, type OutputMode, resultJson } from '../../../../src/commands/delete/report.js';
+import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
+import { failureLine, resultJson } from '../../../../src/commands/delete/report.js';
 import type { DeleteResult, Failed, NotDeleted } from '../../../../src/commands/delete/result.js';
+import { createReporter, type OutputMode } from '../../../../src/engine/report.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../../../src/errors.js';
 import type { Env } from '../../../../src/platform/env.js';
 import { argvWantsJson, type FatalOptions, fatalJson, reportFatal } from '../../../../src/ui/fatal.js';
@@ -107,7 +109,7 @@ describe('fatalJson', () => {
 describe('createReporter', () => {
   const run = (mode: OutputMode, results: DeleteResult[]) => {
     const io = createTestIO();
-    const reporter = createReporter(io, mode);
+    const reporter = createReporter(io, mode, DELETE_RESULTS);
     for (const result of results) reporter.result(result);
     return { stdout: io.stdout(), stderr: io.stderr() };
   };
@@ -192,7 +194,7 @@ describe('the success line follows the color decision, as failures do', () => {
       env,
       Chalk,
     );
-    const reporter = createReporter(io, { json: false, quiet: false });
+    const reporter = createReporter(io, { json: false, quiet: false }, DELETE_RESULTS);
     reporter.result(deleted('42'));
     reporter.result({ ...refused, status: 404, message: 'gone', error: null, exit: Exit.notFound });
     reporter.result({ id: '43', deleted: false, absent: true, status: 404 });

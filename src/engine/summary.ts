@@ -1,24 +1,24 @@
 // The lines a batch ends with, and the --verbose lines for each change of pace: said once,
 // never per request.
 
-import type { ThrottleChange, ThrottleStats } from '../../batch/throttle/throttle.js';
-import { LOAD_REFUSAL_STATUSES } from '../../http/classify.js';
-import { formatRunSeconds } from '../../ui/duration.js';
-import type { Tally } from './result.js';
+import type { ThrottleChange, ThrottleStats } from '../batch/throttle/throttle.js';
+import { LOAD_REFUSAL_STATUSES } from '../http/classify.js';
+import { formatRunSeconds } from '../ui/duration.js';
+import type { Tally } from './tally.js';
 
 /**
  * `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids
  * too; with --concurrency auto, the limit the run settled at, when it sent anything.
  */
-export function summaryLine(tally: Tally, elapsedMs: number, throttled: ThrottleStats, journal = false): string {
+export function summaryLine<R>(tally: Tally<R>, elapsedMs: number, throttled: ThrottleStats, journal = false, done = 'deleted'): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
   const uncertain =
     tally.absentAfterUncertain > 0
       ? ` (${tally.absentAfterUncertain} after a request whose answer was lost: it may have deleted them)`
       : '';
-  const counts = `${tally.deleted} deleted${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed, ${tally.notSent} not sent`;
+  const counts = `${tally.done} ${done}${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed, ${tally.notSent} not sent`;
   // A run that sent nothing (no token, or every id done already) found no pace to settle at.
-  const sent = tally.deleted + tally.absent + tally.failed > 0;
+  const sent = tally.done + tally.absent + tally.failed > 0;
   const settled = throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;
   return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
 }

@@ -1,30 +1,29 @@
-// `delete --journal FILE`: the run's side of a resumable batch. The journal itself (format,
-// lock, durable writes) is batch/journal/; here is what delete does with it: skip the ids an
+// `--journal FILE`: a batch's side of a resumable batch. The journal itself (format,
+// lock, durable writes) is batch/journal/; here is what a batch does with it: skip the ids an
 // earlier run finished, record each id before its request leaves and each result as soon as
 // it is decided, tell which ids an earlier run left in flight, and stop the run when the
 // journal can no longer be written, rather than go on without a record.
 
-import type { JournalIdentity } from '../../batch/journal/identity.js';
-import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../../batch/journal/index.js';
-import { isTokenCommand, type Target } from '../../config/resolve.js';
-import type { Context } from '../../context.js';
-import { Exit, type ExitCode } from '../../errors.js';
-import type { IdList } from '../../ids/list.js';
-import { shown } from '../../text/shown.js';
-import { resultJson } from './report.js';
-import { type DeleteResult, type DoneEarlier, doneEarlier } from './result.js';
+import type { JournalIdentity } from '../batch/journal/identity.js';
+import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import { isTokenCommand, type Target } from '../config/resolve.js';
+import type { Context } from '../context.js';
+import { Exit, type ExitCode } from '../errors.js';
+import type { IdList } from '../ids/list.js';
+import { shown } from '../text/shown.js';
+import type { Results } from './operation.js';
 
-export interface RunJournal {
+export interface RunJournal<R> {
   /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. */
-  doneEarlier(id: string): DoneEarlier | undefined;
+  doneEarlier(id: string): R | undefined;
   /** Whether the journal records every one of `ids` as done: then nothing is to be sent. */
   allDone(ids: IdList): boolean;
   /** Whether an earlier run's request for `id` was in flight when that run stopped (it may have deleted the plant). */
   wasInFlight(id: string): boolean;
   /** Writes that `id` is being sent, before its request leaves; false when the journal cannot be written (then it must not be sent). */
   recordSent(id: string): boolean;
-  /** Appends this run's result for an id, in the order results are decided. */
-  record(result: DeleteResult): void;
+  /** Appends this run's result for `id`, in the order results are decided. */
+  record(id: string, result: R): void;
   /** Why the run must stop: the journal could not be written. Undefined while it can. */
   stopReason(): { message: string; exit: ExitCode } | undefined;
   /** Flushes and closes; the failure, if writing failed at any point, as the run's closing line (what next, and the exit code). */
@@ -39,7 +38,13 @@ export interface RunJournalOptions {
 }
 
 /** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
-export async function openRunJournal(file: string, target: Target, opts: RunJournalOptions, ctx: Context): Promise<RunJournal> {
+export async function openRunJournal<R>(
+  file: string,
+  target: Target,
+  opts: RunJournalOptions,
+  ctx: Context,
+  results: Results<R>,
+): Promise<RunJournal<R>> {
   const { verbose } = opts;
   const journal = await openJournal(file, { ...journalIdentity(target, opts), signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
@@ -55,7 +60,7 @@ export async function openRunJournal(file: string, target: Target, opts: RunJour
   return {
     doneEarlier(id) {
       const kind = journal.recorded(id);
-      return kind === 'deleted' || kind === 'absent' ? doneEarlier(id, kind) : undefined;
+      return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
     },
     allDone(ids) {
       const { deleted, absent } = journal.counts();
@@ -74,8 +79,8 @@ export async function openRunJournal(file: string, target: Target, opts: RunJour
         return false; // journal.failure says why; stopReason() words it
       }
     },
-    record(result) {
-      if (journal.failure === undefined) journal.record(result.id, resultJson(result, ctx.io.mask));
+    record(id, result) {
+      if (journal.failure === undefined) journal.record(id, results.json(result, ctx.io.mask));
     },
     stopReason: () =>
       journal.failure === undefined

@@ -1,17 +1,18 @@
-// `delete --dry-run`: every request that would be sent, exactly, with the token masked, and
+// `--dry-run`: every request that would be sent, exactly, with the token masked, and
 // with --journal, the ids an earlier run finished, which would be skipped. Sends and writes nothing.
 
-import type { JournalState } from '../../batch/journal/index.js';
-import { describeRate, type Rate } from '../../batch/rate-limit.js';
-import type { Target } from '../../config/resolve.js';
-import type { Context } from '../../context.js';
-import { Exit, type ExitCode } from '../../errors.js';
-import type { IdList } from '../../ids/list.js';
+import type { JournalState } from '../batch/journal/index.js';
+import { describeRate, type Rate } from '../batch/rate-limit.js';
+import type { Target } from '../config/resolve.js';
+import type { Context } from '../context.js';
+import { Exit, type ExitCode } from '../errors.js';
+import type { IdList } from '../ids/list.js';
+import type { Operation } from './operation.js';
 import type { OutputMode } from './report.js';
-import { plantPath } from './request.js';
 
 export interface DryRun {
   ids: IdList;
+  request: Operation<unknown>['request'];
   target: Target;
   rate: Rate | undefined;
   output: OutputMode;
@@ -19,7 +20,7 @@ export interface DryRun {
   journal?: JournalState;
 }
 
-export async function printDryRun({ ids, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
+export async function printDryRun({ ids, request, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
   let written = 0;
   let skipped = 0;
   for (const id of ids) {
@@ -31,9 +32,10 @@ export async function printDryRun({ ids, target, rate, output, journal }: DryRun
       else ctx.io.out(`skip ${id}: already done (journal)`);
       continue;
     }
-    const url = `${target.baseUrl}${plantPath(id)}`;
-    if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"DELETE","url":${JSON.stringify(ctx.io.mask(url))}}`);
-    else ctx.io.out(`DELETE ${url}  (Authorization: Bearer ***)`);
+    const { method, path } = request(id);
+    const url = `${target.baseUrl}${path}`;
+    if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"${method}","url":${JSON.stringify(ctx.io.mask(url))}}`);
+    else ctx.io.out(`${method} ${url}  (Authorization: Bearer ***)`);
   }
   const pace = rate ? `; at most ${describeRate(rate)}` : '';
   const requests = ids.size - skipped;

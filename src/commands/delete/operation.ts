@@ -1,0 +1,54 @@
+// `delete` as the batch engine sees it: the request, how its outcome becomes a result, how a
+// result is printed and journaled, and the words of its summary.
+
+import type { Operation, Results } from '../../engine/operation.js';
+import { Exit } from '../../errors.js';
+import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
+import { resultJson, resultLine } from './report.js';
+import { deletePlant, plantPath } from './request.js';
+import { type DeleteResult, doneEarlier, notSent } from './result.js';
+
+export const DELETE_RESULTS: Results<DeleteResult> = {
+  kindOf(result) {
+    if (result.journal) return 'skipped';
+    if (result.deleted) return 'done';
+    if (result.absent) return 'absent';
+    return result.attempted ? 'failed' : 'not-sent';
+  },
+  exitOf: (result) => ('exit' in result ? result.exit : undefined),
+  withExit: (result, exit) => ('exit' in result ? { ...result, exit } : result),
+  afterUncertain: (result) => 'after' in result && result.after !== undefined,
+  tokenRefused: (result) => 'attempted' in result && result.attempted === true && result.exit === Exit.auth,
+  notSent,
+  doneEarlier,
+  json: resultJson,
+  line: resultLine,
+};
+
+/** The delete operation, with what the user said "no such plant" looks like. */
+export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
+  return {
+    request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
+    send: async (transport, id, interrupt, uncertainEarlier) =>
+      explainOutcome(await deletePlant(transport, id, interrupt), missing, uncertainEarlier),
+    results: DELETE_RESULTS,
+    words: { verb: 'delete', done: 'deleted', finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile) },
+  };
+}
+
+/**
+ * How to finish a batch run without a journal: again, with the plants already deleted counted
+ * done. Said in this target's own words for "no such plant" (the code declared for it, which a
+ * 404 Error object joins), or how to declare it, never a status the target may not use; and
+ * --journal for next time, which needs none of this.
+ */
+export function finishWithoutJournal(missing: MissingRule, profile: string): string {
+  const profileFlag = profile === 'default' ? '' : `--profile ${profile} `;
+  const run =
+    missing.codes.length > 0
+      ? `run it again with --ignore-missing to finish (the plants deleted already answer error ${missing.codes.join(' or ')}, this target's "no such plant")`
+      : `run it again with --ignore-missing --missing-error CODE to finish, CODE being the API's error code for "no such plant" (a 404 Error object counts without it)`;
+  return `${run}; next time, give it a --journal FILE (plantstore ${profileFlag}delete --journal FILE …) to resume with the same command`;
+}
+
+export { describeAttempt };

@@ -1,0 +1,121 @@
+// The flags of any batch, declared once: where the ids come from, the pace, the journal, when
+// to stop, progress. A command that runs a batch adds them all (BATCH_FLAGS) to its own.
+
+import { DEFAULT_AUTO_CEILING } from '../batch/latency-tuning.js';
+import { MAX_CONCURRENCY } from '../batch/ordered-pool.js';
+import type { Rate } from '../batch/rate-limit.js';
+import type { Concurrency } from '../batch/throttle/throttle.js';
+import { Flag, type FlagReader } from '../flags/flag.js';
+import { JSON_OUTPUT, QUIET, VERBOSE } from '../flags/global.js';
+import { concurrency, filePath, rate } from '../flags/kinds.js';
+import type { OutputMode } from './report.js';
+
+export const STDIN = Flag.switch({
+  key: 'stdin',
+  flags: '--stdin',
+  help: 'read ids from standard input (whitespace-separated, # comments)',
+});
+
+export const CONCURRENCY = Flag.valued(
+  {
+    key: 'concurrency',
+    flags: '--concurrency <n|auto[:max]>',
+    help:
+      `requests in flight at once: n fixed, 1..${MAX_CONCURRENCY}; auto finds it from the server's latency, ` +
+      `up to ${DEFAULT_AUTO_CEILING} (auto:${MAX_CONCURRENCY} lets it go up to ${MAX_CONCURRENCY}); --concurrency 8 was the default before auto`,
+    env: 'PLANTSTORE_CONCURRENCY',
+    envHelp: 'like delete --concurrency: a number, auto, or auto:max',
+    default: 'auto',
+    completes: { kind: 'words', words: ['auto', `auto:${MAX_CONCURRENCY}`] },
+  },
+  concurrency(MAX_CONCURRENCY, DEFAULT_AUTO_CEILING),
+);
+
+export const RATE = Flag.valued(
+  {
+    key: 'rate',
+    flags: '--rate <n[/s|/m|/h|/d]>',
+    help: 'one request every second (minute, hour, day) / n, such as 40/s or 300/m; a bare n is per second',
+    env: 'PLANTSTORE_RATE',
+    envHelp: 'like delete --rate',
+  },
+  rate,
+);
+
+export const FAIL_FAST = Flag.switch({ key: 'failFast', flags: '--fail-fast', help: 'send nothing new after the first failure' });
+
+export const DRY_RUN = Flag.switch({ key: 'dryRun', flags: '--dry-run', help: 'print the requests that would be sent; send nothing' });
+
+export const JOURNAL = Flag.valued(
+  {
+    key: 'journal',
+    flags: '--journal <file>',
+    help: 'record each result in this file as it is decided; a re-run with the same file skips what it records as done',
+    completes: { kind: 'files' },
+  },
+  filePath,
+);
+
+export const JOURNAL_SAME_ACCOUNT = Flag.switch({
+  key: 'journalSameAccount',
+  flags: '--journal-same-account',
+  help: 'resume a --journal written with other credentials (a renewed token, a changed token command) as the same account',
+});
+
+export const PROGRESS = Flag.switch({
+  key: 'progress',
+  flags: '--progress',
+  help: 'when stderr is not a terminal, print a status line to it every 30s (keeps a CI log alive)',
+  env: 'PLANTSTORE_PROGRESS',
+  envHelp: 'like delete --progress',
+});
+
+/** In the order --help lists them, after the command's own. */
+export const BATCH_FLAGS = [STDIN, CONCURRENCY, RATE, FAIL_FAST, DRY_RUN, JOURNAL, JOURNAL_SAME_ACCOUNT, PROGRESS] as const;
+
+/** The global flags a batch reads besides the service's. */
+const BATCH_GLOBALS = [JSON_OUTPUT, QUIET, VERBOSE] as const;
+
+export type BatchFlags = FlagReader<(typeof BATCH_FLAGS)[number] | (typeof BATCH_GLOBALS)[number]>;
+
+/** How a batch runs, read from its flags: what is the same for every operation. */
+export interface BatchOptions {
+  /** The ids as given on the command line; `-` alone reads stdin, as --stdin does. */
+  ids: string[];
+  stdin: boolean;
+  /** A fixed number of requests in flight, or `{ auto: ceiling }`: found from the server's latency, up to the ceiling. */
+  concurrency: Concurrency;
+  rate: Rate | undefined;
+  failFast: boolean;
+  dryRun: boolean;
+  output: OutputMode;
+  verbose: boolean;
+  /** --journal: where results are recorded, and read back to skip what an earlier run finished. */
+  journal: string | undefined;
+  /** --journal-same-account: a journal written with other credentials is resumed (batch/journal/identity.ts). */
+  journalSameAccount: boolean;
+  /** --progress: a plain status line every 30 s when stderr is not a terminal. */
+  progress: boolean;
+}
+
+/** The batch's flags, each read once; `read` runs between the pace and the output flags, where a command reads its own. */
+export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T): BatchOptions & T {
+  const stdin = flags.value(STDIN);
+  const concurrencyValue = flags.value(CONCURRENCY);
+  const rateValue = flags.value(RATE);
+  const own = read();
+  return {
+    ids,
+    stdin,
+    concurrency: concurrencyValue,
+    rate: rateValue,
+    ...own,
+    output: { json: flags.value(JSON_OUTPUT), quiet: flags.value(QUIET) },
+    dryRun: flags.value(DRY_RUN),
+    verbose: flags.value(VERBOSE),
+    failFast: flags.value(FAIL_FAST),
+    journal: flags.value(JOURNAL),
+    journalSameAccount: flags.value(JOURNAL_SAME_ACCOUNT),
+    progress: flags.value(PROGRESS),
+  };
+}

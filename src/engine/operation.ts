@@ -1,0 +1,64 @@
+// What an operation gives the batch engine: only what is its own. The request it sends for an
+// id, how an answer becomes a result, and its words. Everything a batch needs besides (ids
+// read and checked, the journal, the throttle, progress, signals, the summary) is the engine's.
+
+import type { ExitCode } from '../errors.js';
+import type { HttpRequest } from '../http/outcome.js';
+import type { Transport } from '../http/transport.js';
+import type { Mask } from '../text/secret-mask.js';
+import type { IO } from '../ui/io.js';
+
+/**
+ * What the engine makes of a result: what it counts and how it ends the run.
+ * - `done`: what was asked was done, on the server's proof (deleted);
+ * - `absent`: nothing to do, the server says so (no such plant), which counts as success;
+ * - `failed`: sent, and not done; `not-sent`: never sent (interrupted, stopped);
+ * - `skipped`: done by an earlier run, as the --journal records.
+ */
+export type ResultKind = 'done' | 'absent' | 'failed' | 'not-sent' | 'skipped';
+
+/** What the journal records an id as, when an earlier run finished it. */
+export type RecordedDone = 'deleted' | 'absent';
+
+/** How the engine reads, builds and prints an operation's results. */
+export interface Results<R> {
+  kindOf(result: R): ResultKind;
+  /** A failure's exit code (failed or not sent); undefined for a success. */
+  exitOf(result: R): ExitCode | undefined;
+  /** The same result with another exit code: the signal's, for an id a signal interrupted. */
+  withExit(result: R, exit: ExitCode): R;
+  /** Absent after an uncertain request of ours, which may have done it: counted apart in the summary. */
+  afterUncertain(result: R): boolean;
+  /** Whether the server refused the token (exit 4 from an answer): the run ends with the hint to log in again. */
+  tokenRefused(result: R): boolean;
+  /** An id this run does not send, with why. */
+  notSent(id: string, message: string, exit: ExitCode): R;
+  /** An id the journal records as done by an earlier run. */
+  doneEarlier(id: string, recorded: RecordedDone): R;
+  /** The --json line for a result, also the journal's result line; a server's words in it masked with `mask`. */
+  json(result: R, mask: Mask): string;
+  /** The human line: printed on stdout for a success, on stderr for a failure. */
+  line(io: IO, result: R): string;
+}
+
+/** An operation's words, for the lines a batch ends with. */
+export interface OperationWords {
+  /** What the operation does to an id, as a verb: "delete". */
+  verb: string;
+  /** What `done` is called in the summary and the interrupt line: "deleted". */
+  done: string;
+  /** How to finish a run without a journal, after an interrupt. */
+  finishWithoutJournal(profile: string): string;
+}
+
+export interface Operation<R> {
+  /** The request for one id, for --dry-run: what would be sent. */
+  request(id: string): Pick<HttpRequest, 'method' | 'path'>;
+  /**
+   * Sends one id and words the outcome. `uncertainEarlier`: the --journal says an earlier run's
+   * request for it may have been carried out with no decided answer (in flight at a stop, timed out...).
+   */
+  send(transport: Transport, id: string, interrupt: AbortSignal, uncertainEarlier: boolean): Promise<R>;
+  results: Results<R>;
+  words: OperationWords;
+}

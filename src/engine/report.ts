@@ -1,0 +1,39 @@
+// Prints a batch's results as they are decided, in input order: the operation's human lines,
+// or one JSON object per id (NDJSON). Ids never sent are folded after the first few.
+
+import type { IO } from '../ui/io.js';
+import type { Results } from './operation.js';
+
+export interface OutputMode {
+  json: boolean;
+  quiet: boolean;
+}
+
+export interface Reporter<R> {
+  result(result: R): void;
+  /** Ends the run's output: says how many ids never sent were not listed one by one. */
+  finish(): void;
+}
+
+/** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
+const MAX_NOT_SENT_LINES = 10;
+
+export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>): Reporter<R> {
+  let notSent = 0;
+  return {
+    finish() {
+      if (notSent > MAX_NOT_SENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
+    },
+    result(result) {
+      if (mode.json) io.outJson(results.json(result, io.mask));
+      const kind = results.kindOf(result);
+      if (kind !== 'failed' && kind !== 'not-sent') {
+        if (!mode.json && !mode.quiet) io.out(results.line(io, result));
+      } else {
+        if (kind === 'not-sent' && ++notSent > MAX_NOT_SENT_LINES) return;
+        // Failures always reach stderr, even with --quiet or --json: a human may be watching.
+        io.err(results.line(io, result));
+      }
+    },
+  };
+}

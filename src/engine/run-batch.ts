@@ -1,0 +1,221 @@
+// The batch engine: a list of ids through one operation. Reads and checks every id first, then
+// the journal, the throttle, progress and signals, and the summary; the operation supplies only
+// its request, how an answer becomes a result, and its words (operation.ts).
+
+import { runOrdered } from '../batch/ordered-pool.js';
+import { type Concurrency, Throttle, type ThrottleChange } from '../batch/throttle/throttle.js';
+import type { Target } from '../config/resolve.js';
+import type { TokenLeases } from '../config/token-lease.js';
+import type { Context } from '../context.js';
+import { Exit, type ExitCode } from '../errors.js';
+import type { FailedAttempt } from '../http/outcome.js';
+import type { NetworkOptions } from '../http/transport.js';
+import type { IdList } from '../ids/list.js';
+import { firstToken, resolveService } from '../service/connect.js';
+import type { ServiceSettings } from '../service/settings.js';
+import { tokenRefusedLine } from '../service/token-refused.js';
+import { NO_PROGRESS, type ProgressState, startProgress } from '../ui/progress.js';
+import { traceLines } from '../ui/trace.js';
+import type { BatchOptions } from './batch-flags.js';
+import { printDryRun } from './dry-run.js';
+import { signalExit, whyNotSent } from './not-sent.js';
+import type { Operation } from './operation.js';
+import { readIds } from './read-ids.js';
+import { createReporter } from './report.js';
+import type { RunJournal } from './run-journal.js';
+import { describeChange, summaryLine } from './summary.js';
+import { Tally } from './tally.js';
+
+/**
+ * A batch of at most this many ids goes out at once, as it did when a fixed 8 was the default:
+ * the latency-based limit learns nothing from so few answers, and would only send them in two waves.
+ */
+export const HANDFUL = 8;
+
+// A server that refuses every request for this many --max-retry-wait (but at least
+// a second) is not coming back soon: the run stops trying, and ends with exit 6.
+const STALL_RETRY_WAITS = 4;
+const MIN_STALL_MS = 1000;
+
+/** How one operation's batch runs: its flags, and the --verbose wording of an attempt. */
+export interface BatchRun extends BatchOptions, ServiceSettings {
+  describeAttempt(attempt: FailedAttempt): string;
+}
+
+/** Runs `op` for each id; results come out in input order; the exit code is that of the first failing id. */
+export async function runBatch<R extends { id: string }>(op: Operation<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
+  const { rate, output } = opts;
+  // Every id is checked before anything is sent: a typo in the fifth id does nothing.
+  const ids = await readIds(opts, ctx);
+  // A nightly job whose list came out empty has nothing to do, which is not a failure: one line on
+  // stderr, nothing on stdout (no JSON objects: there is no id to report), no token or server needed.
+  if (ids.size === 0) {
+    ctx.io.err(`no plant ids: nothing to ${op.words.verb}`);
+    return Exit.ok;
+  }
+  const { target, network } = await resolveService(opts, ctx);
+  if (opts.dryRun) {
+    // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
+    const plan =
+      opts.journal === undefined
+        ? undefined
+        : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, ctx.signal);
+    return printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
+  }
+  // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
+  const journal =
+    opts.journal === undefined
+      ? undefined
+      : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op.results);
+  let exit: ExitCode;
+  try {
+    // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
+    const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
+    exit = await sendAll(op, { ids, target, token, network, journal }, opts, ctx);
+  } finally {
+    const lost = journal?.close();
+    if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
+  }
+  // Results the journal lost outrank a failing id: a script cannot trust what the run said it recorded. A signal outranks both.
+  if (journal?.stopReason() !== undefined && exit !== Exit.interrupted) return Exit.internal;
+  return exit;
+}
+
+/** The token of a run that sends nothing: every id was done by the journal. Never sent. */
+const NO_TOKEN_NEEDED = '';
+
+/** What the batch sends, where, and what it records. */
+interface Batch<R> {
+  ids: IdList;
+  target: Target;
+  token: string | TokenLeases;
+  network: NetworkOptions;
+  journal: RunJournal<R> | undefined;
+}
+
+/** The batch itself: every id through the throttle and the transport, results in input order. */
+async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
+  const { ids, target, token, network, journal } = batch;
+  const { concurrency, rate, output, verbose, failFast } = opts;
+  const { results } = op;
+
+  const started = Date.now();
+  const reporter = createReporter(ctx.io, output, results);
+  const tally = new Tally(results);
+  // One throttle for the whole run: a refusal for load is about the server, not about one id.
+  const throttle = new Throttle({
+    ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
+    ...(rate ? { rate } : {}),
+    maxPauseMs: network.maxRetryWaitMs,
+    stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
+    ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
+  });
+  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
+  const linesOnScreen = ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && (output.json || !output.quiet);
+  const progress = linesOnScreen
+    ? NO_PROGRESS
+    : startProgress(ctx.io, ids.size, () => progressState(tally, throttle, concurrency), { plain: opts.progress });
+  const transport = await ctx.transport({
+    endpoint: { baseUrl: target.baseUrl, token },
+    network: { ...network, connections: throttle.maxInFlight },
+    gate: throttle,
+    ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, opts.describeAttempt).join('\n')) } : {}),
+  });
+  const withSignalExit = (result: R): R => signalExit(results, result, ctx.signal);
+  const send = async (id: string, uncertainEarlier: boolean): Promise<R> => {
+    const result = withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier));
+    // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
+    journal?.record(id, result);
+    return result;
+  };
+  // An id the journal skips is a result at once, not a promise: a resume skipping a million of them stays one pass.
+  const runOne = (id: string): Promise<R> | R => {
+    if (journal === undefined) return send(id, false);
+    const earlier = journal.doneEarlier(id);
+    if (earlier) return earlier;
+    const uncertainEarlier = journal.wasInFlight(id);
+    // Written ahead of the request (a write-ahead record): after a kill, the journal knows every id that may have left.
+    if (!journal.recordSent(id)) return notSentNow(id);
+    return send(id, uncertainEarlier);
+  };
+  let stopReason: { message: string; exit: ExitCode } | undefined;
+  let tokenRefused = false;
+  /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
+  const notSentNow = (id: string): R => {
+    stopReason ??= journal?.stopReason();
+    const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
+    const result = withSignalExit(results.notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal));
+    journal?.record(id, result);
+    return result;
+  };
+  const isFailure = (result: R): boolean => {
+    const kind = results.kindOf(result);
+    return kind === 'failed' || kind === 'not-sent';
+  };
+  try {
+    await runOrdered<string, R>({
+      items: ids,
+      // No concurrency here: the throttle bounds the requests in flight (at most --concurrency)
+      // through hold; the pool only bounds the results held for ordering (its window), so an
+      // id waiting out a Retry-After or one slow answer holds back nothing but its own line.
+      signal: ctx.signal,
+      hold(resume) {
+        // A reader slower than the batch (`| less`) holds new starts back instead of growing the queue.
+        const backlog = ctx.io.backlog();
+        if (backlog === undefined) return throttle.hold(resume);
+        void backlog.then(resume);
+        return true;
+      },
+      run: runOne,
+      emit(result) {
+        // Only a failure line shares stderr with the counter: clearing on every result would hide it.
+        if (isFailure(result)) progress.clear();
+        tally.add(result);
+        if (results.tokenRefused(result)) tokenRefused = true;
+        reporter.result(result);
+      },
+      shouldStop(result) {
+        stopReason ??= journal?.stopReason();
+        const gaveUp = throttle.gaveUp();
+        if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
+        if (failFast && isFailure(result)) {
+          stopReason ??= {
+            message: `not sent: --fail-fast stopped after plant ${result.id} failed`,
+            exit: results.exitOf(result) ?? Exit.internal,
+          };
+        }
+        return stopReason !== undefined;
+      },
+      notStarted(id) {
+        const earlier = journal?.doneEarlier(id);
+        if (earlier) return earlier;
+        return notSentNow(id);
+      },
+    });
+  } finally {
+    throttle.close();
+    progress.stop();
+    reporter.finish();
+    await transport.close();
+  }
+  if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
+    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done));
+  }
+  if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
+  if (ctx.signal.aborted) {
+    const again = journal ? 'run the same command again to resume' : op.words.finishWithoutJournal(target.profile);
+    ctx.io.err(
+      `interrupted: ${tally.done} of ${ids.size} ${op.words.done} before the interrupt; the rest were not, or may not have been: ${again}`,
+    );
+    return Exit.interrupted;
+  }
+  // A journal that stopped recording is a lost result, as a full disk on stdout is.
+  return tally.firstFailure ?? Exit.ok;
+}
+
+/** Where the run is, for the progress line: the limit only when it adapts. */
+function progressState<R>(tally: Tally<R>, throttle: Throttle, concurrency: Concurrency): ProgressState {
+  const stats = throttle.stats();
+  const adapts = typeof concurrency !== 'number' || stats.concurrencyCuts > 0;
+  return { done: tally.total, failed: tally.failed, limit: adapts ? stats.concurrencyLimit : undefined };
+}

@@ -1,0 +1,44 @@
+import type { ExitCode } from '../errors.js';
+import type { Results } from './operation.js';
+
+/** Counts for the summary line, kept instead of the results so a million ids cost nothing here. */
+export class Tally<R> {
+  done = 0;
+  absent = 0;
+  failed = 0;
+  notSent = 0;
+  /** Done by an earlier run, as the --journal said: counted apart, as success. */
+  skipped = 0;
+  /** Of `absent`: absent after an earlier request of ours whose answer never came (it may have done it). */
+  absentAfterUncertain = 0;
+  /** The exit code of the first failure in input order. */
+  firstFailure: ExitCode | undefined;
+
+  constructor(private readonly results: Results<R>) {}
+
+  add(result: R): void {
+    switch (this.results.kindOf(result)) {
+      case 'skipped':
+        this.skipped++;
+        return;
+      case 'done':
+        this.done++;
+        return;
+      case 'absent':
+        this.absent++;
+        if (this.results.afterUncertain(result)) this.absentAfterUncertain++;
+        return;
+      case 'failed':
+        this.failed++;
+        break;
+      case 'not-sent':
+        this.notSent++;
+        break;
+    }
+    this.firstFailure ??= this.results.exitOf(result);
+  }
+
+  get total(): number {
+    return this.done + this.skipped + this.absent + this.failed + this.notSent;
+  }
+}
