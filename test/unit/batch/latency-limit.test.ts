@@ -285,7 +285,9 @@ describe('LatencyLimit, scripted answers', () => {
   });
 });
 
-describe('LatencyLimit against a server with K slots and a FIFO queue (virtual time)', () => {
+// A hang guard, not a speed limit: each case simulates tens of thousands of requests, all CPU,
+// and took over 5 s on a 2-core machine shared with other test runs.
+describe('LatencyLimit against a server with K slots and a FIFO queue (virtual time)', { timeout: 60_000 }, () => {
   it('grows from 4 to the server capacity within a second (K = 48, 50 ms)', () => {
     const result = run({ slots: 48, latencyMs: 50, jitter: 0.1 }, 10_000);
     expect(result.limitAt[1]).toBeGreaterThanOrEqual(48);
