@@ -45,6 +45,8 @@ export interface Results<R> {
 export interface OperationWords {
   /** What the operation does to an id, as a verb: "delete". */
   verb: string;
+  /** What the batch is doing, for the progress line: "deleting". */
+  doing: string;
   /** What `done` is called in the summary and the interrupt line: "deleted". */
   done: string;
   /** How to finish a run without a journal, after an interrupt. */

@@ -14,7 +14,7 @@ import type { IdList } from '../ids/list.js';
 import { firstToken, resolveService } from '../service/connect.js';
 import type { ServiceSettings } from '../service/settings.js';
 import { tokenRefusedLine } from '../service/token-refused.js';
-import { NO_PROGRESS, type ProgressState, startProgress } from '../ui/progress.js';
+import { type ProgressState, startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
 import { printDryRun } from './dry-run.js';
@@ -110,11 +110,15 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
-  // A line per id on the screen is progress enough; the counter is for when stdout goes elsewhere.
-  const linesOnScreen = ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY && (output.json || !output.quiet);
-  const progress = linesOnScreen
-    ? NO_PROGRESS
-    : startProgress(ctx.io, ids.size, () => progressState(tally, throttle, concurrency), { plain: opts.progress });
+  // At a terminal the status line is pinned below the result lines, wherever stdout goes: a
+  // scroll of 50,000 lines says nothing of how far along the batch is, or how long it has left.
+  const progress = startProgress(ctx.io, ids.size, () => progressState(tally, throttle), {
+    plain: opts.progress,
+    doing: op.words.doing,
+  });
+  // A result line on the screen the status line is on (a failure on stderr, or any line on a
+  // stdout that is a terminal too): the status line is cleared for it and put back below it.
+  const successOnScreen = ctx.io.stdoutIsTTY && (output.json || !output.quiet);
   const transport = await ctx.transport({
     endpoint: { baseUrl: target.baseUrl, token },
     network: { ...network, connections: throttle.maxInFlight },
@@ -168,11 +172,13 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       },
       run: runOne,
       emit(result) {
-        // Only a failure line shares stderr with the counter: clearing on every result would hide it.
-        if (isFailure(result)) progress.clear();
+        // A failure line always shares the terminal with the status line; a success line when stdout is that terminal too.
+        const onScreen = isFailure(result) || successOnScreen;
+        if (onScreen) progress.clear();
         tally.add(result);
         if (results.tokenRefused(result)) tokenRefused = true;
         reporter.result(result);
+        if (onScreen) progress.restore();
       },
       shouldStop(result) {
         stopReason ??= journal?.stopReason();
@@ -214,8 +220,14 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
 }
 
 /** Where the run is, for the progress line: the limit only when it adapts. */
-function progressState<R>(tally: Tally<R>, throttle: Throttle, concurrency: Concurrency): ProgressState {
+/** Where the run is, for the progress line: the limit of its ceiling, and the ids this run sent apart from those the journal skipped. */
+function progressState<R>(tally: Tally<R>, throttle: Throttle): ProgressState {
   const stats = throttle.stats();
-  const adapts = typeof concurrency !== 'number' || stats.concurrencyCuts > 0;
-  return { done: tally.total, failed: tally.failed, limit: adapts ? stats.concurrencyLimit : undefined };
+  return {
+    done: tally.total,
+    sent: tally.total - tally.skipped,
+    failed: tally.failed,
+    limit: stats.concurrencyLimit,
+    ceiling: throttle.maxInFlight,
+  };
 }

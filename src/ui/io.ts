@@ -51,6 +51,8 @@ export interface IO {
   err(line: string): void;
   /** Writes to stderr without a line break: prompts. */
   errText(text: string): void;
+  /** The width of the terminal stderr is, read now (a resize changes it); undefined when it is not a terminal. */
+  errColumns(): number | undefined;
   /** Styles for text bound for stdout / stderr; plain when that stream gets no color. */
   outStyle(): Style;
   errStyle(): Style;
@@ -86,6 +88,7 @@ export const LEASED_MASKED = 2;
 interface Sink {
   write(text: string): unknown;
   isTTY?: boolean;
+  readonly columns?: number | undefined;
   /** See IO.backlog; only the real stdout has one. */
   backlog?(): Promise<void> | undefined;
 }
@@ -120,6 +123,7 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
     outUnredacted: (line) => void stdout.write(`${line}\n`),
     err: (line) => void stderr.write(`${scrub(line)}\n`),
     errText: (text) => void stderr.write(scrub(text)),
+    errColumns: () => (stderr.isTTY === true ? stderr.columns : undefined),
     redact: (secret) => {
       // A very short "secret" would shred ordinary words; such a token is refused before use anyway.
       if (secret.length < MIN_TOKEN_CHARS || secrets.has(secret)) return;

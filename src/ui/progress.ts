@@ -9,21 +9,27 @@ export const PLAIN_EVERY_MS = 30_000;
 const RATE_WINDOW_MS = 10_000;
 
 export interface Progress {
-  /** Removes the line before anything else is written to stderr. */
+  /** Removes the line before anything else is written to the terminal. */
   clear(): void;
+  /** Puts the line back below what was just written (cleared for it): the line stays pinned at the bottom. */
+  restore(): void;
   stop(): void;
 }
 
-export const NO_PROGRESS: Progress = { clear() {}, stop() {} };
+export const NO_PROGRESS: Progress = { clear() {}, restore() {}, stop() {} };
 
 /** Where a run is, read at each redraw. */
 export interface ProgressState {
   /** Ids with a result, in any way. */
   done: number;
+  /** Of those, the ids this run sent (not those a --journal skipped): the rate and the time left count only these. */
+  sent: number;
   /** Of those, failures so far. */
   failed: number;
   /** Requests allowed in flight now, when that limit adapts (--concurrency auto, or cut for load). */
   limit?: number | undefined;
+  /** The most the limit may reach (64 by default, N with auto:N, the number with a fixed --concurrency). */
+  ceiling?: number | undefined;
 }
 
 export interface ProgressOptions {
@@ -31,32 +37,44 @@ export interface ProgressOptions {
   plain?: boolean;
   /** The clock (tests pass the fake one). */
   now?: () => number;
+  /** What the batch is doing, the line's first word: "deleting". */
+  doing?: string;
 }
 
 /**
  * At a terminal, one line on stderr redrawn in place, after two seconds: done/total, rate,
- * time so far, time left, failures so far, and an adaptive limit (pv and rclone show the
- * same). Elsewhere nothing, unless opted in: then the same words as one plain line every
- * 30 s, with no escape codes. Writing nothing else keeps logs as they were.
+ * time so far, time left, failures so far, and an adaptive limit of its ceiling (pv and rclone
+ * show the same). It stays pinned below the result lines, wherever stdout goes: the batch
+ * clears it before each line it prints and restores it after (as cargo does). It is cut to the
+ * terminal's width, read at each redraw, so it never wraps: a wrapped line leaves a stale row
+ * at every redraw. Elsewhere nothing, unless opted in: then the same words as one plain line
+ * every 30 s, with no escape codes. Writing nothing else keeps logs as they were.
  */
 export function startProgress(io: IO, total: number, state: () => ProgressState, options: ProgressOptions = {}): Progress {
   const live = io.stderrIsTTY;
   if (total < 2 || !(live || options.plain)) return NO_PROGRESS;
   const now = options.now ?? Date.now;
+  const doing = options.doing ?? 'deleting';
   const started = now();
-  const samples: Array<{ at: number; done: number }> = [{ at: started, done: 0 }];
+  const samples: Array<{ at: number; sent: number }> = [{ at: started, sent: 0 }];
   let shown = false;
+  /** The text last drawn, put back after a result line without working it out again. */
+  let drawn = '';
   const status = (): string => {
     const at = now();
     const current = state();
-    samples.push({ at, done: current.done });
+    samples.push({ at, sent: current.sent });
     while (samples.length > 2 && (samples[1]?.at ?? at) <= at - RATE_WINDOW_MS) samples.shift();
     return statusLine(total, current, at - started, ratePerSecond(samples));
   };
+  const write = (text: string): void => {
+    io.errText(`\r\x1b[K${io.errStyle().dim(text)}`);
+    shown = true;
+  };
   const draw = (): void => {
     if (now() - started < SHOW_AFTER_MS) return;
-    io.errText(`\r\x1b[K${io.errStyle().dim(`deleting… ${status()}`)}`);
-    shown = true;
+    drawn = fitTo(io.errColumns(), `${doing}… ${status()}`);
+    write(drawn);
   };
   const print = (): void => io.err(`progress: ${status()}`);
   const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(print, PLAIN_EVERY_MS);
@@ -67,22 +85,36 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
   };
   return {
     clear,
+    restore() {
+      if (drawn !== '' && !shown) write(fitTo(io.errColumns(), drawn));
+    },
     stop() {
       clearInterval(timer);
       clear();
+      drawn = '';
     },
   };
 }
 
+/**
+ * `text` cut to fit one row of a terminal `columns` wide, one column spare: writing the last
+ * column leaves some terminals waiting to wrap, and the next \r then clears the wrong row.
+ */
+export function fitTo(columns: number | undefined, text: string): string {
+  if (columns === undefined || columns < 2) return text;
+  const room = columns - 1;
+  return text.length <= room ? text : `${text.slice(0, room - 1)}…`;
+}
+
 /** Per second, over the samples kept (the last RATE_WINDOW_MS); undefined before any time has passed. */
-function ratePerSecond(samples: ReadonlyArray<{ at: number; done: number }>): number | undefined {
+function ratePerSecond(samples: ReadonlyArray<{ at: number; sent: number }>): number | undefined {
   const first = samples[0];
   const last = samples[samples.length - 1];
   if (first === undefined || last === undefined || last.at <= first.at) return undefined;
-  return ((last.done - first.done) * 1000) / (last.at - first.at);
+  return ((last.sent - first.sent) * 1000) / (last.at - first.at);
 }
 
-/** `1234/5000 (24%), 85/s, 0:14 elapsed, 0:44 left, 3 failed, limit 32` */
+/** `1234/5000 (24%), 85/s, 0:14 elapsed, 0:44 left, 3 failed, limit 32 of 64` */
 export function statusLine(total: number, state: ProgressState, elapsedMs: number, rate: number | undefined): string {
   const percent = Math.floor((state.done / total) * 100);
   const parts = [`${state.done}/${total} (${percent}%)`];
@@ -91,7 +123,8 @@ export function statusLine(total: number, state: ProgressState, elapsedMs: numbe
   const left = total - state.done;
   parts.push(rate === undefined || rate <= 0 ? '? left' : `${clock((left / rate) * 1000)} left`);
   parts.push(`${state.failed} failed`);
-  if (state.limit !== undefined) parts.push(`limit ${state.limit}`);
+  if (state.limit !== undefined)
+    parts.push(state.ceiling === undefined ? `limit ${state.limit}` : `limit ${state.limit} of ${state.ceiling}`);
   return parts.join(', ');
 }
 

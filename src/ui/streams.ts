@@ -1,6 +1,8 @@
 /** What streams.ts needs of process.stdout / process.stderr. */
 export interface OutputStream {
   isTTY?: boolean;
+  /** A terminal's width, as it is now (Node updates it on SIGWINCH). */
+  columns?: number;
   writableNeedDrain: boolean;
   write(text: string): boolean;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
@@ -10,6 +12,8 @@ export interface OutputStream {
 /** One of the two outputs as the IO writes to it. */
 export interface Sink {
   readonly isTTY: boolean;
+  /** The terminal's width now, read at each call (a resize changes it); undefined for a pipe or a file. */
+  readonly columns?: number | undefined;
   write(text: string): void;
 }
 
@@ -77,6 +81,9 @@ export function orderedStreams(
 
   const sink = (stream: OutputStream): Sink => ({
     isTTY: stream.isTTY === true,
+    get columns() {
+      return stream.columns;
+    },
     write(text) {
       if (closed.has(stream)) return;
       queue.push({ stream, text });

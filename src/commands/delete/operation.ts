@@ -32,7 +32,12 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
     send: async (transport, id, interrupt, uncertainEarlier) =>
       explainOutcome(await deletePlant(transport, id, interrupt), missing, uncertainEarlier),
     results: DELETE_RESULTS,
-    words: { verb: 'delete', done: 'deleted', finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile) },
+    words: {
+      verb: 'delete',
+      doing: 'deleting',
+      done: 'deleted',
+      finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile),
+    },
   };
 }
 

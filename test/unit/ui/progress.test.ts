@@ -11,16 +11,35 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function terminal(isTTY: boolean) {
+function terminal(isTTY: boolean, width?: { columns: number }) {
   let written = '';
-  const io = createIO({ write: () => true }, { write: (text: string) => (written += text), isTTY }, false, { NO_COLOR: '1' });
+  const stderr = {
+    write: (text: string) => (written += text),
+    isTTY,
+    get columns() {
+      return width?.columns;
+    },
+  };
+  const io = createIO({ write: () => true }, stderr, false, { NO_COLOR: '1' });
   return { io, written: () => written };
+}
+
+/** A state whose ids were all sent by this run (no journal skipped any): `sent` follows `done`. */
+function fresh(done: number, failed = 0, more: Partial<ProgressState> = {}): ProgressState {
+  return {
+    done,
+    failed,
+    ...more,
+    get sent() {
+      return this.done;
+    },
+  };
 }
 
 describe('at a terminal', () => {
   it('shows nothing during the first two seconds, then done/total, rate, elapsed, time left, failures, redrawn in place', () => {
     const stderr = terminal(true);
-    const state: ProgressState = { done: 100, failed: 0 };
+    const state = fresh(100);
     const progress = startProgress(stderr.io, 1000, () => state);
     vi.advanceTimersByTime(1800);
     expect(stderr.written()).toBe('');
@@ -34,17 +53,61 @@ describe('at a terminal', () => {
     expect(stderr.written().endsWith('\r\x1b[K')).toBe(true);
   });
 
-  it('names the limit when it adapts', () => {
+  it('names the limit, and of which ceiling', () => {
     const stderr = terminal(true);
-    const progress = startProgress(stderr.io, 1000, () => ({ done: 40, failed: 0, limit: 24 }));
+    const progress = startProgress(stderr.io, 1000, () => fresh(40, 0, { limit: 24, ceiling: 64 }));
     vi.advanceTimersByTime(2000);
     progress.stop();
-    expect(stderr.written()).toContain('deleting… 40/1000 (4%), 20/s, 0:02 elapsed, 0:48 left, 0 failed, limit 24');
+    expect(stderr.written()).toContain('deleting… 40/1000 (4%), 20/s, 0:02 elapsed, 0:48 left, 0 failed, limit 24 of 64');
+  });
+
+  it.each([40, 60, 80])('at %i columns, every redraw fits one row, one column spare (a wrapped line leaves a stale row)', (columns) => {
+    const width = { columns };
+    const stderr = terminal(true, width);
+    const progress = startProgress(stderr.io, 1_000_000, () => fresh(123_456, 7, { limit: 48, ceiling: 256 }));
+    vi.advanceTimersByTime(2000);
+    // A resize is read at the next redraw.
+    width.columns = 30;
+    vi.advanceTimersByTime(200);
+    progress.stop();
+    const drawn = stderr.written().split('\r\x1b[K').filter(Boolean);
+    expect(drawn).toHaveLength(2);
+    expect(drawn[0]?.length).toBeLessThanOrEqual(columns - 1);
+    // The whole line is 90 characters: cut at every width here, and said to be cut.
+    expect(drawn[0]?.endsWith('…')).toBe(true);
+    expect(drawn[1]?.length).toBeLessThanOrEqual(29);
+  });
+
+  it('cleared for a result line, it is put back below it as it was drawn', () => {
+    const stderr = terminal(true);
+    const progress = startProgress(stderr.io, 1000, () => fresh(500));
+    vi.advanceTimersByTime(2000);
+    const before = stderr.written();
+    progress.clear();
+    stderr.io.errText('✗ plant 7: refused\n');
+    progress.restore();
+    expect(stderr.written().slice(before.length)).toBe(`\r\x1b[K✗ plant 7: refused\n\r\x1b[K${before.split('\r\x1b[K').at(-1)}`);
+    progress.stop();
+  });
+
+  it('after a resume, the rate and the time left count only the ids this run sent, not those the journal skipped', () => {
+    const stderr = terminal(true);
+    // 9,000 of 10,000 done by an earlier run, skipped at once; this run sends 100 a second.
+    const state: ProgressState = { done: 9000, sent: 0, failed: 0 };
+    const progress = startProgress(stderr.io, 10_000, () => state);
+    for (let second = 1; second <= 2; second++) {
+      state.done += 100;
+      state.sent += 100;
+      vi.advanceTimersByTime(1000);
+    }
+    progress.stop();
+    const last = stderr.written().split('\r\x1b[K').filter(Boolean).at(-1);
+    expect(last).toBe('deleting… 9200/10000 (92%), 100/s, 0:02 elapsed, 0:08 left, 0 failed');
   });
 
   it('reads the rate over the last ten seconds, so a run that slowed down gets an honest time left', () => {
     const stderr = terminal(true);
-    const state: ProgressState = { done: 0, failed: 0 };
+    const state = fresh(0);
     const progress = startProgress(stderr.io, 100_000, () => state);
     // 1000/s for 20 s, then 10/s for 20 s.
     for (let second = 1; second <= 40; second++) {
@@ -63,7 +126,7 @@ describe('outside a terminal', () => {
     ['a single id', true, 1, false],
   ])('stays silent when %s', (_name, isTTY, total, plain) => {
     const stderr = terminal(isTTY);
-    const progress = startProgress(stderr.io, total, () => ({ done: 0, failed: 0 }), { plain });
+    const progress = startProgress(stderr.io, total, () => fresh(0), { plain });
     vi.advanceTimersByTime(10 * PLAIN_EVERY_MS);
     progress.stop();
     expect(stderr.written()).toBe('');
@@ -71,7 +134,7 @@ describe('outside a terminal', () => {
 
   it('with --progress: one plain line every 30 s, no escape codes, nothing before the first 30 s', () => {
     const stderr = terminal(false);
-    const state: ProgressState = { done: 0, failed: 0 };
+    const state = fresh(0);
     const progress = startProgress(stderr.io, 10_000, () => state, { plain: true });
     state.done = 3000;
     vi.advanceTimersByTime(PLAIN_EVERY_MS - 1);
@@ -102,5 +165,5 @@ it.each([
 });
 
 it('says ? while no rate is known', () => {
-  expect(statusLine(10, { done: 0, failed: 0 }, 0, undefined)).toBe('0/10 (0%), ?/s, 0:00 elapsed, ? left, 0 failed');
+  expect(statusLine(10, fresh(0), 0, undefined)).toBe('0/10 (0%), ?/s, 0:00 elapsed, ? left, 0 failed');
 });

@@ -37,8 +37,8 @@ describe('delete --progress outside a terminal', () => {
     expect(result.exit).toBe(0);
     const lines = result.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^progress: \d+\/70 \(\d+%\), [\d.]+\/s, 0:30 elapsed, \d+:\d\d left, 0 failed, limit \d+$/);
-    expect(lines[1]).toMatch(/^progress: \d+\/70 \(\d+%\), [\d.]+\/s, 1:00 elapsed, \d+:\d\d left, 0 failed, limit \d+$/);
+    expect(lines[0]).toMatch(/^progress: \d+\/70 \(\d+%\), [\d.]+\/s, 0:30 elapsed, \d+:\d\d left, 0 failed, limit \d+ of 64$/);
+    expect(lines[1]).toMatch(/^progress: \d+\/70 \(\d+%\), [\d.]+\/s, 1:00 elapsed, \d+:\d\d left, 0 failed, limit \d+ of 64$/);
   });
 
   it('without it, stderr stays as it was: nothing for a quiet batch that succeeds', async () => {

@@ -1,0 +1,95 @@
+// The progress line at a real terminal (tmux), with stdout on the same terminal, as a batch is
+// usually run: it shows below the result lines while the batch runs, cut to the width, and
+// leaves no row behind once the batch is done, at 40, 60 and 80 columns. What is read is the
+// screen as the terminal shows it (tmux capture-pane), history included.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const IDS = 600;
+const TOKEN = 'progress-Token-5b1e9c3d';
+
+/** A server that answers each DELETE with 204 after 40 ms: 600 ids at 8 in flight last about 3 s. */
+async function slowServer(): Promise<string> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    setTimeout(() => res.writeHead(204).end(), 40);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function tmux(socket: string, ...args: string[]): string {
+  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+}
+
+/** Polls the pane until `done` says so: waiting for an event the screen shows, with a hang guard. */
+async function until(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const screen = read();
+    if (done(screen)) return screen;
+    if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same terminal (tmux)', () => {
+  it.each([40, 60, 80])(
+    'at %i columns: shown while the batch runs, one row, and no row left behind',
+    async (columns) => {
+      const url = await slowServer();
+      const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-progress-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      const ids = path.join(dir, 'ids.txt');
+      writeFileSync(ids, `${Array.from({ length: IDS }, (_, i) => String(i + 1)).join('\n')}\n`);
+      const script = path.join(dir, 'run.sh');
+      writeFileSync(
+        script,
+        [
+          `export PLANTSTORE_BASE_URL=${url} PLANTSTORE_TOKEN=${TOKEN} PLANTSTORE_CONFIG_DIR=${dir} NO_COLOR=1`,
+          `${process.execPath} ${BIN} delete --concurrency 8 --stdin < ${ids}`,
+          'echo "[exit $?]"',
+          'sleep 600',
+        ].join('\n'),
+      );
+      const socket = `plantstore-progress-${process.pid}-${columns}`;
+      tmux(socket, 'new-session', '-d', '-x', String(columns), '-y', '20', `sh ${script}`);
+      onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
+      const pane = (): string => tmux(socket, 'capture-pane', '-p');
+      const history = (): string => tmux(socket, 'capture-pane', '-p', '-S', '-', '-E', '-');
+
+      // While it runs: the last row in use is the status line, within the width.
+      const running = await until(pane, (screen) => /deleting… \d+\/600/.test(screen));
+      const rows = running.split('\n').filter((row) => row.trim() !== '');
+      const status = rows.at(-1) ?? '';
+      expect(status).toMatch(/^deleting… \d+\/600/);
+      expect(status.length).toBeLessThanOrEqual(columns - 1);
+
+      // Done: every row is a result line, the summary, or the exit; no status line, whole or in part.
+      const done = await until(history, (screen) => screen.includes('[exit '));
+      const lines = done.split('\n').filter((row) => row.trim() !== '');
+      const results = lines.filter((row) => /^✓ Deleted plant \d+$/.test(row));
+      expect(results).toHaveLength(IDS);
+      const others = lines.filter((row) => !/^✓ Deleted plant \d+$/.test(row));
+      expect(others.some((row) => row.includes('deleting…'))).toBe(false);
+      expect(others.at(-1)).toBe('[exit 0]');
+      // The summary, which may wrap at a narrow width, and nothing else.
+      expect(others.slice(0, -1).join('')).toMatch(/^600 deleted, 0 already absent, 0 failed, 0 not sent in [\d.]+s$/);
+    },
+    90_000,
+  );
+});
