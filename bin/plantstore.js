@@ -10,7 +10,10 @@ var major = Number(parts[0]);
 var minor = Number(parts[1]);
 
 if (major < MIN_MAJOR || (major === MIN_MAJOR && minor < MIN_MINOR)) {
-  refuse(`plantstore needs Node.js >= ${MIN_MAJOR}.${MIN_MINOR}; this is ${process.version}`, 3);
+  refuse(
+    `plantstore needs Node.js >= ${MIN_MAJOR}.${MIN_MINOR}; this is ${process.version}; install a newer Node (https://nodejs.org, or nvm install 22), or run it with npx -p node@22 -p plantstore plantstore`,
+    3,
+  );
 } else {
   // Repeated runs skip recompiling the bundle (Node >= 22.1).
   if (typeof module.enableCompileCache === 'function') module.enableCompileCache();

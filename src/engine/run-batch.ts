@@ -205,7 +205,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     await transport.close();
   }
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
-    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done));
+    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done, throttle.maxInFlight));
   }
   if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {

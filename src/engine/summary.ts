@@ -10,7 +10,15 @@ import type { Tally } from './tally.js';
  * `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids
  * too; with --concurrency auto, the limit the run settled at, when it sent anything.
  */
-export function summaryLine<R>(tally: Tally<R>, elapsedMs: number, throttled: ThrottleStats, journal = false, done = 'deleted'): string {
+export function summaryLine<R>(
+  tally: Tally<R>,
+  elapsedMs: number,
+  throttled: ThrottleStats,
+  journal = false,
+  done = 'deleted',
+  /** The most requests the run could have in flight: a limit settled there is said to be the ceiling. */
+  ceiling?: number,
+): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
   const uncertain =
     tally.absentAfterUncertain > 0
@@ -19,7 +27,9 @@ export function summaryLine<R>(tally: Tally<R>, elapsedMs: number, throttled: Th
   const counts = `${tally.done} ${done}${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed, ${tally.notSent} not sent`;
   // A run that sent nothing (no token, or every id done already) found no pace to settle at.
   const sent = tally.done + tally.absent + tally.failed > 0;
-  const settled = throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}`;
+  const atCeiling = throttled.settledConcurrency === ceiling ? ' (the ceiling)' : '';
+  const settled =
+    throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}${atCeiling}`;
   return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
 }
 

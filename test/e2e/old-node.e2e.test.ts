@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { runPlantstore } from '../helpers/cli.js';
 
 const oldNode = findOldNode();
-const MESSAGE = /^plantstore needs Node\.js >= 22\.19; this is v\d+\.\d+\.\d+$/;
+const MESSAGE =
+  /^plantstore needs Node\.js >= 22\.19; this is v\d+\.\d+\.\d+; install a newer Node \(https:\/\/nodejs\.org, or nvm install 22\), or run it with npx -p node@22 -p plantstore plantstore$/;
 
 describe.skipIf(!oldNode)(`an unsupported Node (${oldNode ?? 'none below 22.19 on PATH: skipped'})`, () => {
   it.each<[string, string[], string[]]>([
@@ -37,7 +38,7 @@ describe.skipIf(!oldNode)(`an unsupported Node (${oldNode ?? 'none below 22.19 o
     const result = await runPlantstore(argv, { node: oldNode! });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^plantstore needs Node\.js >= 22\.19; this is v\d+\.\d+\.\d+\n$/);
+    expect(result.stderr).toMatch(new RegExp(`${MESSAGE.source.slice(0, -1)}\\n$`));
   });
 });
 
