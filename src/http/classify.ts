@@ -225,6 +225,7 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
     case 'redirect':
       return classifyStatus(attempt.status);
     case 'web-page':
+    case 'not-api':
       // A success status from something that is not the API (a web front end): nothing says it did what was asked.
       return WEB_PAGE;
     case 'too-large':
