@@ -51,7 +51,11 @@ export type FailedAttempt =
   | ({ kind: 'timeout'; ms: number; phase: TimeoutPhase } & Route)
   /** The connection broke while an answer's body was arriving. */
   | ({ kind: 'body-cut'; status: number; what: NetworkFailure } & Route)
-  | ({ kind: 'network'; what: NetworkFailure } & Route)
+  /**
+   * `idleClose`: the server closed a reused keep-alive connection as the request went out on it,
+   * before any byte of an answer (idle-reuse.ts): sent once more on another, whatever --retries says.
+   */
+  | ({ kind: 'network'; what: NetworkFailure; idleClose?: true } & Route)
   /** The proxy itself could not be reached. */
   | ({ kind: 'proxy-unreachable'; what: NetworkFailure; via: string } & Route)
   /** The proxy answered CONNECT with something other than 200. */

@@ -1,6 +1,7 @@
 import type { Mask } from '../text/secret-mask.js';
 import { classifyFailure, H2_SESSION_CLOSED, H2_STREAM_REFUSED, H2_STREAM_RESET } from './classify.js';
 import { serverLine } from './error-body.js';
+import { crossedIdleClose } from './idle-reuse.js';
 import type { FailedAttempt, Route } from './outcome.js';
 import { tlsAlertBehind } from './tls-alerts.js';
 
@@ -40,6 +41,9 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
     case 'not-loopback':
     case 'failed':
       return { ...route, kind: failure.kind, reason };
+    case 'network':
+      // Only before an answer began: a status that arrived is an answer, and says the request was read.
+      return crossedIdleClose(thrown) && route.status === undefined ? { ...route, ...failure, idleClose: true } : { ...route, ...failure };
     default:
       return { ...route, ...failure };
   }
