@@ -172,6 +172,27 @@ describe('a 2xx that is not proof, end to end', () => {
   });
 });
 
+// nginx with `keepalive_timeout 1s` closes an idle connection as a request goes out on it: the
+// request is sent once more on a new connection, as curl does, even under --retries 0 (the
+// rules, and what is not sent again, are test/http/idle-close.test.ts).
+describe('a keep-alive connection closed as a request goes out on it', () => {
+  it('--retries 0: the request is sent once more on a new connection, exit 0, both plants deleted', async () => {
+    const server = await serve((exchange) => {
+      const onConnection = server.exchanges.filter((earlier) => earlier.connection === exchange.connection).length;
+      // The second request on a connection: closed as it arrives, unanswered, as the server's idle timer fires.
+      if (onConnection === 2) exchange.connection.socket.destroy();
+      else answer(exchange, 204);
+    });
+    const run = await runTimed(['delete', '--concurrency', '1', '--retries', '0', '1', '2'], { env: envFor(server) });
+    expect(run).toMatchObject({ code: 0, stdout: 'Deleted plant 1\nDeleted plant 2\n' });
+    expect(server.exchanges.map((e) => [e.url, e.connection.number])).toEqual([
+      ['/plants/1', 1],
+      ['/plants/2', 1],
+      ['/plants/2', 2],
+    ]);
+  });
+});
+
 describe('signals', () => {
   // One request at a time, as the scenario goes: 1 answered, 2 in flight, 3 still waiting its turn.
   it.each([
