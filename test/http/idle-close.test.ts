@@ -4,12 +4,17 @@
 // begun, or a second such close, is a failure as before. A loopback server on raw sockets
 // closes a connection exactly when its request arrives, so the race is made, not waited for.
 import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net, { type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/http/outcome.js';
 import { watchReuse } from '../../src/http/idle-reuse.js';
 import { createTransport } from '../../src/http/transport.js';
+import { createCa, issue, OPENSSL } from '../helpers/certificates.js';
 import { DELETE } from '../helpers/requests.js';
 
 interface Arrival {
@@ -28,12 +33,15 @@ afterEach(async () => {
 
 const NO_CONTENT = 'HTTP/1.1 204 No Content\r\n\r\n';
 
-/** A server that calls `reply` for each request head, knowing which connection it came on and how many came before it there. */
-async function server(reply: Reply): Promise<{ base: string; arrivals: Arrival[] }> {
+/**
+ * A server that calls `reply` for each request head, knowing which connection it came on and how
+ * many came before it there; over TLS (HTTP/1.1 only) when given a certificate.
+ */
+async function server(reply: Reply, tlsOptions?: tls.TlsOptions): Promise<{ base: string; arrivals: Arrival[] }> {
   const arrivals: Arrival[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
-  const listener = net.createServer((socket) => {
+  const accept = (socket: Socket) => {
     sockets.add(socket);
     socket.on('error', () => {});
     const connection = ++connections;
@@ -49,7 +57,8 @@ async function server(reply: Reply): Promise<{ base: string; arrivals: Arrival[]
         reply(socket, arrival);
       }
     });
-  });
+  };
+  const listener = tlsOptions === undefined ? net.createServer(accept) : tls.createServer(tlsOptions, accept);
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   cleanups.push(
     () =>
@@ -58,11 +67,13 @@ async function server(reply: Reply): Promise<{ base: string; arrivals: Arrival[]
         listener.close(() => resolve());
       }),
   );
-  return { base: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`, arrivals };
+  const scheme = tlsOptions === undefined ? 'http' : 'https';
+  return { base: `${scheme}://127.0.0.1:${(listener.address() as AddressInfo).port}`, arrivals };
 }
 
-function transport(base: string, connections = 1) {
+function transport(base: string, connections = 1, caPem?: string) {
   const made = createTransport({
+    ...(caPem === undefined ? {} : { caPem }),
     endpoint: { baseUrl: base, token: 'idle-close-token-0123456789' },
     userAgent: 'test',
     timeoutMs: 5000,
@@ -92,6 +103,24 @@ describe('a request that meets the close of a reused idle connection, under --re
       { connection: 1, onConnection: 2, path: '/plants/2' },
       { connection: 2, onConnection: 1, path: '/plants/2' },
     ]);
+  });
+
+  it.skipIf(!OPENSSL)('over TLS, where the server sends close_notify before it closes: sent once more too', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-idle-close-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const ca = createCa(dir);
+    const issued = issue(ca, dir, 'server', ['IP:127.0.0.1']);
+    const { base, arrivals } = await server(
+      (socket, { onConnection }) => {
+        if (onConnection === 1) socket.write(NO_CONTENT);
+        else socket.end(); // close_notify, then FIN, as nginx's idle timer does
+      },
+      { cert: issued.cert, key: issued.key, ALPNProtocols: ['http/1.1'] },
+    );
+    const send = transport(base, 1, ca.cert);
+    expect(await send('1')).toEqual({ kind: 'ok', status: 204, body: '' });
+    expect(await send('2')).toEqual({ kind: 'ok', status: 204, body: '' });
+    expect(arrivals.map((arrival) => arrival.connection)).toEqual([1, 1, 2]);
   });
 
   it('a new connection closed before any answer is not sent again: it carried no earlier request', async () => {
