@@ -63,6 +63,12 @@ export type FailedAttempt =
   /** The lower layer's reason, Node's advice and all. */
   | ({ kind: 'tls'; reason: string } & Route)
   | ({ kind: 'malformed'; headersTooLarge: boolean } & Route)
+  /**
+   * The server refused the request itself over HTTP/2 with ENHANCE_YOUR_CALM, on its stream or
+   * with a GOAWAY: what nginx does with a header larger than it accepts (over HTTP/1.1 it answers
+   * 400 "Request Header Or Cookie Too Large"). The same request would be refused again.
+   */
+  | ({ kind: 'request-too-large' } & Route)
   /** Plain http to a name that did not resolve to this machine: nothing was sent. */
   | ({ kind: 'not-loopback'; reason: string } & Route)
   /** Ctrl-C while the request was out. */

@@ -154,6 +154,8 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
       return attempt.headersTooLarge
         ? `malformed HTTP answer from ${where(attempt)}: headers too large; check that the base URL points at the Plant Store API`
         : `malformed HTTP answer from ${where(attempt)}: check that the base URL points at the Plant Store API`;
+    case 'request-too-large':
+      return `the server refused the request over HTTP/2 as too large (ENHANCE_YOUR_CALM) (${where(attempt)}): its headers, the token most of all, are likely larger than it accepts`;
     case 'not-loopback':
       return `refusing to send the token over plain http: ${said(attempt.reason)}`;
     case 'redirect':

@@ -193,6 +193,21 @@ describe('a keep-alive connection closed as a request goes out on it', () => {
   });
 });
 
+// A token longer than a proxy accepts: the request is refused for its size, and would be again.
+describe('a request refused for its size, end to end', () => {
+  it('431: exit 1, said so, not retried under --retries 2', async () => {
+    const server = await serve(modes.reply(431));
+    const run = await runTimed(['delete', '--retries', '2', '42'], { env: envFor(server) });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      failure(
+        "the server refused the request's headers as too large (Request Header Fields Too Large): the token is most likely longer than it accepts (HTTP 431)",
+      ),
+    );
+    expect(server.exchanges).toHaveLength(1);
+  });
+});
+
 describe('signals', () => {
   // One request at a time, as the scenario goes: 1 answered, 2 in flight, 3 still waiting its turn.
   it.each([

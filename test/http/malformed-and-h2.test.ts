@@ -93,7 +93,7 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
   it.each([
     ['RST_STREAM REFUSED_STREAM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM)],
     ['RST_STREAM INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR)],
-    ['GOAWAY ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, 0)],
+    ['GOAWAY INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_INTERNAL_ERROR, 0)],
   ])('%s, then 204: ok', async (_name, fail) => {
     // undici retries a REFUSED_STREAM once on its own; ours come after that.
     const server = await h2Server((stream, n) => (n <= 2 ? fail(stream) : ok(stream)));
@@ -128,6 +128,50 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
     expect(await deleteOne(server.url, 0, gate)).toStrictEqual(deleted(204));
     expect(server.streams()).toBe(2);
     expect(resent).toBe(1);
+  });
+});
+
+// A request refused for its size is refused again: said so, exit 1 (the 4xx row), never retried.
+const NGINX_400 = '<html><head><title>400 Request Header Or Cookie Too Large</title></head></html>\r\n';
+describe('a request the server refuses for its size', () => {
+  it.skipIf(!OPENSSL).each([
+    // As nginx does with a header larger than large_client_header_buffers: a GOAWAY naming the stream as the last it saw.
+    ['GOAWAY ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, s.id)],
+    ['RST_STREAM ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM)],
+  ])('over HTTP/2, %s: request-too-large, exit 1, sent once under --retries 2', async (_name, refuse) => {
+    const server = await h2Server((stream) => refuse(stream));
+    const outcome = await deleteOne(server.url, 2);
+    expect(outcome).toMatchObject({ kind: 'failed', attempts: 1, last: { kind: 'request-too-large' } });
+    expect(exitOf(outcome)).toBe(Exit.apiRefused);
+    expect(server.streams()).toBe(1);
+  });
+
+  it.each([
+    [
+      '431 with no body',
+      'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n\r\n',
+      "the server refused the request's headers as too large (Request Header Fields Too Large): the token is most likely longer than it accepts",
+    ],
+    [
+      '413 with a plain-text body',
+      'HTTP/1.1 413 Payload Too Large\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n\r\nEntity too big\n',
+      'the server refused the request as too large (Entity too big)',
+    ],
+    [
+      "nginx's 400 for a header too large",
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\nContent-Length: ${NGINX_400.length}\r\n\r\n${NGINX_400}`,
+      '400 Request Header Or Cookie Too Large',
+    ],
+  ])('over HTTP/1.1, %s: says so, exit 1, sent once under --retries 2', async (_name, answer, message) => {
+    let requests = 0;
+    const base = await rawServer((socket) => {
+      requests += 1;
+      socket.write(answer);
+    });
+    const outcome = await deleteOne(base, 2);
+    expect(outcome).toMatchObject({ kind: 'failed', attempts: 1, last: { kind: 'api-error', code: null, message } });
+    expect(exitOf(outcome)).toBe(Exit.apiRefused);
+    expect(requests).toBe(1);
   });
 });
 

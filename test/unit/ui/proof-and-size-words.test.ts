@@ -2,7 +2,7 @@
 // base URL. The rule that decides is test/unit/http/api-answer.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { FailedAttempt } from '../../../src/http/outcome.js';
-import { describeNotProof } from '../../../src/ui/transport-words.js';
+import { describeNotProof, describeTransportFailure } from '../../../src/ui/transport-words.js';
 
 type NotProof = Extract<FailedAttempt, { kind: 'web-page' | 'not-api' }>;
 
@@ -44,5 +44,13 @@ describe('describeNotProof', () => {
     ],
   ])('%o', (attempt, words) => {
     expect(describeNotProof(attempt)).toBe(words);
+  });
+});
+
+describe('describeTransportFailure: a request refused for its size over HTTP/2', () => {
+  it('names the refusal and its likely cause, and where', () => {
+    expect(describeTransportFailure({ kind: 'request-too-large', host: 'api.example.com' })).toBe(
+      'the server refused the request over HTTP/2 as too large (ENHANCE_YOUR_CALM) (api.example.com): its headers, the token most of all, are likely larger than it accepts',
+    );
   });
 });
