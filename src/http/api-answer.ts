@@ -10,7 +10,10 @@ import type { NotApiBody } from './outcome.js';
 import { textOf, undoCodings } from './response-body.js';
 
 /** What a 2xx's body makes of it: proof (`text` the body as text, unmasked; `whole` unless JSON past the limit), a web page, or another body that is not proof. */
-export type Judged = { proof: true; text: string; whole: boolean } | { proof: false; page: true; title: string } | { proof: false; body: NotApiBody };
+export type Judged =
+  | { proof: true; text: string; whole: boolean }
+  | { proof: false; page: true; title: string }
+  | { proof: false; body: NotApiBody };
 
 export interface SuccessBody {
   contentType: string | undefined;
@@ -33,7 +36,6 @@ export const ACKNOWLEDGEMENT_BYTES = 256;
 const MARKUP = /<[a-z!?/]/i;
 
 // Controls other than tab, CR and LF: no text an API writes as words has them (a NUL first, UTF-16 read as UTF-8).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** JSON begins with one of these (after whitespace): what a declared JSON body past the read limit must start with. */

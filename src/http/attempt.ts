@@ -3,9 +3,9 @@
 
 import type { Dispatcher } from 'undici';
 import type { Mask } from '../text/secret-mask.js';
+import { judgeSuccess, type SuccessBody } from './api-answer.js';
 import { classifyStatus } from './classify.js';
 import { attemptDeadline } from './deadline.js';
-import { judgeSuccess, type SuccessBody } from './api-answer.js';
 import { parseErrorBody, serverLine } from './error-body.js';
 import { Exchange, type ExchangeHooks, type Head, type Headers } from './exchange.js';
 import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcome.js';

@@ -40,7 +40,8 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
  * too large is its headers, and of those only the token can be long. The server's words follow.
  */
 function refusedForSize(status: number, said: string): string | undefined {
-  if (status === 431) return `the server refused the request's headers as too large (${said}): the token is most likely longer than it accepts`;
+  if (status === 431)
+    return `the server refused the request's headers as too large (${said}): the token is most likely longer than it accepts`;
   if (status === 413) return `the server refused the request as too large (${said})`;
   return undefined;
 }

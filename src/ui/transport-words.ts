@@ -63,8 +63,7 @@ export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-pa
  * `the server answered 200 with a web page ("Plant Shop"), not the API`.
  */
 export function describeNotProof(attempt: Extract<FailedAttempt, { kind: 'web-page' | 'not-api' }>): string {
-  const what =
-    attempt.kind === 'web-page' ? (attempt.title ? `a web page ("${attempt.title}")` : 'a web page') : notApiBody(attempt.body);
+  const what = attempt.kind === 'web-page' ? (attempt.title ? `a web page ("${attempt.title}")` : 'a web page') : notApiBody(attempt.body);
   return `the server answered ${attempt.status} with ${what}, not the API`;
 }
 

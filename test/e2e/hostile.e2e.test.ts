@@ -134,12 +134,17 @@ describe('a 2xx that is not proof, end to end', () => {
     ['content-encoding: identity, gzip', { 'content-encoding': 'identity, gzip' }, gzipSync(PAGE), 'a web page ("Plant Shop")'],
     ['an SVG image', { 'content-type': 'image/svg+xml' }, '<svg xmlns="http://www.w3.org/2000/svg"/>', '41 bytes of image/svg+xml'],
     [
-      "an S3-style XML <Error>",
+      'an S3-style XML <Error>',
       { 'content-type': 'application/xml' },
       '<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>',
       '61 bytes of application/xml',
     ],
-    ['a page served as application/xhtml+xml, after a BOM', { 'content-type': 'application/xhtml+xml' }, '\uFEFF<div>Plant Shop</div>', 'a web page'],
+    [
+      'a page served as application/xhtml+xml, after a BOM',
+      { 'content-type': 'application/xhtml+xml' },
+      '\uFEFF<div>Plant Shop</div>',
+      'a web page',
+    ],
   ])('%s: exit 6, not "Deleted", saying what came back and to check the base URL', async (_name, headers, body, what) => {
     const server = await serve(modes.reply(200, headers, body));
     const run = await runTimed(['delete', '42'], { env: envFor(server) });

@@ -8,7 +8,11 @@ import { ERROR_BODY_BYTES } from '../../../src/http/outcome.js';
 
 const PAGE = '<!DOCTYPE html><html><head><title>Plant Shop</title></head><body>Welcome</body></html>';
 
-function judge(headers: { type?: string; encoding?: string; length?: string }, body: Buffer | string, ended: SuccessBody['ended'] = 'whole') {
+function judge(
+  headers: { type?: string; encoding?: string; length?: string },
+  body: Buffer | string,
+  ended: SuccessBody['ended'] = 'whole',
+) {
   const raw = typeof body === 'string' ? Buffer.from(body) : body;
   return judgeSuccess(
     { contentType: headers.type, contentEncoding: headers.encoding, contentLength: headers.length, raw, ended, limit: ERROR_BODY_BYTES },
@@ -42,21 +46,16 @@ describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted",
       { proof: false, body: { kind: 'media-type', mediaType: 'image/svg+xml', bytes: 61, more: false } },
     ],
     [
-      "an S3-style XML <Error>, as application/xml",
+      'an S3-style XML <Error>, as application/xml',
       { type: 'application/xml' },
       '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code></Error>',
       { proof: false, body: { kind: 'media-type', mediaType: 'application/xml', bytes: 75, more: false } },
     ],
-    ["an S3-style XML <Error>, with no type", {}, '<Error><Code>AccessDenied</Code></Error>', page('')],
+    ['an S3-style XML <Error>, with no type', {}, '<Error><Code>AccessDenied</Code></Error>', page('')],
     ['text/html, whatever its body', { type: 'Text/HTML; charset=utf-8' }, 'OK', page('')],
     ['application/xhtml+xml', { type: 'application/xhtml+xml' }, '<div>hi</div>', page('')],
     ['markup deep in plain text', { type: 'text/plain' }, `deleted ${'x'.repeat(100)} </p>`, page('')],
-    [
-      'a content coding we cannot undo',
-      { encoding: 'zstd' },
-      'OK',
-      { proof: false, body: { kind: 'encoding', encoding: 'zstd' } },
-    ],
+    ['a content coding we cannot undo', { encoding: 'zstd' }, 'OK', { proof: false, body: { kind: 'encoding', encoding: 'zstd' } }],
     ['gzip that does not inflate', { encoding: 'gzip' }, 'OK', { proof: false, body: { kind: 'encoding', encoding: 'gzip' } }],
     ['invalid UTF-8', { type: 'text/plain' }, Buffer.from([0x4f, 0xff, 0x4b]), { proof: false, body: { kind: 'not-text' } }],
     ['two lines of text', {}, 'OK\nsee /login', { proof: false, body: { kind: 'text', bytes: 13 } }],
@@ -73,7 +72,12 @@ describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted",
       { proof: false, body: { kind: 'not-json', mediaType: 'application/json' } },
     ],
     ['declared JSON that is a page', { type: 'application/json' }, PAGE, page('Plant Shop')],
-    ['JSON under another media type', { type: 'application/octet-stream' }, '{}', { proof: false, body: { kind: 'media-type', mediaType: 'application/octet-stream', bytes: 2, more: false } }],
+    [
+      'JSON under another media type',
+      { type: 'application/octet-stream' },
+      '{}',
+      { proof: false, body: { kind: 'media-type', mediaType: 'application/octet-stream', bytes: 2, more: false } },
+    ],
     [
       'not a media type at all',
       { type: 'json' },
@@ -97,7 +101,10 @@ describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted",
   });
 
   it('text cut short, not declared JSON, cannot be checked; markup in what came before the cut is still a page', async () => {
-    expect(await judge({}, 'OK', 'cut')).toStrictEqual({ proof: false, body: { kind: 'unchecked', limitBytes: ERROR_BODY_BYTES, cut: true } });
+    expect(await judge({}, 'OK', 'cut')).toStrictEqual({
+      proof: false,
+      body: { kind: 'unchecked', limitBytes: ERROR_BODY_BYTES, cut: true },
+    });
     expect(await judge({}, '<html><title>Shop', 'cut')).toStrictEqual({ proof: false, page: true, title: '' });
   });
 
