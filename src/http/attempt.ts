@@ -77,6 +77,8 @@ export async function sendOnce(
   deadline.end();
   if (conflictingLengths) return { outcome: { ...route, kind: 'malformed', headersTooLarge: false } };
   if (head !== undefined && classifyStatus(head.status).kind === 'success') {
+    // 204 is the spec's answer, and every answer of a batch that goes well: no body, nothing to check.
+    if (head.status === 204) return { outcome: { kind: 'ok', status: 204, body: '' } };
     const ended = error !== undefined ? 'cut' : overLimit ? 'over-limit' : 'whole';
     const success = await successOf(head, { body, ended }, { route, mask, limit, reads: request.successBody === 'read' });
     // Undefined: a body cut short before it could be judged, which fails below as any body cut short does.
@@ -124,8 +126,6 @@ async function successOf(
   { route, mask, limit, reads }: { route: Route; mask: Mask; limit: number; reads: boolean },
 ): Promise<Attempt['outcome'] | undefined> {
   const { status, headers } = head;
-  // 204 is the spec's answer: there is no body to read, and nothing to check.
-  if (status === 204) return { kind: 'ok', status, body: '' };
   // A request that reads its 2xx body needs all of it (a GET's answer is the thing asked for).
   if (reads && ended === 'over-limit') return { ...route, kind: 'too-large', status, limitBytes: limit };
   if (reads && ended === 'cut') return undefined;

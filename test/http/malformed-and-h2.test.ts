@@ -10,6 +10,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Exit } from '../../src/errors.js';
 import { verdictOf } from '../../src/http/classify.js';
@@ -237,6 +238,39 @@ describe('a 2xx that is a web page is not a deletion', () => {
   ])('%s is ok, with its status and body', async (_name, answer, status, body) => {
     const base = await rawServer(answer);
     expect(await deleteOne(base)).toStrictEqual(deleted(status, body));
+  });
+});
+
+describe.skipIf(!OPENSSL)('a 2xx over HTTP/2 is proof by the same rule', () => {
+  const answering = (headers: http2.OutgoingHttpHeaders, body: string | Buffer) => (stream: http2.ServerHttp2Stream) => {
+    stream.respond({ ':status': 200, ...headers });
+    stream.end(body);
+  };
+
+  it.each<[string, http2.OutgoingHttpHeaders, string | Buffer, FailedAttempt]>([
+    ['a page after a PHP notice', {}, '<b>Notice</b>: x\n<title>Shop</title>', { kind: 'web-page', status: 200, title: 'Shop' }],
+    [
+      'SVG',
+      { 'content-type': 'image/svg+xml' },
+      '<svg/>',
+      { kind: 'not-api', status: 200, body: { kind: 'media-type', mediaType: 'image/svg+xml', bytes: 6, more: false } },
+    ],
+    [
+      'content-encoding: gzip, gzip',
+      { 'content-encoding': 'gzip, gzip' },
+      gzipSync(gzipSync('<html>')),
+      { kind: 'web-page', status: 200, title: '' },
+    ],
+  ])('%s: not a deletion, exit 6', async (_name, headers, body, last) => {
+    const server = await h2Server(answering(headers, body));
+    const outcome = await deleteOne(server.url);
+    expect(outcome).toStrictEqual(once(last));
+    expect(exitOf(outcome)).toBe(Exit.server);
+  });
+
+  it('JSON whose media type has html in it: a deletion', async () => {
+    const server = await h2Server(answering({ 'content-type': 'application/vnd.html-report+json' }, '{"deleted":true}'));
+    expect(await deleteOne(server.url)).toStrictEqual(deleted(200, '{"deleted":true}'));
   });
 });
 
