@@ -139,7 +139,9 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     case 'too-large':
       return `the ${attempt.status} answer from ${where(attempt)} was larger than the ${size(attempt.limitBytes)} this request reads`;
     case 'network':
-      return NETWORK[attempt.what](where(attempt));
+      return attempt.idleClose
+        ? `${NETWORK[attempt.what](where(attempt))}: the server closed its idle keep-alive connection as the request went out`
+        : NETWORK[attempt.what](where(attempt));
     case 'proxy-unreachable':
       return PROXY_UNREACHABLE[attempt.what](attempt.via, attempt.host);
     case 'proxy-refused':

@@ -54,3 +54,11 @@ describe('describeTransportFailure: a request refused for its size over HTTP/2',
     );
   });
 });
+
+describe('describeTransportFailure: a keep-alive connection closed as the request went out', () => {
+  it('says so after what happened', () => {
+    expect(describeTransportFailure({ kind: 'network', what: 'closed', host: 'api.example.com', idleClose: true })).toBe(
+      'connection closed before a complete answer (api.example.com): the server closed its idle keep-alive connection as the request went out',
+    );
+  });
+});
