@@ -61,8 +61,12 @@ export async function judgeSuccess(body: SuccessBody, mask: Mask): Promise<Judge
     if (whole ? parses(strictText(bytes)) : JSON_START.test(text)) return { proof: true, text, whole };
     return markup ? page(text, mask) : { proof: false, body: { kind: 'not-json', mediaType: media.essence } };
   }
-  if (media.kind === 'html' || (markup && media.kind !== 'other')) return page(text, mask);
-  if (media.kind === 'other') {
+  if (media.kind === 'html' || (markup && media.kind !== 'other')) {
+    // A page is named by its title; HTML without one is said by its size and type, as any other type is.
+    const title = htmlTitle(text, mask);
+    if (title !== '' || media.kind !== 'html') return { proof: false, page: true, title };
+  }
+  if (media.kind === 'other' || media.kind === 'html') {
     return { proof: false, body: { kind: 'media-type', mediaType: media.essence, bytes: weight(body, bytes), more: !whole } };
   }
   // No media type, or text/plain: text the rule can read, all of it.

@@ -140,10 +140,10 @@ describe('a 2xx that is not proof, end to end', () => {
       '61 bytes of application/xml',
     ],
     [
-      'a page served as application/xhtml+xml, after a BOM',
+      'a page served as application/xhtml+xml, after a BOM, without a title',
       { 'content-type': 'application/xhtml+xml' },
       '\uFEFF<div>Plant Shop</div>',
-      'a web page',
+      '24 bytes of application/xhtml+xml',
     ],
   ])('%s: exit 6, not "Deleted", saying what came back and to check the base URL', async (_name, headers, body, what) => {
     const server = await serve(modes.reply(200, headers, body));
