@@ -32,7 +32,8 @@ export const ACKNOWLEDGEMENT_BYTES = 256;
 
 // Markup: a `<` that opens a tag, a closing tag, a doctype, a comment or a processing
 // instruction. Anywhere in what was read, not only at its start: what comes before a page (a
-// PHP notice, 70,000 spaces, a NUL) must not hide it. JSON is exempt: its strings hold anything.
+// PHP notice, a NUL) must not hide it; what is past the read is not checked, so text not declared
+// JSON must be read whole (70,000 spaces before a page). JSON is exempt: its strings hold anything.
 const MARKUP = /<[a-z!?/]/i;
 
 // Controls other than tab, CR and LF: no text an API writes as words has them (a NUL first, UTF-16 read as UTF-8).
