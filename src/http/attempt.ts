@@ -3,15 +3,15 @@
 
 import type { Dispatcher } from 'undici';
 import type { Mask } from '../text/secret-mask.js';
+import { judgeSuccess, type SuccessBody } from './api-answer.js';
 import { classifyStatus } from './classify.js';
 import { attemptDeadline } from './deadline.js';
-import { htmlTitle, parseErrorBody, serverLine } from './error-body.js';
-import { Exchange, type ExchangeHooks, type Head, type Headers, NO_BODY } from './exchange.js';
+import { parseErrorBody, serverLine } from './error-body.js';
+import { Exchange, type ExchangeHooks, type Head, type Headers } from './exchange.js';
 import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcome.js';
 import { failedRequest } from './request-errors.js';
-import { decode, decodeBody } from './response-body.js';
+import { decodeBody } from './response-body.js';
 import { parseRetryAfter } from './retry.js';
-import { isWebPage } from './web-page.js';
 
 /** What one attempt that was sent ended with, and when the server asked us to come back. */
 export interface Attempt {
@@ -77,10 +77,12 @@ export async function sendOnce(
   deadline.end();
   if (conflictingLengths) return { outcome: { ...route, kind: 'malformed', headersTooLarge: false } };
   if (head !== undefined && classifyStatus(head.status).kind === 'success') {
-    // A success whose body is not read stays one whatever happens to its body: the status said so.
-    if (request.successBody === 'ignored') return { outcome: await successOf(head, error === undefined ? body : NO_BODY, mask, limit) };
-    // One whose body is read needs all of it; cut short, it fails below as an error body cut short does.
-    if (error === undefined) return { outcome: await wholeSuccessOf(head, overLimit ? undefined : body, { route, mask, limit }) };
+    // 204 is the spec's answer, and every answer of a batch that goes well: no body, nothing to check.
+    if (head.status === 204) return { outcome: { kind: 'ok', status: 204, body: '' } };
+    const ended = error !== undefined ? 'cut' : overLimit ? 'over-limit' : 'whole';
+    const success = await successOf(head, { body, ended }, { route, mask, limit, reads: request.successBody === 'read' });
+    // Undefined: a body cut short before it could be judged, which fails below as any body cut short does.
+    if (success !== undefined) return { outcome: success };
   }
   if (head !== undefined && error === undefined) {
     const text = await decodedBody(head.headers, body, limit);
@@ -114,34 +116,36 @@ export async function sendOnce(
 }
 
 /**
- * A 2xx: the API's answer, unless its body is an HTML page. A JSON API never answers with a
- * web page; a base URL that leads to a web front end answers 200 to anything. A body cut
- * short changes nothing: the status said so.
+ * A 2xx: the API's answer only when its body is what an API sends (api-answer.ts); a base URL
+ * that leads to a web front end answers 200 to anything. Undefined when the body was cut short
+ * before it could be judged: that is the connection's failure, not the server's answer.
  */
-async function successOf(head: Head, body: Buffer, mask: Mask, limit: number): Promise<Attempt['outcome']> {
-  const { status } = head;
-  // 204 is the spec's answer: there is no body to read.
-  if (status === 204) return { kind: 'ok', status, body: '' };
-  const text = await decodedBody(head.headers, body, limit);
-  if (isWebPage(header(head.headers, 'content-type'), text)) return { kind: 'web-page', status, title: htmlTitle(text, mask) };
-  return { kind: 'ok', status, body: mask(text) };
-}
-
-/** A 2xx whose body is the answer, all of it arrived: `body` undefined when it went on past the limit. */
-async function wholeSuccessOf(
+async function successOf(
   head: Head,
-  body: Buffer | undefined,
-  { route, mask, limit }: { route: Route; mask: Mask; limit: number },
-): Promise<Attempt['outcome']> {
+  { body, ended }: { body: Buffer; ended: SuccessBody['ended'] },
+  { route, mask, limit, reads }: { route: Route; mask: Mask; limit: number; reads: boolean },
+): Promise<Attempt['outcome'] | undefined> {
   const { status, headers } = head;
-  const tooLarge: FailedAttempt = { ...route, kind: 'too-large', status, limitBytes: limit };
-  if (body === undefined) return tooLarge;
-  const { text, overLimit } = await decode(body, header(headers, 'content-encoding'), header(headers, 'content-type'), limit);
-  if (overLimit) return tooLarge;
-  // Compressed bytes that do not inflate: no answer can be read from them.
-  if (text === undefined) return { ...route, kind: 'malformed', headersTooLarge: false };
-  if (isWebPage(header(headers, 'content-type'), text)) return { kind: 'web-page', status, title: htmlTitle(text, mask) };
-  return { kind: 'ok', status, body: mask(text) };
+  // A request that reads its 2xx body needs all of it (a GET's answer is the thing asked for).
+  if (reads && ended === 'over-limit') return { ...route, kind: 'too-large', status, limitBytes: limit };
+  if (reads && ended === 'cut') return undefined;
+  const judged = await judgeSuccess(
+    {
+      contentType: header(headers, 'content-type'),
+      contentEncoding: header(headers, 'content-encoding'),
+      contentLength: header(headers, 'content-length'),
+      raw: body,
+      ended,
+      limit,
+    },
+    mask,
+  );
+  if (judged.proof && reads && !judged.whole) return { ...route, kind: 'too-large', status, limitBytes: limit };
+  if (judged.proof) return { kind: 'ok', status, body: mask(judged.text) };
+  if ('page' in judged) return { kind: 'web-page', status, title: judged.title };
+  if (judged.body.kind === 'unchecked' && judged.body.cut) return undefined;
+  if (reads && judged.body.kind === 'unchecked') return { ...route, kind: 'too-large', status, limitBytes: limit };
+  return { kind: 'not-api', status, body: judged.body };
 }
 
 /** A complete answer that is not a success: a redirect, or what the body says went wrong. */

@@ -96,6 +96,8 @@ function namedFailures(which: (verdict: StatusVerdict) => boolean): number[] {
 export const H2_STREAM_REFUSED = 'PLANTSTORE_H2_STREAM_REFUSED';
 export const H2_STREAM_RESET = 'PLANTSTORE_H2_STREAM_RESET';
 export const H2_SESSION_CLOSED = 'PLANTSTORE_H2_SESSION_CLOSED';
+/** ENHANCE_YOUR_CALM (0xb) on the stream or in a GOAWAY: the request refused as excessive (nginx: a header too large). */
+export const H2_ENHANCE_YOUR_CALM = 'PLANTSTORE_H2_ENHANCE_YOUR_CALM';
 
 interface NetworkRow {
   codes: readonly string[];
@@ -166,6 +168,7 @@ export type FailureClass =
   | { kind: 'timeout'; phase: TimeoutPhase }
   | { kind: 'proxy-refused'; connectStatus: number }
   | { kind: 'not-loopback' }
+  | { kind: 'request-too-large' }
   | { kind: 'malformed'; headersTooLarge: boolean }
   | { kind: 'body-cut'; what: NetworkFailure; status: number }
   | { kind: 'proxy-unreachable'; what: NetworkFailure }
@@ -183,6 +186,7 @@ export function classifyFailure(failure: TransportFailure): FailureClass {
   }
   if (failure.viaProxy && failure.proxyStatus !== undefined) return { kind: 'proxy-refused', connectStatus: failure.proxyStatus };
   if (code === NOT_LOOPBACK) return { kind: 'not-loopback' };
+  if (code === H2_ENHANCE_YOUR_CALM) return { kind: 'request-too-large' };
   if (HEADERS_TOO_LARGE_CODES.has(code)) return { kind: 'malformed', headersTooLarge: true };
   // Before the socket codes: undici drops the connection over what it rejected, and says so as a socket error.
   if (code.startsWith('HPE_') || failure.parserError) return { kind: 'malformed', headersTooLarge: false };
@@ -207,6 +211,9 @@ const TRANSPORT: Readonly<Record<TransportKind, Pick<Verdict, 'exit' | 'retryabl
   // A proxy that refuses the tunnel (407, 403) will refuse it again.
   'proxy-refused': { exit: Exit.network, retryable: false, answerLost: false },
   'not-loopback': { exit: Exit.config, retryable: false, answerLost: false },
+  // Refused for its size, as a 431 or 413 is (exit 1, the 4xx row): sent again, it is refused again. A GOAWAY
+  // also ends the other streams on its connection, one of which may have been done: the answer may be lost.
+  'request-too-large': { exit: Exit.apiRefused, retryable: false, answerLost: true },
   malformed: { exit: Exit.server, retryable: false, answerLost: true },
   // A certificate does not change between attempts.
   tls: { exit: Exit.network, retryable: false, answerLost: false },
@@ -229,6 +236,7 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
     case 'redirect':
       return classifyStatus(attempt.status);
     case 'web-page':
+    case 'not-api':
       // A success status from something that is not the API (a web front end): nothing says it did what was asked.
       return WEB_PAGE;
     case 'too-large':

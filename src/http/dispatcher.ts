@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
+import { watchReuse } from './idle-reuse.js';
 import { loopbackOnlyLookup } from './loopback-lookup.js';
 import { watchTlsAlerts } from './tls-alerts.js';
 import { buildConnector, kHTTPContext, Pool, ProxyAgent } from './undici-parts.js';
@@ -68,7 +69,8 @@ function streamsPerConnection(inFlight: number | undefined): number {
 }
 
 /**
- * undici's own connector, with each socket's TLS alerts recorded (tls-alerts.ts), and the
+ * undici's own connector, with each socket's TLS alerts recorded (tls-alerts.ts), its reuse
+ * watched (idle-reuse.ts), and the
  * sockets still connecting kept in `connecting` (undici's connector returns the socket at once).
  */
 function watchingConnects(connector: buildConnector.connector, connecting: Set<Socket>): buildConnector.connector {
@@ -78,6 +80,7 @@ function watchingConnects(connector: buildConnector.connector, connecting: Set<S
       if (opening !== undefined) connecting.delete(opening);
       // A failed connect passes no socket at all.
       if (socket != null && 'encrypted' in socket) watchTlsAlerts(socket);
+      if (socket != null) watchReuse(socket);
       // undici's callback type has two overloads; this passes through whichever came.
       (callback as (error: Error | null, socket?: Socket | null) => void)(error, socket);
     }) as unknown;

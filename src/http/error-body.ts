@@ -30,12 +30,20 @@ export function parseErrorBody(status: number, contentType: string | undefined, 
     if (typeof message === 'string' && message.trim() !== '') return { code: null, message: oneLine(message) };
     if (typeof code === 'string' && code.trim() !== '') return { code: null, message: oneLine(code) };
   }
-  if (json === undefined && isPlainText(contentType)) {
-    const firstLine = body.split(/\r?\n/).find((line) => line.trim() !== '');
-    if (firstLine) return { code: null, message: oneLine(firstLine) };
-  }
-  const title = htmlTitle(body, mask);
-  return { code: null, message: title || fallback };
+  const firstLine = json === undefined && isPlainText(contentType) ? body.split(/\r?\n/).find((line) => line.trim() !== '') : undefined;
+  const said = firstLine ? oneLine(firstLine) : htmlTitle(body, mask) || fallback;
+  return { code: null, message: refusedForSize(status, said) ?? said };
+}
+
+/**
+ * A refusal for the request's size (431, 413), said as one: a DELETE carries no body, so what is
+ * too large is its headers, and of those only the token can be long. The server's words follow.
+ */
+function refusedForSize(status: number, said: string): string | undefined {
+  if (status === 431)
+    return `the server refused the request's headers as too large (${said}): the token is most likely longer than it accepts`;
+  if (status === 413) return `the server refused the request as too large (${said})`;
+  return undefined;
 }
 
 /** An HTML page's <title>, as one clean line; '' when it has none. */

@@ -36,8 +36,13 @@ export interface Route {
 export type FailedAttempt =
   /** A complete answer with a failure status: the API's Error object (code and message) when the body was one. */
   | { kind: 'api-error'; status: number; code: number | null; message: string }
-  /** A success status whose body is an HTML page: a web site answered, not the API. `title` is the page's, if any. */
+  /**
+   * A success status whose body is a web page (HTML by its media type, or markup in a body
+   * declared as plain text or not at all): a web site answered, not the API. `title` is the page's, if any.
+   */
   | { kind: 'web-page'; status: number; title: string }
+  /** A success status whose body is not what an API sends (api-answer.ts): nothing says it did what was asked. */
+  | { kind: 'not-api'; status: number; body: NotApiBody }
   /** A success whose body the request reads went on past the request's limit (or could not be inflated whole). */
   | ({ kind: 'too-large'; status: number; limitBytes: number } & Route)
   /** A 3xx, not followed. `location` is absent when the server sent none, or a blank one. */
@@ -46,7 +51,11 @@ export type FailedAttempt =
   | ({ kind: 'timeout'; ms: number; phase: TimeoutPhase } & Route)
   /** The connection broke while an answer's body was arriving. */
   | ({ kind: 'body-cut'; status: number; what: NetworkFailure } & Route)
-  | ({ kind: 'network'; what: NetworkFailure } & Route)
+  /**
+   * `idleClose`: the server closed a reused keep-alive connection as the request went out on it,
+   * before any byte of an answer (idle-reuse.ts): sent once more on another, whatever --retries says.
+   */
+  | ({ kind: 'network'; what: NetworkFailure; idleClose?: true } & Route)
   /** The proxy itself could not be reached. */
   | ({ kind: 'proxy-unreachable'; what: NetworkFailure; via: string } & Route)
   /** The proxy answered CONNECT with something other than 200. */
@@ -54,12 +63,33 @@ export type FailedAttempt =
   /** The lower layer's reason, Node's advice and all. */
   | ({ kind: 'tls'; reason: string } & Route)
   | ({ kind: 'malformed'; headersTooLarge: boolean } & Route)
+  /**
+   * The server refused the request itself over HTTP/2 with ENHANCE_YOUR_CALM, on its stream or
+   * with a GOAWAY: what nginx does with a header larger than it accepts (over HTTP/1.1 it answers
+   * 400 "Request Header Or Cookie Too Large"). The same request would be refused again.
+   */
+  | ({ kind: 'request-too-large' } & Route)
   /** Plain http to a name that did not resolve to this machine: nothing was sent. */
   | ({ kind: 'not-loopback'; reason: string } & Route)
   /** Ctrl-C while the request was out. */
   | ({ kind: 'interrupted' } & Route)
   /** Anything else the lower layers threw; `reason` is their message, empty when they gave none. */
   | ({ kind: 'failed'; reason: string } & Route);
+
+/** Why a 2xx body that is not a web page is still not an API's answer (api-answer.ts says which is which). */
+export type NotApiBody =
+  /** A media type that is neither JSON nor plain text, with a body; `more` when the body went on past what was read. */
+  | { kind: 'media-type'; mediaType: string; bytes: number; more: boolean }
+  /** Declared JSON (`mediaType`), but it does not parse. */
+  | { kind: 'not-json'; mediaType: string }
+  /** Not UTF-8 text: invalid UTF-8, or control characters (a NUL, UTF-16 without a byte-order mark). */
+  | { kind: 'not-text' }
+  /** A content coding that cannot be undone (unknown, or bytes that do not inflate): the body cannot be read. */
+  | { kind: 'encoding'; encoding: string }
+  /** Text not declared JSON that was not read whole (cut short, or past `limitBytes`): it cannot be checked. */
+  | { kind: 'unchecked'; limitBytes: number; cut: boolean }
+  /** Text longer than the one short line an acknowledgement is. */
+  | { kind: 'text'; bytes: number };
 
 /** Why attempts stopped before --retries ran out. */
 export type Stop =

@@ -1,6 +1,7 @@
 import type { Mask } from '../text/secret-mask.js';
-import { classifyFailure, H2_SESSION_CLOSED, H2_STREAM_REFUSED, H2_STREAM_RESET } from './classify.js';
+import { classifyFailure, H2_ENHANCE_YOUR_CALM, H2_SESSION_CLOSED, H2_STREAM_REFUSED, H2_STREAM_RESET } from './classify.js';
 import { serverLine } from './error-body.js';
+import { crossedIdleClose } from './idle-reuse.js';
 import type { FailedAttempt, Route } from './outcome.js';
 import { tlsAlertBehind } from './tls-alerts.js';
 
@@ -36,10 +37,15 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
       if (route.via !== undefined) return { ...route, ...failure, via: route.via };
       // Not reached: the table blames a proxy only when there is one.
       return { ...route, kind: 'failed', reason };
+    case 'request-too-large':
+      return { ...route, kind: 'request-too-large' };
     case 'tls':
     case 'not-loopback':
     case 'failed':
       return { ...route, kind: failure.kind, reason };
+    case 'network':
+      // Only before an answer began: a status that arrived is an answer, and says the request was read.
+      return crossedIdleClose(thrown) && route.status === undefined ? { ...route, ...failure, idleClose: true } : { ...route, ...failure };
     default:
       return { ...route, ...failure };
   }
@@ -55,6 +61,9 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
 function h2Code(error: unknown): string | undefined {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : '';
+  // ENHANCE_YOUR_CALM (code 11), whoever words it: Node names the stream's, and numbers the session's and undici's.
+  if (code === 'ERR_HTTP2_STREAM_ERROR' && /ENHANCE_YOUR_CALM/.test(message)) return H2_ENHANCE_YOUR_CALM;
+  if ((code === 'ERR_HTTP2_SESSION_ERROR' || message.startsWith('HTTP/2: ')) && /code 11$/.test(message)) return H2_ENHANCE_YOUR_CALM;
   if (code === 'ERR_HTTP2_STREAM_ERROR') return /REFUSED_STREAM/.test(message) ? H2_STREAM_REFUSED : H2_STREAM_RESET;
   if (code === 'ERR_HTTP2_SESSION_ERROR' || code === 'ERR_HTTP2_GOAWAY_SESSION') return H2_SESSION_CLOSED;
   if (!message.startsWith('HTTP/2: ')) return undefined;

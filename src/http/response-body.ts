@@ -47,18 +47,47 @@ export async function decode(
   contentType: string | undefined,
   limit: number,
 ): Promise<Decoded> {
-  const encoding = (contentEncoding ?? '').trim().toLowerCase();
-  const inflater = inflaterFor(encoding);
-  if (inflater === undefined) return { text: textOf(raw, contentType), overLimit: false };
-  try {
-    const inflated = await inflateUpTo(raw, inflater, limit);
-    return { text: textOf(inflated.bytes, contentType), overLimit: inflated.overLimit };
-  } catch {
-    return { text: undefined, overLimit: false };
-  }
+  const decoded = await undoCodings(raw, contentEncoding, limit);
+  // A coding we do not know: read as sent, as an error body is worth its words either way.
+  if (decoded === 'unknown') return { text: textOf(raw, contentType), overLimit: false };
+  if (decoded === 'broken') return { text: undefined, overLimit: false };
+  return { text: textOf(decoded.bytes, contentType), overLimit: decoded.overLimit };
 }
 
-function textOf(bytes: Buffer, contentType: string | undefined): string {
+/**
+ * The bytes a body stands for, every content coding undone (RFC 9110 §8.4: listed in the order
+ * they were applied, so undone from the last), never growing past `limit`. 'unknown' when a
+ * coding is not one we can undo, 'broken' when the bytes do not inflate. `gzip, gzip` is
+ * inflated twice and `identity` skipped: the body is judged as the server meant it, whole.
+ */
+export async function undoCodings(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  limit: number,
+): Promise<{ bytes: Buffer; overLimit: boolean } | 'unknown' | 'broken'> {
+  // The common case, and every answer of a run that goes well: no coding at all.
+  if (contentEncoding === undefined || contentEncoding.trim() === '') return { bytes: raw, overLimit: false };
+  const codings = contentEncoding
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  const inflaters = codings.map(inflaterFor);
+  if (inflaters.some((inflater) => inflater === undefined)) return 'unknown';
+  let bytes = raw;
+  let overLimit = false;
+  try {
+    for (const inflater of inflaters.reverse()) {
+      const inflated = await inflateUpTo(bytes, inflater as NonNullable<(typeof inflaters)[number]>, limit);
+      bytes = inflated.bytes;
+      overLimit ||= inflated.overLimit;
+    }
+  } catch {
+    return 'broken';
+  }
+  return { bytes, overLimit };
+}
+
+export function textOf(bytes: Buffer, contentType: string | undefined): string {
   const bom = byteOrderMark(bytes);
   if (bom !== undefined) return bom.decode(bytes.subarray(bom.length));
   const charset = /charset="?([\w-]+)"?/i.exec(contentType ?? '')?.[1] ?? 'utf-8';

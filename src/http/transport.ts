@@ -119,6 +119,7 @@ export function createTransport(options: TransportOptions): Transport {
     let spent = 0;
     const budget = options.retries * REFUSALS_PER_RETRY;
     let previous: Failed | undefined;
+    let resentAfterIdleClose = false;
     for (let number = 1; ; number++) {
       const permit = await gate?.acquire(number === 1 ? 'first' : 'retry', interrupt);
       if (gate && permit === undefined) return notAdmitted(previous, interrupt);
@@ -169,6 +170,15 @@ export function createTransport(options: TransportOptions): Transport {
         continue;
       }
       const verdict = verdictOf(outcome, { idempotent });
+      if (outcome.kind === 'network' && outcome.idleClose && idempotent && !resentAfterIdleClose && !interrupt.aborted) {
+        // The server closed a reused idle connection as this went out on it: sent once more at
+        // once, as curl and browsers do, whatever --retries says (idle-reuse.ts).
+        resentAfterIdleClose = true;
+        lost ||= verdict.answerLost;
+        previous = failed;
+        onEvent?.({ kind: 'retrying', label, delayMs: 0, retryAfter: false, failure: outcome });
+        continue;
+      }
       const paced = isLoadRefusal(verdict.load) && gate?.admitting() === true;
       spent += paced ? 1 : REFUSALS_PER_RETRY;
       if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;

@@ -5,7 +5,7 @@
 // command can say (that a plant may or may not have been deleted) is that command's.
 
 import { statusText } from '../http/error-body.js';
-import type { FailedAttempt, NetworkFailure, NotSentReason, Outcome, Route, Stop } from '../http/outcome.js';
+import type { FailedAttempt, NetworkFailure, NotApiBody, NotSentReason, Outcome, Route, Stop } from '../http/outcome.js';
 import { formatSeconds } from './duration.js';
 
 /** A socket or connection failure on the way to the service: `at` is where ("api.example.com:443 via proxy …"). */
@@ -52,10 +52,43 @@ function proxyRefusedFix(status: number): string {
 }
 
 /**
- * The failures a command words itself: the API's own message, a web page where the API should
- * be, and an interrupt (whether the thing was done is the command's to say).
+ * The failures a command words itself: the API's own message, a 2xx that is not the API's
+ * answer (a web page, or another body: describeNotProof says what came), and an interrupt
+ * (whether the thing was done is the command's to say).
  */
-export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-page' | 'interrupted' }>;
+export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-page' | 'not-api' | 'interrupted' }>;
+
+/**
+ * What came back in a 2xx that is not proof, and that it is not the API:
+ * `the server answered 200 with a web page ("Plant Shop"), not the API`.
+ */
+export function describeNotProof(attempt: Extract<FailedAttempt, { kind: 'web-page' | 'not-api' }>): string {
+  const what = attempt.kind === 'web-page' ? (attempt.title ? `a web page ("${attempt.title}")` : 'a web page') : notApiBody(attempt.body);
+  return `the server answered ${attempt.status} with ${what}, not the API`;
+}
+
+function notApiBody(body: NotApiBody): string {
+  switch (body.kind) {
+    case 'media-type':
+      return `${body.more ? 'more than ' : ''}${weight(body.bytes)} of ${body.mediaType}`;
+    case 'not-json':
+      return `a body declared ${body.mediaType} that is not JSON`;
+    case 'not-text':
+      return 'a body that is not an API answer (not UTF-8 text)';
+    case 'encoding':
+      return `a body that is not an API answer (its content-encoding "${body.encoding}" could not be decoded)`;
+    case 'unchecked':
+      return `a body that is not an API answer (more than ${size(body.limitBytes)} of text not declared JSON, which cannot be checked)`;
+    case 'text':
+      return `a body that is not an API answer (${weight(body.bytes)} of text, not the one short line of an acknowledgement)`;
+  }
+}
+
+/** A body's size as a person reads it: `312 bytes`, `12 kB`. */
+function weight(bytes: number): string {
+  if (bytes < 1000) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  return `${bytes < 10_000 ? (bytes / 1000).toFixed(1) : Math.round(bytes / 1000)} kB`;
+}
 
 /**
  * A request's failure, after every attempt: the last attempt's failure (in the command's words,
@@ -106,7 +139,9 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     case 'too-large':
       return `the ${attempt.status} answer from ${where(attempt)} was larger than the ${size(attempt.limitBytes)} this request reads`;
     case 'network':
-      return NETWORK[attempt.what](where(attempt));
+      return attempt.idleClose
+        ? `${NETWORK[attempt.what](where(attempt))}: the server closed its idle keep-alive connection as the request went out`
+        : NETWORK[attempt.what](where(attempt));
     case 'proxy-unreachable':
       return PROXY_UNREACHABLE[attempt.what](attempt.via, attempt.host);
     case 'proxy-refused':
@@ -120,6 +155,8 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
       return attempt.headersTooLarge
         ? `malformed HTTP answer from ${where(attempt)}: headers too large; check that the base URL points at the Plant Store API`
         : `malformed HTTP answer from ${where(attempt)}: check that the base URL points at the Plant Store API`;
+    case 'request-too-large':
+      return `the server refused the request over HTTP/2 as too large (ENHANCE_YOUR_CALM) (${where(attempt)}): its headers, the token most of all, are likely larger than it accepts`;
     case 'not-loopback':
       return `refusing to send the token over plain http: ${said(attempt.reason)}`;
     case 'redirect':

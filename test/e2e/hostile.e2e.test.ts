@@ -115,22 +115,104 @@ describe('a compressed body, end to end', () => {
   });
 });
 
-// A base URL that leads to a web front end: its 200 is a page, never a deletion (the table of
-// what is a page is test/unit/http/web-page.test.ts; these are the labels that got through).
-describe('a 2xx web page, end to end', () => {
-  const hint = 'not the API; nothing says the plant was deleted: check the base URL (plantstore auth status) (HTTP 200)';
+// A base URL that leads to a web front end, a bucket or a portal: its 2xx is proof only when its
+// body is what an API sends (the rule, and every shape, is test/unit/http/api-answer.test.ts;
+// these are a representative few through a real process and a real wire).
+describe('a 2xx that is not proof, end to end', () => {
+  const checkBaseUrl =
+    'not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status) (HTTP 200)';
   const PAGE = '<!DOCTYPE html><html><head><title>Plant Shop</title></head></html>';
-  it.each([
-    ['served as application/xhtml+xml', { 'content-type': 'application/xhtml+xml' }, '<div>Plant Shop</div>', ''],
-    ['with no content type, an XML prolog first', {}, `<?xml version="1.0" encoding="UTF-8"?>\n${PAGE}`, ' ("Plant Shop")'],
-    ['with no content type, <head> first', {}, '<head><title>Plant Shop</title></head><body>Welcome</body>', ' ("Plant Shop")'],
-    ['as text/plain, a comment before the doctype', { 'content-type': 'text/plain' }, `<!-- cached -->\n${PAGE}`, ' ("Plant Shop")'],
-  ])('%s, after a BOM: exit 6, not "Deleted", with the base URL hint', async (_name, headers, body, title) => {
-    const server = await serve(modes.reply(200, headers, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)])));
+  it.each<[string, Record<string, string>, Buffer | string, string]>([
+    ['a PHP notice before the page', {}, `<b>Notice</b>: Undefined index: id\n${PAGE}`, 'a web page ("Plant Shop")'],
+    ['<meta refresh>, as text/plain', { 'content-type': 'text/plain' }, '<meta http-equiv="refresh" content="0;url=/login">', 'a web page'],
+    ['a frameset', {}, '<frameset><frame src="/app"></frameset>', 'a web page'],
+    ['UTF-16 without a byte-order mark', {}, Buffer.from(PAGE, 'utf16le'), 'a body that is not an API answer (not UTF-8 text)'],
+    ['an unterminated comment', {}, `<!-- ${PAGE}`, 'a web page ("Plant Shop")'],
+    [
+      '70,000 spaces before the page',
+      {},
+      `${' '.repeat(70_000)}${PAGE}`,
+      'a body that is not an API answer (more than 64 KiB of text not declared JSON, which cannot be checked)',
+    ],
+    ['content-encoding: gzip, gzip', { 'content-encoding': 'gzip, gzip' }, gzipSync(gzipSync(PAGE)), 'a web page ("Plant Shop")'],
+    ['content-encoding: identity, gzip', { 'content-encoding': 'identity, gzip' }, gzipSync(PAGE), 'a web page ("Plant Shop")'],
+    ['an SVG image', { 'content-type': 'image/svg+xml' }, '<svg xmlns="http://www.w3.org/2000/svg"/>', '41 bytes of image/svg+xml'],
+    [
+      'an S3-style XML <Error>',
+      { 'content-type': 'application/xml' },
+      '<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>',
+      '61 bytes of application/xml',
+    ],
+    [
+      'a page served as application/xhtml+xml, after a BOM, without a title',
+      { 'content-type': 'application/xhtml+xml' },
+      '\uFEFF<div>Plant Shop</div>',
+      '24 bytes of application/xhtml+xml',
+    ],
+  ])('%s: exit 6, not "Deleted", saying what came back and to check the base URL', async (_name, headers, body, what) => {
+    const server = await serve(modes.reply(200, headers, body));
     const run = await runTimed(['delete', '42'], { env: envFor(server) });
     expect(run.code).toBe(6);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(failure(`the server answered 200 with a web page${title}, ${hint}`));
+    expect(run.stderr).not.toContain('Deleted');
+    expect(run.stderr).toBe(failure(`the server answered 200 with ${what}, ${checkBaseUrl}`));
+    expect(server.exchanges).toHaveLength(1);
+  });
+
+  it('with --json: "deleted":false, exit 6', async () => {
+    const server = await serve(modes.reply(200, { 'content-type': 'text/html' }, PAGE));
+    const run = await runTimed(['delete', '--json', '42'], { env: envFor(server) });
+    expect(run.code).toBe(6);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: 42, deleted: false, status: 200, exit: 6 });
+  });
+
+  it.each<[string, number, Record<string, string>, string]>([
+    ['JSON whose media type has html in it', 200, { 'content-type': 'application/vnd.html-report+json' }, '{"report":"deleted"}'],
+    ['OK', 200, { 'content-type': 'text/plain' }, 'OK'],
+    ['{}', 200, {}, '{}'],
+    ['{"deleted":true}', 200, { 'content-type': 'application/json' }, '{"deleted":true}'],
+    ['an empty 200', 200, {}, ''],
+    ['an empty 202', 202, {}, ''],
+    ['a 204', 204, {}, ''],
+  ])('%s: proof, "Deleted", exit 0', async (_name, status, headers, body) => {
+    const server = await serve(modes.reply(status, headers, body));
+    const run = await runTimed(['delete', '42'], { env: envFor(server) });
+    expect(run).toMatchObject({ code: 0, stdout: 'Deleted plant 42\n' });
+  });
+});
+
+// nginx with `keepalive_timeout 1s` closes an idle connection as a request goes out on it: the
+// request is sent once more on a new connection, as curl does, even under --retries 0 (the
+// rules, and what is not sent again, are test/http/idle-close.test.ts).
+describe('a keep-alive connection closed as a request goes out on it', () => {
+  it('--retries 0: the request is sent once more on a new connection, exit 0, both plants deleted', async () => {
+    const server = await serve((exchange) => {
+      const onConnection = server.exchanges.filter((earlier) => earlier.connection === exchange.connection).length;
+      // The second request on a connection: closed as it arrives, unanswered, as the server's idle timer fires.
+      if (onConnection === 2) exchange.connection.socket.destroy();
+      else answer(exchange, 204);
+    });
+    const run = await runTimed(['delete', '--concurrency', '1', '--retries', '0', '1', '2'], { env: envFor(server) });
+    expect(run).toMatchObject({ code: 0, stdout: 'Deleted plant 1\nDeleted plant 2\n' });
+    expect(server.exchanges.map((e) => [e.url, e.connection.number])).toEqual([
+      ['/plants/1', 1],
+      ['/plants/2', 1],
+      ['/plants/2', 2],
+    ]);
+  });
+});
+
+// A token longer than a proxy accepts: the request is refused for its size, and would be again.
+describe('a request refused for its size, end to end', () => {
+  it('431: exit 1, said so, not retried under --retries 2', async () => {
+    const server = await serve(modes.reply(431));
+    const run = await runTimed(['delete', '--retries', '2', '42'], { env: envFor(server) });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      failure(
+        "the server refused the request's headers as too large (Request Header Fields Too Large): the token is most likely longer than it accepts (HTTP 431)",
+      ),
+    );
     expect(server.exchanges).toHaveLength(1);
   });
 });

@@ -10,6 +10,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Exit } from '../../src/errors.js';
 import { verdictOf } from '../../src/http/classify.js';
@@ -93,7 +94,7 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
   it.each([
     ['RST_STREAM REFUSED_STREAM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM)],
     ['RST_STREAM INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR)],
-    ['GOAWAY ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, 0)],
+    ['GOAWAY INTERNAL_ERROR', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_INTERNAL_ERROR, 0)],
   ])('%s, then 204: ok', async (_name, fail) => {
     // undici retries a REFUSED_STREAM once on its own; ours come after that.
     const server = await h2Server((stream, n) => (n <= 2 ? fail(stream) : ok(stream)));
@@ -128,6 +129,50 @@ describe.skipIf(!OPENSSL)('HTTP/2 failures are retried per the retry rules', () 
     expect(await deleteOne(server.url, 0, gate)).toStrictEqual(deleted(204));
     expect(server.streams()).toBe(2);
     expect(resent).toBe(1);
+  });
+});
+
+// A request refused for its size is refused again: said so, exit 1 (the 4xx row), never retried.
+const NGINX_400 = '<html><head><title>400 Request Header Or Cookie Too Large</title></head></html>\r\n';
+describe('a request the server refuses for its size', () => {
+  it.skipIf(!OPENSSL).each([
+    // As nginx does with a header larger than large_client_header_buffers: a GOAWAY naming the stream as the last it saw.
+    ['GOAWAY ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.session?.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, s.id)],
+    ['RST_STREAM ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM)],
+  ])('over HTTP/2, %s: request-too-large, exit 1, sent once under --retries 2', async (_name, refuse) => {
+    const server = await h2Server((stream) => refuse(stream));
+    const outcome = await deleteOne(server.url, 2);
+    expect(outcome).toMatchObject({ kind: 'failed', attempts: 1, last: { kind: 'request-too-large' } });
+    expect(exitOf(outcome)).toBe(Exit.apiRefused);
+    expect(server.streams()).toBe(1);
+  });
+
+  it.each([
+    [
+      '431 with no body',
+      'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n\r\n',
+      "the server refused the request's headers as too large (Request Header Fields Too Large): the token is most likely longer than it accepts",
+    ],
+    [
+      '413 with a plain-text body',
+      'HTTP/1.1 413 Payload Too Large\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n\r\nEntity too big\n',
+      'the server refused the request as too large (Entity too big)',
+    ],
+    [
+      "nginx's 400 for a header too large",
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\nContent-Length: ${NGINX_400.length}\r\n\r\n${NGINX_400}`,
+      '400 Request Header Or Cookie Too Large',
+    ],
+  ])('over HTTP/1.1, %s: says so, exit 1, sent once under --retries 2', async (_name, answer, message) => {
+    let requests = 0;
+    const base = await rawServer((socket) => {
+      requests += 1;
+      socket.write(answer);
+    });
+    const outcome = await deleteOne(base, 2);
+    expect(outcome).toMatchObject({ kind: 'failed', attempts: 1, last: { kind: 'api-error', code: null, message } });
+    expect(exitOf(outcome)).toBe(Exit.apiRefused);
+    expect(requests).toBe(1);
   });
 });
 
@@ -193,6 +238,39 @@ describe('a 2xx that is a web page is not a deletion', () => {
   ])('%s is ok, with its status and body', async (_name, answer, status, body) => {
     const base = await rawServer(answer);
     expect(await deleteOne(base)).toStrictEqual(deleted(status, body));
+  });
+});
+
+describe.skipIf(!OPENSSL)('a 2xx over HTTP/2 is proof by the same rule', () => {
+  const answering = (headers: http2.OutgoingHttpHeaders, body: string | Buffer) => (stream: http2.ServerHttp2Stream) => {
+    stream.respond({ ':status': 200, ...headers });
+    stream.end(body);
+  };
+
+  it.each<[string, http2.OutgoingHttpHeaders, string | Buffer, FailedAttempt]>([
+    ['a page after a PHP notice', {}, '<b>Notice</b>: x\n<title>Shop</title>', { kind: 'web-page', status: 200, title: 'Shop' }],
+    [
+      'SVG',
+      { 'content-type': 'image/svg+xml' },
+      '<svg/>',
+      { kind: 'not-api', status: 200, body: { kind: 'media-type', mediaType: 'image/svg+xml', bytes: 6, more: false } },
+    ],
+    [
+      'content-encoding: gzip, gzip',
+      { 'content-encoding': 'gzip, gzip' },
+      gzipSync(gzipSync('<html>')),
+      { kind: 'web-page', status: 200, title: '' },
+    ],
+  ])('%s: not a deletion, exit 6', async (_name, headers, body, last) => {
+    const server = await h2Server(answering(headers, body));
+    const outcome = await deleteOne(server.url);
+    expect(outcome).toStrictEqual(once(last));
+    expect(exitOf(outcome)).toBe(Exit.server);
+  });
+
+  it('JSON whose media type has html in it: a deletion', async () => {
+    const server = await h2Server(answering({ 'content-type': 'application/vnd.html-report+json' }, '{"deleted":true}'));
+    expect(await deleteOne(server.url)).toStrictEqual(deleted(200, '{"deleted":true}'));
   });
 });
 

@@ -155,8 +155,8 @@ describe('a 2xx whose body is the answer', () => {
   const read = (steps: Step[], limit = 16, retries = 0) => outcome(steps, { retries }, undefined, 'GET', get(limit));
 
   it('is ok with all of its body, up to exactly the limit', async () => {
-    const { outcome: result } = await read([{ answer: 200, headers: json, body: '{"id":42,"n":1}x' }]);
-    expect(result).toEqual({ kind: 'ok', status: 200, body: '{"id":42,"n":1}x' });
+    const { outcome: result } = await read([{ answer: 200, headers: json, body: '{"id":42,"n":12}' }]);
+    expect(result).toEqual({ kind: 'ok', status: 200, body: '{"id":42,"n":12}' });
   });
 
   it.each<[string, Step]>([
@@ -192,7 +192,7 @@ describe('a 2xx whose body is the answer', () => {
     expect(calls).toBe(1);
   });
 
-  it('compressed, past the limit once inflated, is too large; one that does not inflate is malformed', async () => {
+  it('compressed, past the limit once inflated, is too large; one that does not inflate is not an API answer', async () => {
     const { gzipSync } = await import('node:zlib');
     const gzip = { ...json, 'content-encoding': 'gzip' };
     const big = gzipSync(`{"id":42,"name":"${'a'.repeat(100)}"}`);
@@ -202,13 +202,15 @@ describe('a 2xx whose body is the answer', () => {
     const small = gzipSync('{"id":42}');
     expect((await read([{ answer: 200, headers: gzip, body: small }], 64)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":42}' });
     const broken = Buffer.from('not gzip at all');
-    expect((await read([{ answer: 200, headers: gzip, body: broken }], 64)).outcome).toMatchObject({ last: { kind: 'malformed' } });
+    expect((await read([{ answer: 200, headers: gzip, body: broken }], 64)).outcome).toMatchObject({
+      last: { kind: 'not-api', body: { kind: 'encoding', encoding: 'gzip' } },
+    });
   });
 
-  it("a DELETE, whose 2xx body is ignored, keeps today's rule: cut short or past the limit, it is ok", async () => {
+  it('a DELETE, whose 2xx body is not the thing asked for: declared JSON, cut short or past the limit, it is ok', async () => {
     const asked = { method: 'DELETE', successBody: 'ignored', bodyLimitBytes: 16 } as const;
     const cut: Step = { answer: 200, headers: json, body: '{"id":4', cut: 'ECONNRESET' };
-    expect((await outcome([cut], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '' });
+    expect((await outcome([cut], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":4' });
     const long: Step = { answer: 200, headers: json, body: '{"id":42,"n":123}' };
     expect((await outcome([long], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":42,"n":123' });
   });

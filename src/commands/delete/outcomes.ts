@@ -5,7 +5,7 @@
 import { whyNotSent } from '../../engine/not-sent.js';
 import { classifyStatus, verdictOf } from '../../http/classify.js';
 import type { FailedAttempt } from '../../http/outcome.js';
-import { describeFailed, describeTransportFailure } from '../../ui/transport-words.js';
+import { describeFailed, describeNotProof, describeTransportFailure } from '../../ui/transport-words.js';
 import type { PlantOutcome } from './request.js';
 import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent, type UncertainEarlier } from './result.js';
 
@@ -15,7 +15,7 @@ export interface MissingRule {
   ignore: boolean;
 }
 
-const CHECK_BASE_URL = 'nothing says the plant was deleted: check the base URL (plantstore auth status)';
+const CHECK_BASE_URL = 'nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)';
 
 /** One attempt's failure in a sentence: the line printed for an id, and the --verbose trace of each attempt. */
 export function describeAttempt(attempt: FailedAttempt): string {
@@ -23,9 +23,8 @@ export function describeAttempt(attempt: FailedAttempt): string {
     case 'api-error':
       return attempt.message;
     case 'web-page':
-      return attempt.title
-        ? `the server answered ${attempt.status} with a web page ("${attempt.title}"), not the API; ${CHECK_BASE_URL}`
-        : `the server answered ${attempt.status} with a web page, not the API; ${CHECK_BASE_URL}`;
+    case 'not-api':
+      return `${describeNotProof(attempt)}; ${CHECK_BASE_URL}`;
     case 'redirect':
       // A conditional answer to a request that had no condition: nothing was deleted.
       if (attempt.status === 304) return 'the server answered 304 Not Modified, which makes no sense for a DELETE';

@@ -142,7 +142,7 @@ describe('transport failures: every code the table knows, sent direct', () => {
   it.each<[string, string, string, boolean, boolean]>([
     ['ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_REFUSED_STREAM', 'stream-refused', true, false],
     ['ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_INTERNAL_ERROR', 'stream-reset', true, true],
-    ['ERR_HTTP2_SESSION_ERROR', 'Session closed with error code 11', 'session-closed', true, true],
+    ['ERR_HTTP2_SESSION_ERROR', 'Session closed with error code 2', 'session-closed', true, true],
     ['UND_ERR_INFO', 'HTTP/2: "GOAWAY" frame received with code 0', 'stream-refused', true, false],
     ['UND_ERR_INFO', 'HTTP/2: "stream error" received - code 7', 'stream-refused', true, false],
     ['UND_ERR_INFO', 'HTTP/2: stream closed before response headers', 'stream-reset', true, true],
@@ -153,6 +153,19 @@ describe('transport failures: every code the table knows, sent direct', () => {
     expect(
       failedRequest(Object.assign(new Error(message), { code }), { aborted: undefined, timeoutMs: 1, route: { host: 'h' } }),
     ).toMatchObject({ what });
+  });
+
+  // nginx refuses a header larger than large_client_header_buffers over HTTP/2 so (a GOAWAY); the
+  // same request is refused again, as a 431 is: exit 1, not retried, whoever words the code.
+  it.each<[string, string]>([
+    ['ERR_HTTP2_SESSION_ERROR', 'Session closed with error code 11'],
+    ['ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_ENHANCE_YOUR_CALM'],
+    ['UND_ERR_SOCKET', 'HTTP/2: "GOAWAY" frame received with code 11'],
+    ['UND_ERR_INFO', 'HTTP/2: "stream error" received - code 11'],
+  ])('%s "%s": ENHANCE_YOUR_CALM, the request refused for its size: exit 1, not retried', (code, message) => {
+    const attempt = failedRequest(Object.assign(new Error(message), { code }), { aborted: undefined, timeoutMs: 1, route: { host: 'h' } });
+    expect(attempt).toStrictEqual({ host: 'h', kind: 'request-too-large' });
+    expect(verdictOf(attempt)).toEqual({ exit: Exit.apiRefused, retryable: false, answerLost: true, load: 'neutral' });
   });
 
   it('UND_ERR_RES_CONTENT_LENGTH_MISMATCH: a body shorter than announced once an answer began (exit 7); before, a parser error in disguise (exit 6)', () => {

@@ -108,12 +108,17 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     [
       'a web page where the API should be',
       { kind: 'web-page', status: 200, title: 'Welcome' },
-      'the server answered 200 with a web page ("Welcome"), not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)',
+      'the server answered 200 with a web page ("Welcome"), not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
     ],
     [
       'a web page without a title',
       { kind: 'web-page', status: 200, title: '' },
-      'the server answered 200 with a web page, not the API; nothing says the plant was deleted: check the base URL (plantstore auth status)',
+      'the server answered 200 with a web page, not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
+    ],
+    [
+      'another 2xx body that is not an API answer',
+      { kind: 'not-api', status: 200, body: { kind: 'media-type', mediaType: 'text/csv', bytes: 12_000, more: false } },
+      'the server answered 200 with 12 kB of text/csv, not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
     ],
     ['a 300 without a Location', { kind: 'redirect', status: 300 }, 'the server answered 300 Multiple Choices without a Location'],
     ['a 307 without a Location', { kind: 'redirect', status: 307 }, 'the server answered 307 Temporary Redirect without a Location'],
