@@ -59,52 +59,73 @@ export function deletedIn(deletesByStep: readonly number[], startedAt: number, f
 }
 
 export interface Climb {
-  /** Deleted / servable (at min(capacity, ceiling)) over the run's first 1 s and 3 s, and after its first 5 s (running time only). */
-  firstSecond: number;
-  firstThree: number;
-  after5: number | undefined;
-  /** From spawn until a 500 ms window first deleted ≥ 0.8 of what the ceiling allowed in it; undefined if never. */
-  msTo80: number | undefined;
-  /** From spawn to the first 100 ms step with a plant deleted (reading the ids and the journal, starting up). */
+  /** From spawn to the first 100 ms step with a plant deleted (start-up, reading the ids and the journal). */
   msToFirstDelete: number | undefined;
+  /**
+   * From that first deletion on: deleted / servable at min(capacity, ceiling) over its first 1 s and
+   * 3 s, and after its first 5 s (running time only); undefined when the run deleted nothing.
+   */
+  firstSecond: number | undefined;
+  firstThree: number | undefined;
+  after5: number | undefined;
+  /** From the first deletion until a 500 ms window first deleted ≥ 0.8 of what the ceiling allowed in it; undefined if never. */
+  msTo80: number | undefined;
+  /** The most requests in flight at the server in the 100 ms steps 0.5 s, 1 s and 2 s after the first deletion. */
+  inFlightAfter: [number, number, number] | undefined;
 }
 
 /**
- * How a run climbed from its start: the share of what a client held to `ceiling` in flight could
- * have deleted, early in the run and once settled. Stopped spans are not counted out here: the
- * windows are at the start of a run, and a run whose first seconds were stopped reads low.
+ * How a run climbed once it sent: the share of what a client held to `ceiling` in flight could
+ * have deleted, from its first deletion on, early and once settled; and how long it took to get
+ * there (start-up, and a re-run's reading of its journal).
  */
-export function climbOf(plan: CapacityPlan, startedAt: number, deletesByStep: readonly number[], span: AliveSpan, ceiling: number): Climb {
-  const ratio = (from: number, to: number): number => {
-    const could = servable(plan, startedAt, from, to, ceiling);
-    return could === 0 ? 0 : deletedIn(deletesByStep, startedAt, from, to) / could;
-  };
-  const settled = (parts: ReadonlyArray<{ from: number; to: number }>): number => {
+export function climbOf(
+  plan: CapacityPlan,
+  startedAt: number,
+  steps: { deletesByStep: readonly number[]; inFlightByStep: readonly number[] },
+  span: AliveSpan,
+  ceiling: number,
+): Climb {
+  const { deletesByStep, inFlightByStep } = steps;
+  const share = (parts: ReadonlyArray<{ from: number; to: number }>): number => {
     const could = parts.reduce((sum, part) => sum + servable(plan, startedAt, part.from, part.to, ceiling), 0);
     const did = parts.reduce((sum, part) => sum + deletedIn(deletesByStep, startedAt, part.from, part.to), 0);
     return could === 0 ? 0 : did / could;
   };
   const end = span.to;
-  let msTo80: number | undefined;
-  for (let t = span.from; t + 500 <= end; t += STEP_MS) {
-    if (ratio(t, t + 500) >= 0.8) {
-      msTo80 = t + 500 - span.from;
-      break;
-    }
-  }
   const firstStep = Math.max(0, Math.ceil((span.from - startedAt) / STEP_MS));
-  let msToFirstDelete: number | undefined;
+  let first: number | undefined;
   for (let step = firstStep; startedAt + step * STEP_MS < end && step < deletesByStep.length; step++) {
     if ((deletesByStep[step] ?? 0) > 0) {
-      msToFirstDelete = Math.max(0, startedAt + step * STEP_MS - span.from);
+      first = step;
       break;
     }
   }
+  if (first === undefined)
+    return {
+      msToFirstDelete: undefined,
+      firstSecond: undefined,
+      firstThree: undefined,
+      after5: undefined,
+      msTo80: undefined,
+      inFlightAfter: undefined,
+    };
+  const t0 = startedAt + first * STEP_MS;
+  const within = (from: number, to: number): number => share(running({ ...span, from, to: Math.min(end, to) }));
+  let msTo80: number | undefined;
+  for (let t = t0; t + 500 <= end; t += STEP_MS) {
+    if (within(t, t + 500) >= 0.8) {
+      msTo80 = t + 500 - t0;
+      break;
+    }
+  }
+  const inFlightAt = (ms: number): number => inFlightByStep[first + ms / STEP_MS] ?? 0;
   return {
-    msToFirstDelete,
-    firstSecond: ratio(span.from, Math.min(end, span.from + 1000)),
-    firstThree: ratio(span.from, Math.min(end, span.from + 3000)),
-    after5: end - span.from > 6000 ? settled(running({ ...span, from: span.from + 5000 })) : undefined,
+    msToFirstDelete: Math.max(0, t0 - span.from),
+    firstSecond: within(t0, t0 + 1000),
+    firstThree: within(t0, t0 + 3000),
+    after5: end - t0 > 6000 ? within(t0 + 5000, end) : undefined,
     msTo80,
+    inFlightAfter: [inFlightAt(500), inFlightAt(1000), inFlightAt(2000)],
   };
 }

@@ -56,8 +56,12 @@ export function soakRows(result: SoakResult): Row[] {
     DEFAULT_CEILING,
   );
   const [zero, one, two, more] = stats.requestsPerId;
-  const climbs = runs.map((run) => ({ run, climb: climbOf(plan, stats.startedAt, stats.deletesByStep, run, DEFAULT_CEILING) }));
-  const restarts = climbs.filter(({ run }) => run.index > 0 && run.deletedAfter > run.deletedBefore);
+  const climbs = runs.map((run) => ({ run, climb: climbOf(plan, stats.startedAt, stats, run, DEFAULT_CEILING) }));
+  const restarts = climbs.flatMap(({ run, climb }) => (run.index > 0 && climb.firstThree !== undefined ? [climb.firstThree] : []));
+  // The runs up to the one that deleted the last plant: what a finishing soak would have been.
+  const lastDeleting = runs.findIndex((run) => run.deletedAfter === config.ids);
+  const untilDone =
+    lastDeleting < 0 ? undefined : paceOf(plan, stats.startedAt, runs.slice(0, lastDeleting + 1), stats.deleted, DEFAULT_CEILING);
   const medianOf = (xs: number[]): number => {
     const sorted = [...xs].sort((a, b) => a - b);
     return sorted.length === 0 ? Number.NaN : ((sorted[(sorted.length - 1) >> 1] ?? 0) + (sorted[sorted.length >> 1] ?? 0)) / 2;
@@ -110,6 +114,7 @@ export function soakRows(result: SoakResult): Row[] {
         `plants deleted per second of the runs' running time (${seconds(pace.runningMs)}: spawn to exit, stopped time out), against what the server ` +
           `could have served then (capacity / base latency over the cycle); against min(capacity, ${DEFAULT_CEILING}), the most a run at ` +
           `the default ceiling can hold: ${formatRatio(pace.ceilingRatio)}; with the stopped time counted as alive: ${formatRatio(withStops.ratio)}; ` +
+          `${untilDone && lastDeleting < runs.length - 1 ? `over runs 1-${lastDeleting + 1} alone (until the last plant was deleted): ${formatRatio(untilDone.ratio)}, ${formatRatio(untilDone.ceilingRatio)} of min(capacity, ${DEFAULT_CEILING}); ` : ''}` +
           `mean queueing at the server ${stats.meanQueueingMs.toFixed(1)} ms; the server used ${seconds(stats.cpuMs)} of CPU`,
       ],
     },
@@ -121,19 +126,21 @@ export function soakRows(result: SoakResult): Row[] {
       met: finished,
     },
     {
-      figure: `${label}: each restart's first 3 s, of min(capacity, ${DEFAULT_CEILING})`,
-      value: restarts.length ? formatRatio(medianOf(restarts.map(({ climb }) => climb.firstThree))) : '—',
-      floor: climbs[0] ? formatRatio(climbs[0].climb.firstThree) : '—',
+      figure: `${label}: each restart's first 3 s sending, of min(capacity, ${DEFAULT_CEILING})`,
+      value: restarts.length ? formatRatio(medianOf(restarts)) : '—',
+      floor: climbs[0]?.climb.firstThree === undefined ? '—' : formatRatio(climbs[0].climb.firstThree),
       target: 'n/a (informational)',
       notes: [
-        `the median over the restarts; the floor column is the first run's. Per run: first plant deleted after, deleted / servable at ` +
-          `min(capacity, ${DEFAULT_CEILING}) in its first 1 s and 3 s, the first 500 ms window at ≥ 0.8 of it, and after its first 5 s: ` +
+        `the median over the restarts that deleted anything; the floor column is the first run's. Per run: from spawn to its first ` +
+          `deletion; from there, deleted / servable at min(capacity, ${DEFAULT_CEILING}) over 1 s and 3 s, when a 500 ms window first ` +
+          `reached 0.8 of it, in flight at the server 0.5, 1 and 2 s in, and the share after 5 s: ` +
           climbs
-            .map(
-              ({ run, climb }) =>
-                `run ${run.index + 1}: ${climb.msToFirstDelete === undefined ? 'none' : seconds(climb.msToFirstDelete)}, ` +
-                `${formatRatio(climb.firstSecond)}, ${formatRatio(climb.firstThree)}, ` +
-                `${climb.msTo80 === undefined ? 'never' : `at ${seconds(climb.msTo80)}`}, ${climb.after5 === undefined ? '—' : formatRatio(climb.after5)}`,
+            .map(({ run, climb }) =>
+              climb.msToFirstDelete === undefined
+                ? `run ${run.index + 1}: deleted nothing`
+                : `run ${run.index + 1}: ${seconds(climb.msToFirstDelete)}; ${formatRatio(climb.firstSecond)}, ${formatRatio(climb.firstThree)}, ` +
+                  `${climb.msTo80 === undefined ? '0.8 never' : `0.8 at ${seconds(climb.msTo80)}`}, ` +
+                  `${(climb.inFlightAfter ?? []).join('/')} in flight, ${climb.after5 === undefined ? '—' : formatRatio(climb.after5)}`,
             )
             .join('; '),
       ],

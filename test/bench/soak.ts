@@ -92,6 +92,8 @@ export interface SoakRunRecord extends AliveSpan {
   summary: string | undefined;
   stderrSample: string[];
   stderrLines: number;
+  /** Its ✗ lines by kind (the plant's id taken out), most frequent first. */
+  failureKinds: Array<[string, number]>;
   hung: boolean;
 }
 
@@ -106,6 +108,17 @@ export interface SoakResult {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const SUMMARY = /^\d+ deleted.* not sent in .*$/m;
+
+/** ✗ lines grouped by what they say once the id is taken out: "plant N: error 404: no such plant (HTTP 404)" × 142. */
+export function kindsOf(lines: readonly string[]): Array<[string, number]> {
+  const kinds = new Map<string, number>();
+  for (const line of lines) {
+    if (!line.startsWith('✗ plant ')) continue;
+    const kind = line.slice(2).replace(/^plant \d+/, 'plant N');
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return [...kinds].sort((a, b) => b[1] - a[1]);
+}
 
 export function soakConfig(env: NodeJS.ProcessEnv = process.env): SoakConfig {
   const count = (name: string, fallback: number): number => {
@@ -215,6 +228,7 @@ export async function runSoak(options: Options, config: SoakConfig): Promise<Soa
         deletedAfter,
         summary: SUMMARY.exec(stderr)?.[0] ?? SUMMARY.exec(stdout)?.[0],
         stderrSample: stderrLines.slice(0, 3),
+        failureKinds: kindsOf(stderrLines),
         stderrLines: stderrLines.length,
         hung,
       });
