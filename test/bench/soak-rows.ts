@@ -32,9 +32,9 @@ function describeRun(run: SoakRunRecord): string {
     `peak RSS ${formatMiB(run.peakKiB)}${run.rssExact ? '' : ' (VmHWM polled: a lower bound)'}`,
   ];
   const said = run.summary ? `; it said "${run.summary}"` : '';
-  const stderr = run.stderrLines
-    ? `; ${n(run.stderrLines)} other stderr lines, first: ${run.stderrSample.map((l) => `"${l}"`).join(', ')}`
-    : '';
+  // The ✗ lines by kind (each plant's id taken out); any other line as it came.
+  const kinds = run.failureKinds.map(([kind, count]) => `${n(count)} × "${kind}"`).join(', ');
+  const stderr = run.stderrLines ? `; stderr: ${kinds || run.stderrSample.map((l) => `"${l}"`).join(', ')}` : '';
   return `${parts.join(', ')}${said}${stderr}`;
 }
 
