@@ -30,6 +30,7 @@ function describeRun(run: SoakRunRecord): string {
       ? `${run.interruption.signal} at ${n(run.interruption.atDeleted)} deleted, ${howEnded(run)} ${seconds(run.to - run.interruption.at)} later`
       : howEnded(run),
     `peak RSS ${formatMiB(run.peakKiB)}${run.rssExact ? '' : ' (VmHWM polled: a lower bound)'}`,
+    `journal ${(run.journalBytes / 1e6).toFixed(1)} MB after it`,
   ];
   const said = run.summary ? `; it said "${run.summary}"` : '';
   // The ✗ lines by kind (each plant's id taken out); any other line as it came.
@@ -77,6 +78,7 @@ export function soakRows(result: SoakResult): Row[] {
         `capacity ${config.capacities.join(' → ')} in flight, ${plan.phaseMs / 1000} s each, ${plan.baseLatencyMs} ms per request, the rest queued; ` +
           `tokens from a token command, ${n(result.tokensIssued)} issued, each for 20 s; "no such plant" as ${plan.missing === '404' ? 'a 404 Error object' : 'a 400 with code 1 (PLANTSTORE_MISSING_ERROR=1)'}; seed ${config.seed}`,
         ...runs.map(describeRun),
+        `the journal at the end: ${n(result.journal.lines)} lines, ${n(result.journal.notSent)} of them for ids not sent ("attempted":false)`,
       ],
     },
     {

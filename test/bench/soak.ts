@@ -20,7 +20,7 @@
 // each run's stdout and stderr there, to read after).
 // Standalone: `npx tsx test/bench/soak.ts` (the built package, or BENCH_PACKAGE).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +92,8 @@ export interface SoakRunRecord extends AliveSpan {
   summary: string | undefined;
   stderrSample: string[];
   stderrLines: number;
+  /** The journal's size after the run, in bytes. */
+  journalBytes: number;
   /** Its ✗ lines by kind (the plant's id taken out), most frequent first. */
   failureKinds: Array<[string, number]>;
   hung: boolean;
@@ -104,6 +106,26 @@ export interface SoakResult {
   runs: SoakRunRecord[];
   stats: SoakStats;
   tokensIssued: number;
+  journal: JournalLines;
+}
+
+export interface JournalLines {
+  lines: number;
+  /** Lines for ids never sent ("attempted":false): what graceful stops wrote for the ids after them. */
+  notSent: number;
+}
+
+/** What the journal holds at the end, by the kind of line. */
+function journalLines(file: string): JournalLines {
+  if (!existsSync(file)) return { lines: 0, notSent: 0 };
+  let lines = 0;
+  let notSent = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line === '') continue;
+    lines++;
+    if (line.includes('"attempted":false')) notSent++;
+  }
+  return { lines, notSent };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -165,7 +187,8 @@ export async function runSoak(options: Options, config: SoakConfig): Promise<Soa
     PLANTSTORE_TOKEN_COMMAND: `'${NODE}' '${tokenScript}' ${plan.tokenSecret} ${TOKEN_LIFE_MS} '${tokenLog}'`,
     ...(config.missing === 'code1' ? { PLANTSTORE_MISSING_ERROR: '1' } : {}),
   });
-  const args = [binOf(options.pkg), 'delete', '--journal', path.join(dir, 'dead-plants.journal'), '--stdin'];
+  const journal = path.join(dir, 'dead-plants.journal');
+  const args = [binOf(options.pkg), 'delete', '--journal', journal, '--stdin'];
   const runs: SoakRunRecord[] = [];
   let nextInterruption = 0;
   let suspended = schedule.suspendAtDeleted === undefined;
@@ -229,6 +252,7 @@ export async function runSoak(options: Options, config: SoakConfig): Promise<Soa
         summary: SUMMARY.exec(stderr)?.[0] ?? SUMMARY.exec(stdout)?.[0],
         stderrSample: stderrLines.slice(0, 3),
         failureKinds: kindsOf(stderrLines),
+        journalBytes: existsSync(journal) ? statSync(journal).size : 0,
         stderrLines: stderrLines.length,
         hung,
       });
@@ -236,7 +260,9 @@ export async function runSoak(options: Options, config: SoakConfig): Promise<Soa
     }
     const stats = await server.stats();
     const tokensIssued = readFileSync(tokenLog, 'utf8').split('\n').filter(Boolean).length;
-    return { config, schedule, plan, runs, stats, tokensIssued };
+    const result = { config, schedule, plan, runs, stats, tokensIssued, journal: journalLines(journal) };
+    if (keep) writeFileSync(path.join(dir, 'soak.json'), JSON.stringify(result));
+    return result;
   } finally {
     await server.close();
     if (!keep) rmSync(dir, { recursive: true, force: true });
