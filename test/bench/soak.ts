@@ -29,8 +29,8 @@ import { benchEnv, binOf, NODE, type Options, snapshotPackage } from './proc.js'
 import type { AliveSpan } from './soak-figures.js';
 import { soakRows } from './soak-rows.js';
 import { startSoakRun } from './soak-run.js';
-import { epochNow, type SoakPlan, type SoakStats } from './soak-server.js';
-import { startSoakServerProcess } from './soak-server-process.js';
+import { epochNow, type SoakPlan, type SoakStats, startSoakServer } from './soak-server.js';
+import { type SoakServerProcess, startSoakServerProcess } from './soak-server-process.js';
 import { failedRow, type Row, renderTable } from './table.js';
 
 /** docs/reference.md: --timeout defaults to 30 s. The suspend must outlast it. */
@@ -161,7 +161,26 @@ export function soakConfig(env: NodeJS.ProcessEnv = process.env): SoakConfig {
   };
 }
 
-export async function runSoak(options: Options, config: SoakConfig): Promise<SoakResult> {
+/**
+ * The server in a process of its own (the bench: its CPU apart from the harness's), or in this one
+ * (the e2e test: vitest's workers cannot fork a TypeScript file).
+ */
+async function startServer(plan: SoakPlan, where: 'own process' | 'this process'): Promise<SoakServerProcess> {
+  if (where === 'own process') return startSoakServerProcess(plan);
+  const server = await startSoakServer(plan);
+  return {
+    url: server.url,
+    stats: async () => ({ ...server.stats(), cpuMs: 0 }),
+    whenDeleted: (count) => new Promise((resolve) => server.whenDeleted(count, resolve)),
+    close: () => server.close(),
+  };
+}
+
+export async function runSoak(
+  options: Options,
+  config: SoakConfig,
+  serverIn: 'own process' | 'this process' = 'own process',
+): Promise<SoakResult> {
   const keep = process.env['BENCH_SOAK_KEEP'];
   const dir = mkdtempSync(path.join(keep ? path.resolve(keep) : options.tmp, 'soak-'));
   const plan: SoakPlan = {
@@ -180,7 +199,7 @@ export async function runSoak(options: Options, config: SoakConfig): Promise<Soa
   const tokenScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'soak-token.mjs');
   const configDir = path.join(dir, 'config');
   mkdirSync(configDir, { mode: 0o700 });
-  const server = await startSoakServerProcess(plan);
+  const server = await startServer(plan, serverIn);
   const env = benchEnv(options.tmp, {
     PLANTSTORE_CONFIG_DIR: configDir,
     PLANTSTORE_BASE_URL: server.url,
