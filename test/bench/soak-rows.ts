@@ -3,7 +3,7 @@
 // OVER, as every other row is, and never changes the exit code.
 
 import type { SoakResult, SoakRunRecord } from './soak.js';
-import { climbOf, paceOf } from './soak-figures.js';
+import { climbOf, paceOf, running } from './soak-figures.js';
 import { formatMiB, formatRatio, type Row } from './table.js';
 
 /** docs/reference.md: with no --concurrency, auto up to 64 in flight. */
@@ -21,6 +21,9 @@ function howEnded(run: SoakRunRecord): string {
   return run.signal ? `ended by ${run.signal}` : `exit ${run.code}`;
 }
 
+const formatPercent = (share: number): string => `${(share * 100).toFixed(0)}%`;
+const runningMs = (run: SoakRunRecord): number => running(run).reduce((sum, part) => sum + part.to - part.from, 0);
+
 function describeRun(run: SoakRunRecord): string {
   const stopped = run.stopped.reduce((sum, stop) => sum + stop.to - stop.from, 0);
   const parts = [
@@ -30,6 +33,7 @@ function describeRun(run: SoakRunRecord): string {
       ? `${run.interruption.signal} at ${n(run.interruption.atDeleted)} deleted, ${howEnded(run)} ${seconds(run.to - run.interruption.at)} later`
       : howEnded(run),
     `peak RSS ${formatMiB(run.peakKiB)}${run.rssExact ? '' : ' (VmHWM polled: a lower bound)'}`,
+    ...(run.cpuMs === undefined ? [] : [`CPU ${seconds(run.cpuMs)} (${formatPercent(run.cpuMs / runningMs(run))} of its running time)`]),
     `journal ${(run.journalBytes / 1e6).toFixed(1)} MB after it`,
   ];
   const said = run.summary ? `; it said "${run.summary}"` : '';

@@ -33,6 +33,8 @@ export interface SoakExit {
   /** Peak RSS in KiB, and how it was measured. */
   peakKiB: number;
   rssExact: boolean;
+  /** CPU time the CLI used (user + system), in ms; undefined without GNU time. */
+  cpuMs: number | undefined;
 }
 
 const SIGNAL_NAMES: Record<number, string> = { 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM', 1: 'SIGHUP' };
@@ -66,7 +68,7 @@ export function startSoakRun(command: SoakCommand, rssFile: string): RunningSoak
   const stdio = [openSync(command.stdinFile, 'r'), openSync(command.stdoutFile, 'a'), openSync(command.stderrFile, 'a')] as const;
   const spawnedAt = epochNow();
   const child = exact
-    ? spawn(TIME, ['-f', '%x %M', '-o', rssFile, command.file, ...command.args], { env: command.env, stdio: [...stdio] })
+    ? spawn(TIME, ['-f', '%x %M %U %S', '-o', rssFile, command.file, ...command.args], { env: command.env, stdio: [...stdio] })
     : spawn(command.file, command.args, { env: command.env, stdio: [...stdio] });
   for (const fd of stdio) closeSync(fd);
   let cliPid: number | undefined = exact ? undefined : child.pid;
@@ -81,13 +83,20 @@ export function startSoakRun(command: SoakCommand, rssFile: string): RunningSoak
     child.once('exit', (code, signal) => {
       const exitedAt = epochNow();
       if (poll) clearInterval(poll);
-      if (!exact) return resolve({ exitedAt, code, signal, peakKiB: polledKiB, rssExact: false });
-      // GNU time writes "Command terminated by signal 9" (or "exited with non-zero status 1") and then "%x %M".
+      if (!exact) return resolve({ exitedAt, code, signal, peakKiB: polledKiB, rssExact: false, cpuMs: undefined });
+      // GNU time writes "Command terminated by signal 9" (or "exited with non-zero status 1") and then "%x %M %U %S".
       const lines = readFileSync(rssFile, 'utf8').trim().split('\n');
-      const [status, kib] = (lines.at(-1) ?? '').split(' ').map(Number);
+      const [status, kib, user, system] = (lines.at(-1) ?? '').split(' ').map(Number);
       const bySignal = /terminated by signal (\d+)/.exec(lines.join('\n'));
       const signalName = bySignal ? (SIGNAL_NAMES[Number(bySignal[1])] ?? `signal ${bySignal[1]}`) : null;
-      resolve({ exitedAt, code: signalName ? null : (status ?? null), signal: signalName, peakKiB: kib ?? 0, rssExact: true });
+      resolve({
+        exitedAt,
+        code: signalName ? null : (status ?? null),
+        signal: signalName,
+        peakKiB: kib ?? 0,
+        rssExact: true,
+        cpuMs: ((user ?? 0) + (system ?? 0)) * 1000,
+      });
     });
   });
   return {

@@ -86,6 +86,8 @@ export interface SoakRunRecord extends AliveSpan {
   signal: string | null;
   peakKiB: number;
   rssExact: boolean;
+  /** The CLI's CPU time (user + system), ms; undefined without GNU time. */
+  cpuMs: number | undefined;
   deletedBefore: number;
   deletedAfter: number;
   /** The CLI's last summary line, and a few of its other stderr lines. */
@@ -266,6 +268,7 @@ export async function runSoak(
         signal: exit.signal,
         peakKiB: exit.peakKiB,
         rssExact: exit.rssExact,
+        cpuMs: exit.cpuMs,
         deletedBefore,
         deletedAfter,
         summary: SUMMARY.exec(stderr)?.[0] ?? SUMMARY.exec(stdout)?.[0],
