@@ -32,6 +32,8 @@ export interface Pace {
   ratio: number;
   /** The same against min(capacity, ceiling): what a client held to `ceiling` in flight could have had. */
   ceilingRatio: number;
+  /** The best ratio a client held to `ceiling` in flight can reach here: servable at min(capacity, ceiling) / servable. */
+  ceilingShare: number;
   runningMs: number;
 }
 
@@ -46,6 +48,7 @@ export function paceOf(plan: CapacityPlan, startedAt: number, spans: readonly Al
     servablePerSecond: runningMs === 0 ? 0 : (could / runningMs) * 1000,
     ratio: could === 0 ? 0 : deleted / could,
     ceilingRatio: couldCapped === 0 ? 0 : deleted / couldCapped,
+    ceilingShare: could === 0 ? 0 : couldCapped / could,
     runningMs,
   };
 }

@@ -119,7 +119,7 @@ export function soakRows(result: SoakResult): Row[] {
       notes: [
         `plants deleted per second of the runs' running time (${seconds(pace.runningMs)}: spawn to exit, stopped time out), against what the server ` +
           `could have served then (capacity / base latency over the cycle); against min(capacity, ${DEFAULT_CEILING}), the most a run at ` +
-          `the default ceiling can hold: ${formatRatio(pace.ceilingRatio)}; with the stopped time counted as alive: ${formatRatio(withStops.ratio)}; ` +
+          `the default ceiling can hold: ${formatRatio(pace.ceilingRatio)} (so at the default ceiling the best this row can read is ${formatRatio(pace.ceilingShare)}); with the stopped time counted as alive: ${formatRatio(withStops.ratio)}; ` +
           `${untilDone && lastDeleting < runs.length - 1 ? `over runs 1-${lastDeleting + 1} alone (until the last plant was deleted): ${formatRatio(untilDone.ratio)}, ${formatRatio(untilDone.ceilingRatio)} of min(capacity, ${DEFAULT_CEILING}); ` : ''}` +
           `mean queueing at the server ${stats.meanQueueingMs.toFixed(1)} ms; the server used ${seconds(stats.cpuMs)} of CPU`,
       ],

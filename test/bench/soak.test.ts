@@ -32,6 +32,8 @@ describe('pace and climb', () => {
     const could = servable(CYCLE, 0, 0, 2000) + servable(CYCLE, 0, 7000, 10_000);
     expect(pace.ratio).toBeCloseTo(8000 / could);
     expect(pace.ceilingRatio).toBeCloseTo(8000 / ((64 / 20) * 5000));
+    // Phase 2 (128) from 7 to 9 s: 2 of the 5 s at 128, which a ceiling of 64 halves.
+    expect(pace.ceilingShare).toBeCloseTo((64 * 5000) / (64 * 3000 + 128 * 2000));
   });
 
   it('measures a restart from its first deletion: how long until then, and how it climbed', () => {
