@@ -14,7 +14,9 @@
 // that serve K at once and queue the rest, at each --concurrency), about two
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
-// capacity, mask, size); mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// capacity, mask, size, soak); mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// soak.ts is 200,000 ids through the README's journal command with five interruptions and a
+// suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';
@@ -28,6 +30,7 @@ import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
+import { benchSoak } from './soak.js';
 import { benchStartup } from './startup.js';
 import { type Row, renderTable } from './table.js';
 
@@ -41,7 +44,7 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'network', 'capacity', 'mask', 'size'] as const;
+const GROUPS = ['startup', 'batch', 'journal', 'network', 'capacity', 'mask', 'size', 'soak'] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));
     if (only('size')) rows.push(...benchPackageSize(options));
+    if (only('soak')) rows.push(...(await benchSoak(options)));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
