@@ -3,7 +3,7 @@
 // its request, how an answer becomes a result, and its words (operation.ts).
 
 import { runOrdered } from '../batch/ordered-pool.js';
-import { type Concurrency, Throttle, type ThrottleChange } from '../batch/throttle/throttle.js';
+import { Throttle, type ThrottleChange } from '../batch/throttle/throttle.js';
 import type { Target } from '../config/resolve.js';
 import type { TokenLeases } from '../config/token-lease.js';
 import type { Context } from '../context.js';
