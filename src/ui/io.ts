@@ -142,6 +142,29 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
   };
 }
 
+/**
+ * After a signal, how long the process waits for a reader that stopped reading (a paused
+ * `| less`, a stuck log shipper) to take what is queued: Node would wait for as long as it
+ * takes, and Kubernetes and CI then send SIGKILL.
+ */
+export const READER_GRACE_MS = 1000;
+
+/**
+ * For a command streaming many lines: undefined while it may write on; otherwise a promise
+ * of whether to go on once the reader has caught up. After `interrupt` fired, a reader that
+ * does not catch up within READER_GRACE_MS is given nothing more (false): the run is ending.
+ */
+export function readerCaughtUp(io: IO, interrupt: AbortSignal): Promise<boolean> | undefined {
+  const backlog = io.backlog();
+  if (backlog === undefined) return undefined;
+  if (!interrupt.aborted) return backlog.then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READER_GRACE_MS);
+  });
+  return Promise.race([backlog.then(() => true), grace]).finally(() => clearTimeout(timer));
+}
+
 export interface TestIO extends IO {
   stdout(): string;
   stderr(): string;

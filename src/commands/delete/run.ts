@@ -10,6 +10,7 @@ import { parsePlantIds } from '../../ids/parse.js';
 import { readIdsFromStream } from '../../ids/stdin.js';
 import { firstToken, resolveService } from '../../service/connect.js';
 import { tokenRefusedLine } from '../../service/token-refused.js';
+import { readerCaughtUp } from '../../ui/io.js';
 import { NO_PROGRESS, type ProgressState, startProgress } from '../../ui/progress.js';
 import { traceLines } from '../../ui/trace.js';
 import { printDryRun } from './dry-run.js';
@@ -116,13 +117,15 @@ async function deleteAll(
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
   let tokenRefused = false;
-  /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
+  /**
+   * An id this run will not send: interrupted, stopped, or its journal line could not be written.
+   * Not journaled: an id never sent needs no record (the next run sends it as it would any id, and
+   * one an earlier run left in flight stays so), and a stop in a million ids must not write a million lines.
+   */
   const notSentNow = (id: string): DeleteResult => {
     stopReason ??= journal?.stopReason();
     const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-    const result = signalExit(notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal), ctx.signal);
-    journal?.record(result);
-    return result;
+    return signalExit(notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal), ctx.signal);
   };
   try {
     await runOrdered<string, DeleteResult>({
@@ -160,6 +163,8 @@ async function deleteAll(
         if (earlier) return earlier;
         return notSentNow(id);
       },
+      // The ids left after a stop go out as a stream, at the pace stdout is read.
+      paceNotStarted: () => readerCaughtUp(ctx.io, ctx.signal),
     });
   } finally {
     throttle.close();
