@@ -29,16 +29,23 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const noColor = typedBeforeOperands(argv, '--no-color');
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
-  const [{ runCli, fatalFieldsOf }, { createContext }, { Exit, exitForSignal }, { argvWantsJson, reportFatal }, { createIO, READER_GRACE_MS }, v8, chalk] =
-    await Promise.all([
-      import('./cli.js'),
-      import('./context.js'),
-      import('./errors.js'),
-      import('./ui/fatal.js'),
-      import('./ui/io.js'),
-      import('node:v8'),
-      mayColor ? import('chalk') : undefined,
-    ]);
+  const [
+    { runCli, fatalFieldsOf },
+    { createContext },
+    { Exit, exitForSignal },
+    { argvWantsJson, reportFatal },
+    { createIO, READER_GRACE_MS },
+    v8,
+    chalk,
+  ] = await Promise.all([
+    import('./cli.js'),
+    import('./context.js'),
+    import('./errors.js'),
+    import('./ui/fatal.js'),
+    import('./ui/io.js'),
+    import('node:v8'),
+    mayColor ? import('chalk') : undefined,
+  ]);
   // Keep V8's young generation at its starting size. A batch run keeps thousands of
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
@@ -81,6 +88,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
       verbose,
       jsonFields: fatalFieldsOf(reached.command),
+      interrupt: interrupt.signal,
     });
   }
   streams.flush();

@@ -34,12 +34,30 @@ interface Stopped {
 }
 
 /** One run: spawned, signalled once `SIGNAL_AFTER` lines are on its stdout, timed to its exit. */
-function stopOnce(stop: Stop, json: boolean, ids: number, input: string, env: Record<string, string>, dir: string, pkg: string): Promise<Stopped> {
+function stopOnce(
+  stop: Stop,
+  json: boolean,
+  ids: number,
+  input: string,
+  env: Record<string, string>,
+  dir: string,
+  pkg: string,
+): Promise<Stopped> {
   const journal = path.join(dir, 'stop.journal');
   const rssFile = path.join(dir, `rss-${process.hrtime.bigint()}.txt`);
   rmSync(journal, { force: true });
   rmSync(`${journal}.lock`, { force: true });
-  const args = [...(process.env['BENCH_STOP_PROF'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['BENCH_STOP_PROF']] : []), '--import', RSS_HOOK, binOf(pkg), 'delete', '--journal', journal, '--stdin', ...(json ? ['--json'] : [])];
+  const args = [
+    ...(process.env['BENCH_STOP_PROF'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['BENCH_STOP_PROF']] : []),
+    '--import',
+    RSS_HOOK,
+    binOf(pkg),
+    'delete',
+    '--journal',
+    journal,
+    '--stdin',
+    ...(json ? ['--json'] : []),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, args, { env: { ...env, BENCH_RSS_FILE: rssFile }, stdio: ['pipe', 'pipe', 'ignore'] });
     let lines = 0;

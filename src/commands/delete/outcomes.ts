@@ -72,7 +72,8 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
         status: last.status ?? null,
         error: last.kind === 'api-error' ? last.code : null,
         message: describeFailed(outcome, describeAttempt),
-        exit: verdictOf(last).exit,
+        // Interrupted before its next attempt: that answer was not final, and the id says the signal's code (signalExit).
+        exit: outcome.stopped?.kind === 'interrupted-awaiting-token' ? Exit.interrupted : verdictOf(last).exit,
         attempted: true,
       } satisfies Failed;
     }
