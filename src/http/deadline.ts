@@ -84,6 +84,31 @@ export class AttemptDeadline {
   }
 }
 
+/** A deadline's timer, for one that is not an attempt's (a token command's): see deadlineTimer. */
+export interface DeadlineTimer {
+  clear(): void;
+}
+
+/**
+ * setTimeout for a deadline on what a pipe or a socket brings, by the rule attemptDeadline
+ * follows: a timer that fires late (the process was stopped) calls `onDue` one turn of the
+ * event loop later, once what arrived meanwhile (output, an exit) has been read and handled.
+ */
+export function deadlineTimer(timeoutMs: number, onDue: () => void, now = monotonic): DeadlineTimer {
+  const dueAt = now() + timeoutMs;
+  let immediate: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => {
+    if (now() - dueAt > LATE_MS) immediate = setImmediate(onDue);
+    else onDue();
+  }, timeoutMs);
+  return {
+    clear() {
+      clearTimeout(timer);
+      clearImmediate(immediate);
+    },
+  };
+}
+
 function expire(deadline: AttemptDeadline): void {
   deadline.expire();
 }

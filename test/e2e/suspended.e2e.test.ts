@@ -4,7 +4,7 @@
 // item 5: there each stream's own timer cut the stream in flight). Deleted plants are not
 // retried into a "does not exist", and are not reported as failed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http, { type IncomingMessage } from 'node:http';
 import http2, { type Http2ServerRequest } from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -180,3 +180,53 @@ describe.each(protocols)('over $name', ({ serve, skip }) => {
     },
   );
 });
+
+describe('a suspend while the token command runs', () => {
+  it('the command printed its token and exited while the run was stopped past --timeout: the token is used, exit 0', async () => {
+    const server = await serveHttp1();
+    onTestFinished(() => server.close());
+    const config = tempConfigDir();
+    onTestFinished(() => config.cleanup());
+    const waiting = path.join(config.dir, 'waiting');
+    const go = path.join(config.dir, 'go');
+    const printed = path.join(config.dir, 'printed');
+    // Says it is waiting, waits for the go, then prints the token and exits.
+    const script = path.join(config.dir, 'token.sh');
+    writeFileSync(
+      script,
+      `: > ${JSON.stringify(waiting)}\nwhile [ ! -e ${JSON.stringify(go)} ]; do sleep 0.02; done\necho ${TOKEN}\n: > ${JSON.stringify(printed)}\n`,
+    );
+    const child = spawn(process.execPath, [BIN, 'delete', '--json', '--timeout', String(TIMEOUT_S), '1', '2'], {
+      env: cleanEnv({ PLANTSTORE_TOKEN_COMMAND: `/bin/sh ${script}`, PLANTSTORE_BASE_URL: server.url, PLANTSTORE_CONFIG_DIR: config.dir }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // A session of its own, as in CI: the command runs in a group of its own, which SIGSTOP leaves running.
+      detached: true,
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    child.stdin.end();
+    const ending = endsWithin(child, 30_000);
+    await until(() => existsSync(waiting));
+    child.kill('SIGSTOP');
+    writeFileSync(go, '');
+    await until(() => existsSync(printed));
+    // Kept stopped past the command's deadline (--timeout): the pause is what is tested, so it is waited out.
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_S * 1000 + ANSWER_AFTER_MS));
+    child.kill('SIGCONT');
+    const result = await ending;
+    expect(result.stderr).not.toContain('gave no token');
+    expect(result.code).toBe(0);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).deleted),
+    ).toEqual([true, true]);
+  });
+});
+
+/** Resolves once `ready()` holds: a readiness poll, not a timing assertion. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
