@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { AuthError, InterruptedError } from '../errors.js';
-import { deadlineTimer } from '../http/deadline.js';
+import { deadlineTimer } from '../platform/deadline-timer.js';
 import type { Env } from '../platform/env.js';
 import { errnoWords } from '../text/errno.js';
 import { createMask } from '../text/secret-mask.js';

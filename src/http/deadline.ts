@@ -9,14 +9,9 @@ export interface Cuttable {
 /** What an attempt whose time ran out is ended with; on Ctrl-C, the interrupt's reason. */
 export const TIMED_OUT = Symbol('timed out');
 
-/**
- * A timer that fires this much after its time was held up: the event loop did not run (the
- * process was stopped by Ctrl-Z or SIGSTOP, the machine slept, a VM was paused), so sockets
- * were not read meanwhile either. Timers run before sockets are read in each turn of the loop.
- */
-export const LATE_MS = 10;
+import { LATE_MS, monotonic } from '../platform/deadline-timer.js';
 
-const monotonic = (): number => performance.now();
+export { LATE_MS } from '../platform/deadline-timer.js';
 
 /**
  * Cuts `attempt` once, when it has run `timeoutMs` or on Ctrl-C (at once when the interrupt
@@ -82,31 +77,6 @@ export class AttemptDeadline {
     clearImmediate(this.immediate);
     this.attempt.cut('interrupted', reason);
   }
-}
-
-/** A deadline's timer, for one that is not an attempt's (a token command's): see deadlineTimer. */
-export interface DeadlineTimer {
-  clear(): void;
-}
-
-/**
- * setTimeout for a deadline on what a pipe or a socket brings, by the rule attemptDeadline
- * follows: a timer that fires late (the process was stopped) calls `onDue` one turn of the
- * event loop later, once what arrived meanwhile (output, an exit) has been read and handled.
- */
-export function deadlineTimer(timeoutMs: number, onDue: () => void, now = monotonic): DeadlineTimer {
-  const dueAt = now() + timeoutMs;
-  let immediate: NodeJS.Immediate | undefined;
-  const timer = setTimeout(() => {
-    if (now() - dueAt > LATE_MS) immediate = setImmediate(onDue);
-    else onDue();
-  }, timeoutMs);
-  return {
-    clear() {
-      clearTimeout(timer);
-      clearImmediate(immediate);
-    },
-  };
 }
 
 function expire(deadline: AttemptDeadline): void {

@@ -39,8 +39,8 @@ beforeEach(() => {
 /** Sends a status, and with a body, its JSON: over HTTP/1.1 or HTTP/2 alike. */
 type Reply = (status: number, json?: string) => void;
 
-/** Each plant exists until its first DELETE; every answer comes ANSWER_AFTER_MS late. */
-function answer(req: IncomingMessage | Http2ServerRequest, reply: Reply): void {
+/** Each plant exists until its first DELETE; every answer comes `delayMs` late. */
+function answer(req: IncomingMessage | Http2ServerRequest, reply: Reply, delayMs = ANSWER_AFTER_MS): void {
   const id = req.url ?? '';
   requests.push(id);
   for (const resolve of arrivalWaiters.splice(0)) resolve();
@@ -55,7 +55,7 @@ function answer(req: IncomingMessage | Http2ServerRequest, reply: Reply): void {
     answered += 1;
     for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
     waiters = waiters.filter((w) => answered < w.count);
-  }, ANSWER_AFTER_MS);
+  }, delayMs);
 }
 
 interface Served {
@@ -65,10 +65,13 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serveHttp1(): Promise<Served> {
+async function serveHttp1(delayMs = ANSWER_AFTER_MS): Promise<Served> {
   const server = http.createServer((req, res) =>
-    answer(req, (status, json) =>
-      json === undefined ? res.writeHead(status).end() : res.writeHead(status, { 'content-type': 'application/json' }).end(json),
+    answer(
+      req,
+      (status, json) =>
+        json === undefined ? res.writeHead(status).end() : res.writeHead(status, { 'content-type': 'application/json' }).end(json),
+      delayMs,
     ),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -183,7 +186,8 @@ describe.each(protocols)('over $name', ({ serve, skip }) => {
 
 describe('a suspend while the token command runs', () => {
   it('the command printed its token and exited while the run was stopped past --timeout: the token is used, exit 0', async () => {
-    const server = await serveHttp1();
+    // Answers at once: only the token command's deadline is tested here.
+    const server = await serveHttp1(0);
     onTestFinished(() => server.close());
     const config = tempConfigDir();
     onTestFinished(() => config.cleanup());

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { attemptDeadline, type Cutoff, deadlineTimer, LATE_MS, TIMED_OUT } from '../../../src/http/deadline.js';
+import { attemptDeadline, type Cutoff, LATE_MS, TIMED_OUT } from '../../../src/http/deadline.js';
+import { deadlineTimer } from '../../../src/platform/deadline-timer.js';
 
 // Fake timers stand in for the clock: nothing waits.
 beforeEach(() => {
