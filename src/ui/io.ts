@@ -151,19 +151,32 @@ export const READER_GRACE_MS = 1000;
 
 /**
  * For a command streaming many lines: undefined while it may write on; otherwise a promise
- * of whether to go on once the reader has caught up. After `interrupt` fired, a reader that
- * does not catch up within READER_GRACE_MS is given nothing more (false): the run is ending.
+ * of whether to go on once the reader has caught up. After `interrupt` fired, the reader has
+ * READER_GRACE_MS from the first wait in all, not per wait (a reader that keeps up slowly must
+ * not hold the exit for minutes): past it, it is given nothing more (false), the run is ending.
  */
-export function readerCaughtUp(io: IO, interrupt: AbortSignal): Promise<boolean> | undefined {
+export function readerCaughtUp(
+  io: IO,
+  interrupt: AbortSignal,
+  now: () => number = performance.now.bind(performance),
+): Promise<boolean> | undefined {
   const backlog = io.backlog();
   if (backlog === undefined) return undefined;
   if (!interrupt.aborted) return backlog.then(() => true);
+  let graceEndsAt = graceEnds.get(interrupt);
+  if (graceEndsAt === undefined) {
+    graceEndsAt = now() + READER_GRACE_MS;
+    graceEnds.set(interrupt, graceEndsAt);
+  }
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), READER_GRACE_MS);
+    timer = setTimeout(() => resolve(false), Math.max(0, Math.ceil(graceEndsAt - now())));
   });
   return Promise.race([backlog.then(() => true), grace]).finally(() => clearTimeout(timer));
 }
+
+/** When the grace after each interrupt ends, once a stream has waited after it. */
+const graceEnds = new WeakMap<AbortSignal, number>();
 
 export interface TestIO extends IO {
   stdout(): string;

@@ -54,6 +54,26 @@ describe('readerCaughtUp', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('after a signal, the grace is one for all the waits, not one each: a reader that keeps up slowly is let go', async () => {
+    const clock = { now: 0 };
+    const interrupt = new AbortController();
+    interrupt.abort('SIGTERM');
+    const waits: Array<{ value: boolean | 'pending' }> = [];
+    // Three waits, each caught up after 400 ms: the third goes past the one grace.
+    for (let i = 0; i < 3; i++) {
+      const { io, catchUp } = behind();
+      waits.push(track(readerCaughtUp(io, interrupt.signal, () => clock.now) as Promise<boolean>));
+      if (i === 2) break;
+      clock.now += 400;
+      await vi.advanceTimersByTimeAsync(400);
+      catchUp();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    clock.now += READER_GRACE_MS - 800;
+    await vi.advanceTimersByTimeAsync(READER_GRACE_MS - 800);
+    expect(waits.map((wait) => wait.value)).toEqual([true, true, false]);
+  });
+
   it('after a signal, a reader still behind after the grace gets no more: the run is ending', async () => {
     const { io } = behind();
     const interrupt = new AbortController();
