@@ -150,10 +150,17 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
 export const READER_GRACE_MS = 1000;
 
 /**
+ * After a signal, the longest a stream of lines waits for a reader in all, however steadily it
+ * reads: well within the 10 s CI runners give before SIGKILL (GitHub Actions), for a report that
+ * on a reader keeping up takes a fraction of a second even at a million lines.
+ */
+export const READER_BUDGET_MS = 5000;
+
+/**
  * For a command streaming many lines: undefined while it may write on; otherwise a promise
- * of whether to go on once the reader has caught up. After `interrupt` fired, the reader has
- * READER_GRACE_MS from the first wait in all, not per wait (a reader that keeps up slowly must
- * not hold the exit for minutes): past it, it is given nothing more (false), the run is ending.
+ * of whether to go on once the reader has caught up. After `interrupt` fired, a reader that
+ * takes nothing for READER_GRACE_MS, or is still behind READER_BUDGET_MS after the first wait,
+ * is given nothing more (false): the run is ending.
  */
 export function readerCaughtUp(
   io: IO,
@@ -163,20 +170,21 @@ export function readerCaughtUp(
   const backlog = io.backlog();
   if (backlog === undefined) return undefined;
   if (!interrupt.aborted) return backlog.then(() => true);
-  let graceEndsAt = graceEnds.get(interrupt);
-  if (graceEndsAt === undefined) {
-    graceEndsAt = now() + READER_GRACE_MS;
-    graceEnds.set(interrupt, graceEndsAt);
+  let budgetEndsAt = budgetEnds.get(interrupt);
+  if (budgetEndsAt === undefined) {
+    budgetEndsAt = now() + READER_BUDGET_MS;
+    budgetEnds.set(interrupt, budgetEndsAt);
   }
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, Math.ceil(graceEndsAt - now())));
+    const waitMs = Math.min(READER_GRACE_MS, Math.ceil(budgetEndsAt - now()));
+    timer = setTimeout(() => resolve(false), Math.max(0, waitMs));
   });
   return Promise.race([backlog.then(() => true), grace]).finally(() => clearTimeout(timer));
 }
 
-/** When the grace after each interrupt ends, once a stream has waited after it. */
-const graceEnds = new WeakMap<AbortSignal, number>();
+/** When the budget after each interrupt ends, once a stream has waited after it. */
+const budgetEnds = new WeakMap<AbortSignal, number>();
 
 export interface TestIO extends IO {
   stdout(): string;
