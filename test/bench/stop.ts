@@ -4,9 +4,10 @@
 // and its peak RSS, for SIGTERM and for SIGINT with --json (every id not sent is one more line of
 // stdout, read here as fast as it comes); beside `kill -9` at the same point (its peak RSS read
 // from /proc just before the kill: the cost of the run itself, with nothing for the stop).
-// BENCH_STOP_IDS overrides the 1,000,000 (for a quick look).
+// BENCH_STOP_IDS overrides the 1,000,000 (for a quick look); BENCH_STOP_PROF=<folder> writes a
+// --cpu-prof of each stopped run there.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchEnv, binOf, median, NODE, type Options } from './proc.js';
@@ -93,6 +94,39 @@ function stopOnce(
   });
 }
 
+/**
+ * The floor of the --json row: a Node process writing `lines` lines as long as a not-sent id's
+ * to the same kind of pipe, 1,024 at a time, waiting for drain as the CLI does; spawn to exit.
+ */
+const FLOOR_SOURCE = `
+const lines = Number(process.argv[1]);
+const line = (id) => '{"id":' + id + ',"deleted":false,"status":null,"error":null,"message":"not sent: interrupted before its turn","exit":130,"attempted":false}\\n';
+let id = ${FIRST_ID};
+(async () => {
+  for (let written = 0; written < lines; ) {
+    let chunk = '';
+    for (let i = 0; i < 1024 && written < lines; i++, written++) chunk += line(id++);
+    if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  }
+})();
+`;
+
+function floorOnce(lines: number, env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(NODE, ['-e', FLOOR_SOURCE, String(lines)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let seen = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) seen++;
+    });
+    child.on('error', reject);
+    child.on('exit', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      child.on('close', () => (seen === lines ? resolve(ms) : reject(new Error(`floor: ${seen} lines of ${lines}`))));
+    });
+  });
+}
+
 /** Peak RSS so far (VmHWM), in KiB. */
 function vmHwmKiB(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -121,7 +155,6 @@ export async function benchStop(options: Options): Promise<Row[]> {
       PLANTSTORE_TOKEN: TOKEN,
       PLANTSTORE_BASE_URL: server.url,
     });
-    writeFileSync(path.join(dir, '.keep'), '');
     const measure = async (stop: Stop, json: boolean): Promise<Stopped[]> => {
       const all: Stopped[] = [];
       for (let i = 0; i < runs; i++) {
@@ -139,14 +172,25 @@ export async function benchStop(options: Options): Promise<Row[]> {
       try {
         const stopped = await measure(stop, json);
         const ms = median(stopped.map((ran) => ran.ms));
+        // The lines a stop writes after the signal, about: the ids not yet reported when it came.
+        const left = ids - SIGNAL_AFTER;
+        const floors: number[] = [];
+        if (json) for (let i = 0; i < runs; i++) floors.push(await floorOnce(left, env));
+        const floor = json ? median(floors) : undefined;
         const rss = median(stopped.map((ran) => ran.rssKiB));
         rows.push({
           figure: `${label(stop, json)}: signal to exit`,
           value: formatMs(ms),
-          floor: '—',
+          floor: floor === undefined ? '—' : formatMs(floor),
+          ratio: floor === undefined ? undefined : ms / floor,
           target: `< ${STOP_TARGET_MS / 1000} s`,
           met: ms < STOP_TARGET_MS,
-          notes: [`from the signal to the process's exit, stdout read as it comes; median of ${runs}`],
+          notes: [
+            `from the signal to the process's exit, stdout read as it comes; median of ${runs}` +
+              (floor === undefined
+                ? ''
+                : `. Floor: node writing ${left.toLocaleString('en')} lines as long as a not-sent id's through the same kind of pipe, spawn to exit`),
+          ],
         });
         rows.push({
           figure: `${label(stop, json)}: peak RSS`,
