@@ -26,10 +26,9 @@ export interface PoolOptions<T, R> {
   /**
    * Asked between runs of not-started results (NOT_STARTED_RUN at a time): a promise while
    * whoever takes the emitted results is behind (a reader slower than stdout is written), and
-   * the rest wait for it, so a stop in a million ids holds a run of results, never all of
-   * them. Resolving to false ends the run there: the rest are neither emitted nor pulled.
+   * the rest wait for it, so a stop in a million ids holds a run of results, never all of them.
    */
-  paceNotStarted?(): Promise<boolean> | undefined;
+  paceNotStarted?(): Promise<void> | undefined;
   /** When aborted, nothing new starts; in-flight items finish (their run() sees the abort itself). */
   signal?: AbortSignal;
   /**
@@ -267,10 +266,7 @@ async function emitNotStarted<T, R>(
     if (sinceLastPace >= NOT_STARTED_RUN) {
       sinceLastPace = 0;
       const wait = opts.paceNotStarted?.();
-      if (wait !== undefined && !(await wait)) {
-        closeQuietly(iterator);
-        return;
-      }
+      if (wait !== undefined) await wait;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const step = iterator.next();

@@ -11,6 +11,11 @@ export interface Reporter {
   result(result: DeleteResult): void;
   /** Ends the run's output: says how many notSent ids were not listed one by one. */
   finish(): void;
+  /**
+   * From here on results are counted, not written: after a signal, the reader has stopped
+   * taking them, and a stop must neither wait for it nor queue a million lines for it.
+   */
+  mute(): void;
 }
 
 /** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
@@ -18,11 +23,19 @@ const MAX_NOT_SENT_LINES = 10;
 
 export function createReporter(io: IO, mode: OutputMode): Reporter {
   let notSent = 0;
+  let muted = false;
   return {
+    mute() {
+      muted = true;
+    },
     finish() {
       if (notSent > MAX_NOT_SENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
     },
     result(result) {
+      if (muted) {
+        if (!result.deleted && !result.absent && !result.attempted) notSent++;
+        return;
+      }
       if (mode.json) io.outJson(resultJson(result, io.mask));
       if (result.deleted || result.absent) {
         if (!mode.json && !mode.quiet) io.out(successLine(io, successText(result)));

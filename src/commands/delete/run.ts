@@ -117,6 +117,8 @@ async function deleteAll(
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
   let tokenRefused = false;
+  /** After a signal, stdout's reader stopped taking the ids left: they are counted, not written. */
+  let readerGone = false;
   /**
    * An id this run will not send: interrupted, stopped, or its journal line could not be written.
    * Not journaled: an id never sent needs no record (the next run sends it as it would any id, and
@@ -163,8 +165,15 @@ async function deleteAll(
         if (earlier) return earlier;
         return notSentNow(id);
       },
-      // The ids left after a stop go out as a stream, at the pace stdout is read.
-      paceNotStarted: () => readerCaughtUp(ctx.io, ctx.signal),
+      // The ids left after a stop go out as a stream, at the pace stdout is read; after a signal,
+      // to a reader that stopped taking them, they are only counted (the summary stays whole).
+      paceNotStarted: () =>
+        readerGone
+          ? undefined
+          : readerCaughtUp(ctx.io, ctx.signal)?.then((goOn) => {
+              readerGone = !goOn;
+              if (readerGone) reporter.mute();
+            }),
     });
   } finally {
     throttle.close();
