@@ -29,16 +29,23 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const noColor = typedBeforeOperands(argv, '--no-color');
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
-  const [{ runCli, fatalFieldsOf }, { createContext }, { Exit, exitForSignal }, { argvWantsJson, reportFatal }, { createIO }, v8, chalk] =
-    await Promise.all([
-      import('./cli.js'),
-      import('./context.js'),
-      import('./errors.js'),
-      import('./ui/fatal.js'),
-      import('./ui/io.js'),
-      import('node:v8'),
-      mayColor ? import('chalk') : undefined,
-    ]);
+  const [
+    { runCli, fatalFieldsOf },
+    { createContext },
+    { Exit, exitForSignal },
+    { argvWantsJson, reportFatal },
+    { createIO, READER_GRACE_MS },
+    v8,
+    chalk,
+  ] = await Promise.all([
+    import('./cli.js'),
+    import('./context.js'),
+    import('./errors.js'),
+    import('./ui/fatal.js'),
+    import('./ui/io.js'),
+    import('node:v8'),
+    mayColor ? import('chalk') : undefined,
+  ]);
   // Keep V8's young generation at its starting size. A batch run keeps thousands of
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
@@ -81,6 +88,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
       verbose,
       jsonFields: fatalFieldsOf(reached.command),
+      interrupt: interrupt.signal,
     });
   }
   streams.flush();
@@ -88,7 +96,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // Results lost outrank any other outcome but a signal: a script cannot trust what it read.
   if (outputLost && exit !== Exit.interrupted) exit = Exit.internal;
   process.exitCode = exit === Exit.interrupted ? exitForSignal(interrupt.signal.reason) : exit;
-  if (interrupt.signal.aborted) leaveWithoutWaitingForReaders(process.exitCode);
+  if (interrupt.signal.aborted) leaveWithoutWaitingForReaders(process.exitCode, READER_GRACE_MS);
 }
 
 /**
@@ -103,15 +111,12 @@ function versionAsked(argv: readonly string[]): 'plain' | 'json' | undefined {
   return undefined;
 }
 
-// After a signal, the report is written and the process should end. Node would wait for a
-// reader that stopped reading (a paused `| less`, a stuck log shipper) to take what is
-// still queued for it, for as long as it takes; Kubernetes and CI then send SIGKILL.
-const READER_GRACE_MS = 1000;
-
-function leaveWithoutWaitingForReaders(code: number): void {
+// After a signal, the report is written and the process should end, not wait for a reader
+// that stopped reading for longer than the grace (see READER_GRACE_MS in ui/io.ts).
+function leaveWithoutWaitingForReaders(code: number, graceMs: number): void {
   if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) return;
   // Unref'd: when the reader does take the rest within the grace, the process ends then.
-  setTimeout(() => process.exit(code), READER_GRACE_MS).unref();
+  setTimeout(() => process.exit(code), graceMs).unref();
 }
 
 /** Asked only by a command about to read stdin: one fstat, not paid by every run. */

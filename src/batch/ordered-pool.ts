@@ -23,6 +23,12 @@ export interface PoolOptions<T, R> {
   shouldStop?(result: R): boolean;
   /** The result emitted for an item never started (after a stop or an abort). */
   notStarted(item: T, index: number): R;
+  /**
+   * Asked between runs of not-started results (NOT_STARTED_RUN at a time): a promise while
+   * whoever takes the emitted results is behind (a reader slower than stdout is written), and
+   * the rest wait for it, so a stop in a million ids holds a run of results, never all of them.
+   */
+  paceNotStarted?(): Promise<void> | undefined;
   /** When aborted, nothing new starts; in-flight items finish (their run() sees the abort itself). */
   signal?: AbortSignal;
   /**
@@ -54,6 +60,13 @@ export const DEFAULT_WINDOW = 16_384;
  * resumed run skipping a million ids still reads signals and drains its output between them.
  */
 const SETTLED_AT_ONCE_PER_TURN = 1024;
+
+/**
+ * Not-started results emitted between two questions to paceNotStarted (and two turns of the
+ * event loop, so a second signal is heard): small enough that what waits to be written stays
+ * a few hundred kilobytes, large enough that a million of them cost a thousand turns.
+ */
+const NOT_STARTED_RUN = 1024;
 
 /**
  * Runs items with bounded concurrency and emits results in input order.
@@ -224,22 +237,43 @@ export async function runOrdered<T, R>(opts: PoolOptions<T, R>): Promise<void> {
     if (!exhausted) closeQuietly(iterator);
     throw failure.error;
   }
-  // Everything started has been emitted; what is left was never started.
+  // Everything started has been emitted; what is left was never started. Emitted as a
+  // stream, paced by whoever takes them: never all at once.
   if (!exhausted) {
-    let index = started;
     try {
-      if (pulled) {
-        opts.emit(opts.notStarted(next as T, index), index);
-        index += 1;
-      }
-      for (let step = iterator.next(); !step.done; step = iterator.next()) {
-        opts.emit(opts.notStarted(step.value, index), index);
-        index += 1;
-      }
+      await emitNotStarted(opts, iterator, started, pulled ? { value: next as T } : undefined);
     } catch (error) {
       closeQuietly(iterator);
       throw error;
     }
+  }
+}
+
+/** Emits a not-started result for `first` (an item pulled but not started) and each item left in `iterator`. */
+async function emitNotStarted<T, R>(
+  opts: PoolOptions<T, R>,
+  iterator: Iterator<T>,
+  index: number,
+  first: { value: T } | undefined,
+): Promise<void> {
+  let sinceLastPace = 0;
+  if (first !== undefined) {
+    opts.emit(opts.notStarted(first.value, index), index);
+    index += 1;
+    sinceLastPace += 1;
+  }
+  for (;;) {
+    if (sinceLastPace >= NOT_STARTED_RUN) {
+      sinceLastPace = 0;
+      const wait = opts.paceNotStarted?.();
+      if (wait !== undefined) await wait;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const step = iterator.next();
+    if (step.done) return;
+    opts.emit(opts.notStarted(step.value, index), index);
+    index += 1;
+    sinceLastPace += 1;
   }
 }
 

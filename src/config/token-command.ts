@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { AuthError, InterruptedError } from '../errors.js';
+import { deadlineTimer } from '../platform/deadline-timer.js';
 import type { Env } from '../platform/env.js';
 import { errnoWords } from '../text/errno.js';
 import { createMask } from '../text/secret-mask.js';
@@ -150,7 +151,7 @@ function run(words: string[], options: TokenCommandOptions): Promise<Ran> {
     const finish = (): void => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      timer.clear();
       clearTimeout(drainTimer);
       // After a stop, the SIGKILL still comes for whatever outlived the SIGTERM (unref'd).
       if (stoppedFor === undefined) clearTimeout(killTimer);
@@ -175,7 +176,11 @@ function run(words: string[], options: TokenCommandOptions): Promise<Ran> {
       }, grace);
       killTimer.unref();
     };
-    const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+    // A command that exited in time is not timed out: after a suspend (Ctrl-Z, a laptop lid), the
+    // timer comes before its output and its exit are read, and deadlineTimer waits for them.
+    const timer = deadlineTimer(options.timeoutMs, () => {
+      if (!exited) stop('timeout');
+    });
     const onAbort = (): void => stop('interrupted');
     options.signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -13,6 +13,11 @@ export interface Reporter<R> {
   result(result: R): void;
   /** Ends the run's output: says how many ids never sent were not listed one by one. */
   finish(): void;
+  /**
+   * From here on results are counted, not written: after a signal, the reader has stopped
+   * taking them, and a stop must neither wait for it nor queue a million lines for it.
+   */
+  mute(): void;
 }
 
 /** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
@@ -20,13 +25,21 @@ const MAX_NOT_SENT_LINES = 10;
 
 export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>): Reporter<R> {
   let notSent = 0;
+  let muted = false;
   return {
+    mute() {
+      muted = true;
+    },
     finish() {
       if (notSent > MAX_NOT_SENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
     },
     result(result) {
-      if (mode.json) io.outJson(results.json(result, io.mask));
       const kind = results.kindOf(result);
+      if (muted) {
+        if (kind === 'not-sent') notSent++;
+        return;
+      }
+      if (mode.json) io.outJson(results.json(result, io.mask));
       if (kind !== 'failed' && kind !== 'not-sent') {
         if (!mode.json && !mode.quiet) io.out(results.line(io, result));
       } else {

@@ -14,6 +14,7 @@ import type { IdList } from '../ids/list.js';
 import { firstToken, resolveService } from '../service/connect.js';
 import type { ServiceSettings } from '../service/settings.js';
 import { tokenRefusedLine } from '../service/token-refused.js';
+import { readerCaughtUp } from '../ui/io.js';
 import { type ProgressState, startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
@@ -144,13 +145,17 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
   let tokenRefused = false;
-  /** An id this run will not send: interrupted, stopped, or its journal line could not be written. */
+  /** After a signal, stdout's reader stopped taking the ids left: they are counted, not written. */
+  let readerGone = false;
+  /**
+   * An id this run will not send: interrupted, stopped, or its journal line could not be written.
+   * Not journaled: an id never sent needs no record (the next run sends it as it would any id, and
+   * one an earlier run left in flight stays so), and a stop in a million ids must not write a million lines.
+   */
   const notSentNow = (id: string): R => {
     stopReason ??= journal?.stopReason();
     const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
-    const result = withSignalExit(results.notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal));
-    journal?.record(id, result);
-    return result;
+    return withSignalExit(results.notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal));
   };
   const isFailure = (result: R): boolean => {
     const kind = results.kindOf(result);
@@ -197,6 +202,15 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         if (earlier) return earlier;
         return notSentNow(id);
       },
+      // The ids left after a stop go out as a stream, at the pace stdout is read; after a signal,
+      // to a reader that stopped taking them, they are only counted (the summary stays whole).
+      paceNotStarted: () =>
+        readerGone
+          ? undefined
+          : readerCaughtUp(ctx.io, ctx.signal)?.then((goOn) => {
+              readerGone = !goOn;
+              if (readerGone) reporter.mute();
+            }),
     });
   } finally {
     throttle.close();

@@ -9,14 +9,9 @@ export interface Cuttable {
 /** What an attempt whose time ran out is ended with; on Ctrl-C, the interrupt's reason. */
 export const TIMED_OUT = Symbol('timed out');
 
-/**
- * A timer that fires this much after its time was held up: the event loop did not run (the
- * process was stopped by Ctrl-Z or SIGSTOP, the machine slept, a VM was paused), so sockets
- * were not read meanwhile either. Timers run before sockets are read in each turn of the loop.
- */
-export const LATE_MS = 10;
+import { LATE_MS, monotonic } from '../platform/deadline-timer.js';
 
-const monotonic = (): number => performance.now();
+export { LATE_MS } from '../platform/deadline-timer.js';
 
 /**
  * Cuts `attempt` once, when it has run `timeoutMs` or on Ctrl-C (at once when the interrupt

@@ -31,9 +31,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const connect = { timeout: options.timeoutMs, ...trust, ...pinned };
   const common = {
     connect,
-    // Our own per-attempt deadline governs; these only stop undici's 300 s defaults from lingering.
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
+    // Off: our own per-attempt deadline (deadline.ts) governs the whole answer. undici's fire in
+    // the timers phase after a suspend, before the sockets are read, and over h2 each reset its
+    // stream whose answer had arrived while the process was stopped (issue 34, item 5).
+    headersTimeout: 0,
+    bodyTimeout: 0,
     keepAliveTimeout: 10_000,
     ...(options.connections ? { connections: options.connections } : {}),
     h2Options: { maxConcurrentStreams: streamsPerConnection(options.connections) },

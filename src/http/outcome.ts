@@ -95,7 +95,9 @@ export type NotApiBody =
 export type Stop =
   | { kind: 'retry-after-too-long'; retryAfterMs: number; maxRetryWaitMs: number }
   /** The throttle gave up on the server; `reason` is its own account. */
-  | { kind: 'gave-up'; reason: string };
+  | { kind: 'gave-up'; reason: string }
+  /** Ctrl-C, SIGTERM or SIGHUP came while the next attempt waited for a token: the last answer was not final. */
+  | { kind: 'interrupted-awaiting-token' };
 
 /** Enough for any Error object, and for the beginning of a web page's: what a request whose 2xx body is not read needs. */
 export const ERROR_BODY_BYTES = 64 * 1024;

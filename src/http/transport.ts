@@ -196,8 +196,11 @@ export function createTransport(options: TransportOptions): Transport {
 
   /** No token to send: the token command failed. The run ends; this request was not sent, or not again. */
   function noToken(previous: Failed | undefined, error: unknown, interrupt: AbortSignal): Outcome {
-    // Ctrl-C, SIGTERM or SIGHUP stopped the command: the request was interrupted, not refused a token.
-    if (interrupt.aborted) return notAdmitted(previous, interrupt);
+    // Ctrl-C, SIGTERM or SIGHUP stopped the command: the request was interrupted, not refused a token,
+    // and an answer before (a 401 for an expired token) was not its last word.
+    if (interrupt.aborted) {
+      return previous === undefined ? notAdmitted(previous, interrupt) : { ...previous, stopped: { kind: 'interrupted-awaiting-token' } };
+    }
     const message = error instanceof Error ? error.message : String(error);
     return previous === undefined
       ? { kind: 'not-sent', reason: { kind: 'no-token', message } }

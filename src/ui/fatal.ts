@@ -1,4 +1,4 @@
-import { CliError, Exit, type ExitCode } from '../errors.js';
+import { CliError, Exit, type ExitCode, exitForSignal } from '../errors.js';
 import { typedBeforeOperands } from '../platform/argv.js';
 import { shown } from '../text/shown.js';
 import type { IO } from './io.js';
@@ -10,6 +10,8 @@ export interface FatalOptions {
   verbose?: boolean;
   /** What the command that failed adds to the JSON object (delete: `deleted:false`, which its scripts test for). */
   jsonFields?: Readonly<Record<string, boolean | number | string>>;
+  /** The run's interrupt: a run a signal ended says that signal's code (130, 143 or 129) in its JSON, as the process exits. */
+  interrupt?: AbortSignal;
 }
 
 /** The one object printed when a run stops before any request (usage, configuration). */
@@ -29,7 +31,9 @@ export function reportFatal(error: unknown, io: IO, options: FatalOptions): Exit
     : `internal error: ${error instanceof Error ? error.message : String(error)}; please report it, with the command you ran (PLANTSTORE_DEBUG=1 shows details)`;
   // One line, and whatever values the message quotes (a path, an id from stdin) unable to steer the terminal.
   const message = shown(raw.replace(/\s*\n\s*/g, ' '));
-  if (options.json) io.outJson(fatalJson(exit, io.mask(message), options.jsonFields));
+  const interrupt = options.interrupt;
+  const shownExit = exit === Exit.interrupted && interrupt?.aborted ? exitForSignal(interrupt.reason) : exit;
+  if (options.json) io.outJson(fatalJson(shownExit, io.mask(message), options.jsonFields));
   io.err(`${io.errStyle().red('plantstore:')} ${message}`);
   if (!known && options.debug && error instanceof Error && error.stack) {
     io.err(error.stack);

@@ -146,6 +146,50 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
   };
 }
 
+/**
+ * After a signal, how long the process waits for a reader that stopped reading (a paused
+ * `| less`, a stuck log shipper) to take what is queued: Node would wait for as long as it
+ * takes, and Kubernetes and CI then send SIGKILL.
+ */
+export const READER_GRACE_MS = 1000;
+
+/**
+ * After a signal, the longest a stream of lines waits for a reader in all, however steadily it
+ * reads: well within the 10 s CI runners give before SIGKILL (GitHub Actions), for a report that
+ * on a reader keeping up takes a fraction of a second even at a million lines.
+ */
+export const READER_BUDGET_MS = 5000;
+
+/**
+ * For a command streaming many lines: undefined while it may write on; otherwise a promise
+ * of whether to go on once the reader has caught up. After `interrupt` fired, a reader that
+ * takes nothing for READER_GRACE_MS, or is still behind READER_BUDGET_MS after the first wait,
+ * is given nothing more (false): the run is ending.
+ */
+export function readerCaughtUp(
+  io: IO,
+  interrupt: AbortSignal,
+  now: () => number = performance.now.bind(performance),
+): Promise<boolean> | undefined {
+  const backlog = io.backlog();
+  if (backlog === undefined) return undefined;
+  if (!interrupt.aborted) return backlog.then(() => true);
+  let budgetEndsAt = budgetEnds.get(interrupt);
+  if (budgetEndsAt === undefined) {
+    budgetEndsAt = now() + READER_BUDGET_MS;
+    budgetEnds.set(interrupt, budgetEndsAt);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<boolean>((resolve) => {
+    const waitMs = Math.min(READER_GRACE_MS, Math.ceil(budgetEndsAt - now()));
+    timer = setTimeout(() => resolve(false), Math.max(0, waitMs));
+  });
+  return Promise.race([backlog.then(() => true), grace]).finally(() => clearTimeout(timer));
+}
+
+/** When the budget after each interrupt ends, once a stream has waited after it. */
+const budgetEnds = new WeakMap<AbortSignal, number>();
+
 export interface TestIO extends IO {
   stdout(): string;
   stderr(): string;

@@ -103,9 +103,14 @@ export function describeFailed(failed: Extract<Outcome, { kind: 'failed' }>, des
 
 /** Why attempts ended before --retries ran out, said after the last attempt's failure. */
 export function describeStop(stop: Stop): string {
-  return stop.kind === 'retry-after-too-long'
-    ? `the server asked to retry after ${formatSeconds(stop.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(stop.maxRetryWaitMs)}`
-    : `${stop.reason}, so it was not tried again`;
+  switch (stop.kind) {
+    case 'retry-after-too-long':
+      return `the server asked to retry after ${formatSeconds(stop.retryAfterMs)}, longer than --max-retry-wait ${formatSeconds(stop.maxRetryWaitMs)}`;
+    case 'gave-up':
+      return `${stop.reason}, so it was not tried again`;
+    case 'interrupted-awaiting-token':
+      return 'interrupted while waiting for a new token, so it was not sent again';
+  }
 }
 
 /** A request that was never sent (its exit code is classify.ts's exitOfNotSent). */

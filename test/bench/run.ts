@@ -14,7 +14,7 @@
 // that serve K at once and queue the rest, at each --concurrency), about two
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
-// capacity, mask, size, soak); mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// stop, capacity, mask, size, soak); stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // soak.ts is 200,000 ids through the README's journal command with five interruptions and a
 // suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
@@ -32,6 +32,7 @@ import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
 import { benchSoak } from './soak.js';
 import { benchStartup } from './startup.js';
+import { benchStop } from './stop.js';
 import { type Row, renderTable } from './table.js';
 
 const count = (name: string, fallback: number): number => {
@@ -44,7 +45,7 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'network', 'capacity', 'mask', 'size', 'soak'] as const;
+const GROUPS = ['startup', 'batch', 'journal', 'stop', 'network', 'capacity', 'mask', 'size', 'soak'] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
     if (only('startup')) rows.push(...(await benchStartup(options)));
     if (only('batch')) rows.push(...(await benchBatch(options)));
     if (only('journal')) rows.push(...(await benchJournal(options)));
+    if (only('stop')) rows.push(...(await benchStop(options)));
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));

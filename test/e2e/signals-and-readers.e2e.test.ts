@@ -63,6 +63,32 @@ describe('a reader that stops reading stdout', () => {
   });
 });
 
+describe('a reader that stops reading stdout, in a large batch', () => {
+  it('SIGTERM: the ids left are counted, not written for it: the summary and the folded line still add up to every id', async () => {
+    const total = 200_000;
+    const child = start(['--json', 'delete', '--stdin'], ['pipe', 'pipe', 'pipe']);
+    child.stdin?.end(ids(total));
+    child.stdout?.pause();
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    // Parked by the full pipe, as above (a readiness poll, not a timing assertion).
+    await answeredAtLeast(1_000);
+    for (let before = -1; before !== answered; ) {
+      before = answered;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    child.kill('SIGTERM');
+    const result = await endsWithin(child, 20_000);
+    expect(result.code).toBe(143);
+    const counts = /^(\d+) deleted, (\d+) already absent, (\d+) failed, (\d+) not sent in /m.exec(stderr);
+    expect(counts).not.toBeNull();
+    const [deleted, absent, failed, notSent] = (counts as RegExpExecArray).slice(1).map(Number) as [number, number, number, number];
+    expect(deleted + absent + failed + notSent).toBe(total);
+    expect(notSent).toBeGreaterThan(total - 20_000);
+    expect(stderr).toContain(`… and ${notSent - 10} more plants not sent`);
+  });
+});
+
 describe('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > log 2>&1` closed)', () => {
   it('is handled like SIGTERM: every result and the report reach the log, exit 129', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-hup-'));

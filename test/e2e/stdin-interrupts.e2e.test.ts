@@ -69,6 +69,22 @@ describe('delete --stdin on a pipe that stays open', () => {
   });
 });
 
+describe('delete --stdin --json on a pipe that stays open', () => {
+  it.each(signals)('$signal: the one JSON object says exit $code, the code the process ends with', async ({ signal, code }) => {
+    const child = await readingStdin(
+      ['delete', '--stdin', '--json'],
+      { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url },
+      '1 2 3\n4',
+    );
+    const run = finished(child);
+    child.kill(signal);
+    const result = await run;
+    expect(result.code).toBe(code);
+    expect(JSON.parse(result.stdout)).toMatchObject({ deleted: false, exit: code });
+    expect(server.requests).toEqual([]);
+  });
+});
+
 describe('auth login --with-token on a pipe that stays open', () => {
   it.each(signals)('$signal: exit $code at once, nothing stored', async ({ signal, code }) => {
     // Half a token typed, no newline, no end of input.

@@ -1,98 +1,236 @@
 // A run suspended longer than --timeout (Ctrl-Z then fg, a laptop asleep, a paused VM): the
 // answers that arrived while it was stopped sit in its sockets, and must be used when it goes
-// on, not discarded as timeouts (issue 27, item 3). Deleted plants are not retried into a
-// "does not exist", and are not reported as failed.
+// on, not discarded as timeouts (issue 27, item 3), over HTTP/1.1 and over HTTP/2 (issue 34,
+// item 5: there each stream's own timer cut the stream in flight). Deleted plants are not
+// retried into a "does not exist", and are not reported as failed.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http, { type IncomingMessage } from 'node:http';
+import http2, { type Http2ServerRequest } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { createCa, type Issued, issue, OPENSSL } from '../helpers/certificates.js';
 import { BIN, cleanEnv, endsWithin, tempConfigDir } from '../helpers/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'suspended-Token-0a1b2c3d';
 const ANSWER_AFTER_MS = 300;
 const TIMEOUT_S = 1;
 
-let server: ScriptedServer;
 const deleted = new Set<string>();
 let answered = 0;
+/** Every request that arrived, by path. */
+let requests: string[] = [];
+let arrivalWaiters: Array<() => void> = [];
 let waiters: Array<{ count: number; resolve(): void }> = [];
 const answeredAtLeast = (count: number) =>
   new Promise<void>((resolve) => (answered >= count ? resolve() : waiters.push({ count, resolve })));
+const nextRequest = () => new Promise<void>((resolve) => arrivalWaiters.push(resolve));
 
-beforeEach(async () => {
+beforeEach(() => {
   deleted.clear();
   answered = 0;
+  requests = [];
+  arrivalWaiters = [];
   waiters = [];
-  // Each plant exists until its first DELETE; every answer comes ANSWER_AFTER_MS late.
-  server = await startScriptedServer((req, res) => {
-    setTimeout(() => {
-      const id = req.url ?? '';
-      if (deleted.has(id)) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":404,"message":"plant does not exist"}');
-      } else {
-        deleted.add(id);
-        res.writeHead(204).end();
-      }
-      answered += 1;
-      for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
-      waiters = waiters.filter((w) => answered < w.count);
-    }, ANSWER_AFTER_MS);
-  });
 });
-afterEach(() => server.close());
 
-it.each([
-  ['', false],
-  [' with --journal: every id recorded deleted', true],
-])('SIGSTOP longer than --timeout mid-batch, then SIGCONT: the answers that came meanwhile are used, exit 0%s', async (_, withJournal) => {
-  const ids = Array.from({ length: 12 }, (_, i) => String(i + 1));
-  const config = tempConfigDir();
-  onTestFinished(() => config.cleanup());
-  const journal = path.join(config.dir, 'suspended.journal');
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'delete',
-      '--stdin',
-      '--json',
-      '--concurrency',
-      '4',
-      '--retries',
-      '2',
-      '--timeout',
-      String(TIMEOUT_S),
-      ...(withJournal ? ['--journal', journal] : []),
-    ],
-    { env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url }), stdio: ['pipe', 'pipe', 'pipe'] },
+/** Sends a status, and with a body, its JSON: over HTTP/1.1 or HTTP/2 alike. */
+type Reply = (status: number, json?: string) => void;
+
+/** Each plant exists until its first DELETE; every answer comes `delayMs` late. */
+function answer(req: IncomingMessage | Http2ServerRequest, reply: Reply, delayMs = ANSWER_AFTER_MS): void {
+  const id = req.url ?? '';
+  requests.push(id);
+  for (const resolve of arrivalWaiters.splice(0)) resolve();
+  req.resume();
+  setTimeout(() => {
+    if (deleted.has(id)) {
+      reply(404, '{"error":404,"message":"plant does not exist"}');
+    } else {
+      deleted.add(id);
+      reply(204);
+    }
+    answered += 1;
+    for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
+    waiters = waiters.filter((w) => answered < w.count);
+  }, delayMs);
+}
+
+interface Served {
+  url: string;
+  /** Extra environment for the CLI: the CA to trust over TLS. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function serveHttp1(delayMs = ANSWER_AFTER_MS): Promise<Served> {
+  const server = http.createServer((req, res) =>
+    answer(
+      req,
+      (status, json) =>
+        json === undefined ? res.writeHead(status).end() : res.writeHead(status, { 'content-type': 'application/json' }).end(json),
+      delayMs,
+    ),
   );
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    env: {},
+    close: () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections()),
+  };
+}
+
+/** HTTP/2 only (no HTTP/1.1 fallback offered), over TLS with a throwaway CA the CLI is told to trust. */
+async function serveHttp2(dir: string, ca: Issued): Promise<Served> {
+  const issued = issue(ca, dir, 'server', ['IP:127.0.0.1']);
+  const server = http2.createSecureServer({ cert: issued.cert, key: issued.key }, (req, res) =>
+    answer(req, (status, json) =>
+      json === undefined ? res.writeHead(status).end() : res.writeHead(status, { 'content-type': 'application/json' }).end(json),
+    ),
+  );
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
   });
-  child.stdin.end(ids.join('\n'));
-  const ending = endsWithin(child, 30_000);
-  // Stopped once four requests are out, and kept stopped until their answers have all been
-  // written to its sockets and its deadlines have passed: the pause is what is tested, so it is waited out.
-  while (server.requests.length < 4) await server.nextRequest();
-  child.kill('SIGSTOP');
-  await answeredAtLeast(4);
-  await new Promise((resolve) => setTimeout(resolve, TIMEOUT_S * 1000 + ANSWER_AFTER_MS));
-  child.kill('SIGCONT');
-  const result = await ending;
-  const lines = result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: number; deleted: boolean; message?: string });
-  expect(lines.filter((line) => !line.deleted)).toEqual([]);
-  expect(lines.map((line) => String(line.id))).toEqual(ids);
-  expect(result.code).toBe(0);
-  // None sent twice: the answer was there, so no retry went out.
-  expect(server.requests.map((request) => request.url).sort()).toEqual(ids.map((id) => `/plants/${id}`).sort());
-  if (withJournal) {
-    // What the journal last says of each id: deleted, with a 204.
-    const last = new Map<string, string>();
-    for (const line of readFileSync(journal, 'utf8').trim().split('\n').slice(1)) last.set(String(JSON.parse(line).id), line);
-    expect(ids.map((id) => last.get(id))).toEqual(ids.map((id) => `{"id":${id},"deleted":true,"status":204}`));
-  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    env: { PLANTSTORE_CA_CERT: ca.certFile },
+    close: () =>
+      new Promise((resolve) => {
+        for (const session of sessions) session.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let certs: { dir: string; ca: Issued } | undefined;
+beforeAll(() => {
+  if (!OPENSSL) return;
+  const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-suspended-'));
+  certs = { dir, ca: createCa(dir) };
 });
+afterAll(() => {
+  if (certs) rmSync(certs.dir, { recursive: true, force: true });
+});
+
+const protocols = [
+  { name: 'HTTP/1.1', serve: serveHttp1, skip: false },
+  { name: 'HTTP/2 over TLS', serve: () => serveHttp2(certs?.dir ?? '', certs?.ca as Issued), skip: !OPENSSL },
+];
+
+describe.each(protocols)('over $name', ({ serve, skip }) => {
+  it.skipIf(skip).each([
+    ['', false],
+    [' with --journal: every id recorded deleted', true],
+  ])(
+    'SIGSTOP longer than --timeout mid-batch, then SIGCONT: the answers that came meanwhile are used, exit 0%s',
+    async (_, withJournal) => {
+      const server = await serve();
+      onTestFinished(() => server.close());
+      const ids = Array.from({ length: 12 }, (_, i) => String(i + 1));
+      const config = tempConfigDir();
+      onTestFinished(() => config.cleanup());
+      const journal = path.join(config.dir, 'suspended.journal');
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'delete',
+          '--stdin',
+          '--json',
+          '--concurrency',
+          '4',
+          '--retries',
+          '2',
+          '--timeout',
+          String(TIMEOUT_S),
+          ...(withJournal ? ['--journal', journal] : []),
+        ],
+        { env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url, ...server.env }), stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      onTestFinished(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      });
+      child.stdin.end(ids.join('\n'));
+      const ending = endsWithin(child, 30_000);
+      // Stopped once four requests are out, and kept stopped until their answers have all been
+      // written to its sockets and its deadlines have passed: the pause is what is tested, so it is waited out.
+      while (requests.length < 4) await nextRequest();
+      child.kill('SIGSTOP');
+      await answeredAtLeast(4);
+      await new Promise((resolve) => setTimeout(resolve, TIMEOUT_S * 1000 + ANSWER_AFTER_MS));
+      child.kill('SIGCONT');
+      const result = await ending;
+      const lines = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: number; deleted: boolean; message?: string });
+      expect(lines.filter((line) => !line.deleted)).toEqual([]);
+      expect(lines.map((line) => String(line.id))).toEqual(ids);
+      expect(result.code).toBe(0);
+      // None sent twice: the answer was there, so no retry went out.
+      expect([...requests].sort()).toEqual(ids.map((id) => `/plants/${id}`).sort());
+      if (withJournal) {
+        // What the journal last says of each id: deleted, with a 204.
+        const last = new Map<string, string>();
+        for (const line of readFileSync(journal, 'utf8').trim().split('\n').slice(1)) last.set(String(JSON.parse(line).id), line);
+        expect(ids.map((id) => last.get(id))).toEqual(ids.map((id) => `{"id":${id},"deleted":true,"status":204}`));
+      }
+    },
+  );
+});
+
+describe('a suspend while the token command runs', () => {
+  it('the command printed its token and exited while the run was stopped past --timeout: the token is used, exit 0', async () => {
+    // Answers at once: only the token command's deadline is tested here.
+    const server = await serveHttp1(0);
+    onTestFinished(() => server.close());
+    const config = tempConfigDir();
+    onTestFinished(() => config.cleanup());
+    const waiting = path.join(config.dir, 'waiting');
+    const go = path.join(config.dir, 'go');
+    const printed = path.join(config.dir, 'printed');
+    // Says it is waiting, waits for the go, then prints the token and exits.
+    const script = path.join(config.dir, 'token.sh');
+    writeFileSync(
+      script,
+      `: > ${JSON.stringify(waiting)}\nwhile [ ! -e ${JSON.stringify(go)} ]; do sleep 0.02; done\necho ${TOKEN}\n: > ${JSON.stringify(printed)}\n`,
+    );
+    const child = spawn(process.execPath, [BIN, 'delete', '--json', '--timeout', String(TIMEOUT_S), '1', '2'], {
+      env: cleanEnv({ PLANTSTORE_TOKEN_COMMAND: `/bin/sh ${script}`, PLANTSTORE_BASE_URL: server.url, PLANTSTORE_CONFIG_DIR: config.dir }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // A session of its own, as in CI: the command runs in a group of its own, which SIGSTOP leaves running.
+      detached: true,
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    child.stdin.end();
+    const ending = endsWithin(child, 30_000);
+    await until(() => existsSync(waiting));
+    child.kill('SIGSTOP');
+    writeFileSync(go, '');
+    await until(() => existsSync(printed));
+    // Kept stopped past the command's deadline (--timeout): the pause is what is tested, so it is waited out.
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_S * 1000 + ANSWER_AFTER_MS));
+    child.kill('SIGCONT');
+    const result = await ending;
+    expect(result.stderr).not.toContain('gave no token');
+    expect(result.code).toBe(0);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).deleted),
+    ).toEqual([true, true]);
+  });
+});
+
+/** Resolves once `ready()` holds: a readiness poll, not a timing assertion. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20));
+}

@@ -3,6 +3,7 @@
 // would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
 import { whyNotSent } from '../../engine/not-sent.js';
+import { Exit } from '../../errors.js';
 import { classifyStatus, verdictOf } from '../../http/classify.js';
 import type { FailedAttempt } from '../../http/outcome.js';
 import { describeFailed, describeNotProof, describeTransportFailure } from '../../ui/transport-words.js';
@@ -58,7 +59,8 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
         error: last.kind === 'api-error' ? last.code : null,
         // Said once: the words for a signal while waiting already say it.
         message: uncertain && !message.includes(MAY_OR_MAY_NOT) ? `${message}; ${UNCERTAIN_NOTE}` : message,
-        exit: verdictOf(last).exit,
+        // Interrupted before its next attempt: that answer was not final, and the id says the signal's code (signalExit).
+        exit: outcome.stopped?.kind === 'interrupted-awaiting-token' ? Exit.interrupted : verdictOf(last).exit,
         attempted: true,
         ...(uncertain ? { uncertain: true } : {}),
       } satisfies Failed;

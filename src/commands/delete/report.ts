@@ -44,6 +44,7 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
     const after = result.after === undefined ? '' : result.after === 'run' ? ',"earlierRun":true' : ',"earlierAttempt":true';
     return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}${after}}`;
   }
+  if (!result.attempted) return `{"id":${result.id},${notSentFields(result.message, result.exit, mask)}}`;
   const fields = [
     `"id":${result.id}`,
     `"deleted":false`,
@@ -52,7 +53,20 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
     `"message":${JSON.stringify(mask(result.message))}`,
     `"exit":${result.exit}`,
   ];
-  if (!result.attempted) fields.push(`"attempted":false`);
-  else if (result.uncertain) fields.push(`"uncertain":true`);
+  if (result.uncertain) fields.push(`"uncertain":true`);
   return `{${fields.join(',')}}`;
+}
+
+/**
+ * Every field of a not-sent id's line but its id. The ids left after a stop share one message:
+ * their fields are masked and serialized once, not a million times (a stop must end within a second).
+ * The message is this program's own words, and no secret is registered while the ids left are reported
+ * (nothing is sent then, so no token is renewed).
+ */
+let lastNotSent: { message: string; exit: number; mask: (text: string) => string; fields: string } | undefined;
+function notSentFields(message: string, exit: number, mask: (text: string) => string): string {
+  if (lastNotSent?.message === message && lastNotSent.exit === exit && lastNotSent.mask === mask) return lastNotSent.fields;
+  const fields = `"deleted":false,"status":null,"error":null,"message":${JSON.stringify(mask(message))},"exit":${exit},"attempted":false`;
+  lastNotSent = { message, exit, mask, fields };
+  return fields;
 }

@@ -477,3 +477,44 @@ describe('runOrdered: hold lets a throttle decide when new items start', () => {
 function thrower(error: Error): never {
   throw error;
 }
+
+describe('runOrdered: the items left after a stop are a stream, paced by paceNotStarted', () => {
+  it('a reader behind holds the rest: at most one run of results (1,024) goes out, and no more are pulled, until it catches up', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const n = 10_000;
+    const seen = { pulled: 0, emitted: 0, paces: [] as Array<() => void> };
+    function* items(): Generator<number> {
+      for (let i = 0; i < n; i += 1) {
+        seen.pulled += 1;
+        yield i;
+      }
+    }
+    const pool = runOrdered<number, number>({
+      items: items(),
+      signal: controller.signal,
+      run: (item) => item,
+      emit: (result, index) => {
+        if (result !== -index) throw new Error(`emitted ${result} at ${index}`);
+        seen.emitted += 1;
+      },
+      notStarted: (_item, index) => -index,
+      paceNotStarted: () => new Promise<void>((resolve) => seen.paces.push(resolve)),
+    });
+    await flush();
+    expect(seen.paces).toHaveLength(1);
+    expect(seen.emitted).toBe(1024);
+    expect(seen.pulled).toBeLessThanOrEqual(1025);
+    // Still held, however many turns pass.
+    for (let i = 0; i < 5; i++) await flush();
+    expect(seen.emitted).toBe(1024);
+    for (let answered = 0; seen.emitted < n; ) {
+      seen.paces[answered++]?.();
+      await flush();
+      await flush();
+      expect(seen.emitted).toBeLessThanOrEqual(1024 * (answered + 1));
+    }
+    await pool;
+    expect(seen.emitted).toBe(n);
+  });
+});

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { attemptDeadline, type Cutoff, LATE_MS, TIMED_OUT } from '../../../src/http/deadline.js';
+import { deadlineTimer } from '../../../src/platform/deadline-timer.js';
 
 // Fake timers stand in for the clock: nothing waits.
 beforeEach(() => {
@@ -115,5 +116,47 @@ describe('a deadline whose timer fires late (the process was stopped, the machin
     interrupt.abort('SIGINT');
     vi.runAllTimers();
     expect(cuts).toEqual(['interrupted']);
+  });
+});
+
+describe('deadlineTimer, the deadline of a token command: the same rule', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+  });
+
+  it('on time, it is due at once; late by more than LATE_MS, one turn later, unless cleared in that turn', () => {
+    const clock = { now: 50_000 };
+    let due = 0;
+    deadlineTimer(
+      2000,
+      () => due++,
+      () => clock.now,
+    );
+    clock.now += 2000 + LATE_MS;
+    vi.advanceTimersByTime(2000);
+    expect(due).toBe(1);
+
+    const late = deadlineTimer(
+      2000,
+      () => due++,
+      () => clock.now,
+    );
+    clock.now += 3000;
+    vi.advanceTimersByTime(2000);
+    expect(due).toBe(1);
+    // The command's exit, read in that turn, ends the wait.
+    late.clear();
+    vi.runAllTimers();
+    expect(due).toBe(1);
+
+    deadlineTimer(
+      2000,
+      () => due++,
+      () => clock.now,
+    );
+    clock.now += 3000;
+    vi.advanceTimersByTime(2000);
+    vi.runAllTimers();
+    expect(due).toBe(2);
   });
 });
