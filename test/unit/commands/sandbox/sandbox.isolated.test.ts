@@ -295,6 +295,9 @@ describe('listening beyond loopback', () => {
         get requestCount() {
           return real.requestCount;
         },
+        get queued() {
+          return real.queued;
+        },
       };
     });
   }
