@@ -24,7 +24,9 @@ function heldClock() {
     clock,
     waits,
     advance: (ms: number) => (time += ms),
-    release: (count: number) => waits.splice(0, count).forEach((wait) => wait.end()),
+    release: (count: number) => {
+      for (const wait of waits.splice(0, count)) wait.end();
+    },
   };
 }
 
