@@ -340,3 +340,40 @@ describe('listening beyond loopback', () => {
     expect(stderr).not.toContain('public default');
   });
 });
+
+describe('--quiet and --log', () => {
+  it('-q: the URL on stdout, the warnings on stderr, and nothing else: no banner, no log, no "sandbox stopped"', async () => {
+    startSandbox.mockImplementationOnce((options) => realStartSandbox({ ...options, host: '127.0.0.1' }));
+    const running = await sandbox(['-q', '--host', '0.0.0.0']);
+    expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
+    const { stdout, stderr, exit } = await running.stop();
+    expect(exit).toBe(Exit.ok);
+    expect(stdout).toBe(`${running.url}\n`);
+    const lines = stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(2);
+    expect(lines.every((line) => line.startsWith('warning: '))).toBe(true);
+  });
+
+  it('--log: the request log even where no terminal watches (stderr here is not one); without it, none', async () => {
+    for (const [args, logged] of [
+      [['--log'], true],
+      [[], false],
+    ] as const) {
+      const running = await sandbox([...args]);
+      expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
+      const { stderr } = await running.stop();
+      expect(/^DELETE \/plants\/1 204 [\d.]+ms$/m.test(stderr)).toBe(logged);
+    }
+  });
+
+  it('the banner names the pressure in force, and -q --log logs with no banner', async () => {
+    const running = await sandbox(['--latency', '1ms', '--fail', '0', '--rate', '1000/s', '--capacity', '3', '-q', '--log']);
+    expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
+    const { stderr } = await running.stop();
+    expect(stderr).toMatch(/^DELETE \/plants\/1 204 [\d.]+ms\n$/);
+    const loud = await sandbox(['--latency', '50ms', '--jitter', '20ms', '--fail', '10%', '--rate', '1000/s', '--capacity', '3']);
+    expect((await loud.stop()).stderr).toContain(
+      'Plant Store sandbox: plants 1..100; 429 past 1000/s; 3 served at once, the rest queued; each answer after 30-70 ms; 10% answered 503 (Retry-After: 1); seed 0.',
+    );
+  });
+});
