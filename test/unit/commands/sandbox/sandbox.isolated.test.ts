@@ -343,7 +343,11 @@ describe('listening beyond loopback', () => {
 
 describe('--quiet and --log', () => {
   it('-q: the URL on stdout, the warnings on stderr, and nothing else: no banner, no log, no "sandbox stopped"', async () => {
-    startSandbox.mockImplementationOnce((options) => realStartSandbox({ ...options, host: '127.0.0.1' }));
+    // Listens on 127.0.0.1, and says it listens on every interface, as --host 0.0.0.0 would.
+    startSandbox.mockImplementationOnce(async (options) => {
+      const real = await realStartSandbox({ ...options, host: '127.0.0.1' });
+      return Object.defineProperty(Object.create(real) as typeof real, 'url', { value: real.url.replace('127.0.0.1', '0.0.0.0') });
+    });
     const running = await sandbox(['-q', '--host', '0.0.0.0']);
     expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
     const { stdout, stderr, exit } = await running.stop();
