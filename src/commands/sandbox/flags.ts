@@ -1,9 +1,9 @@
 import { normalizeToken } from '../../config/token.js';
 import { Flag, type FlagReader, problem } from '../../flags/flag.js';
-import { COLOR, QUIET } from '../../flags/global.js';
+import { COLOR } from '../../flags/global.js';
 import { wholeNumber } from '../../flags/kinds.js';
 import type { Pressure } from '../../sandbox/pressure.js';
-import { CAPACITY, FAIL, JITTER, LATENCY, LOG, PRESSURE_FLAGS, RATE, RETRY_AFTER, SEED } from './pressure-flags.js';
+import { CAPACITY, FAIL, JITTER, LATENCY, LOG, PRESSURE_FLAGS, RATE, RETRY_AFTER, SANDBOX_QUIET, SEED } from './pressure-flags.js';
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';
@@ -66,8 +66,7 @@ export const PLANTS = Flag.valued(
 );
 
 export const SANDBOX_FLAGS = [PORT, HOST, SANDBOX_TOKEN, PLANTS, ...PRESSURE_FLAGS] as const;
-/** --quiet: the base URL on stdout, and on stderr only warnings and errors (no banner, no request log). */
-export const SANDBOX_GLOBALS = [QUIET, COLOR] as const;
+export const SANDBOX_GLOBALS = [COLOR] as const;
 
 export type SandboxFlags = FlagReader<(typeof SANDBOX_FLAGS)[number] | (typeof SANDBOX_GLOBALS)[number]>;
 
@@ -110,7 +109,7 @@ export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
       ...optional('capacity', flags.value(CAPACITY)),
       seed: flags.value(SEED),
     },
-    quiet: flags.value(QUIET),
+    quiet: flags.value(SANDBOX_QUIET),
     log: flags.value(LOG),
   };
 }

@@ -87,4 +87,15 @@ export const LOG = Flag.switch({
   help: 'print the request log on stderr even when it is not a terminal or the sandbox runs in the background',
 });
 
-export const PRESSURE_FLAGS = [LATENCY, JITTER, FAIL, RETRY_AFTER, RATE, CAPACITY, SEED, LOG] as const;
+/**
+ * The program's -q, as the sandbox reads it (commander takes it before or after `sandbox`, into
+ * the same key): declared here for help that says what it silences, since the sandbox's
+ * "success" is serving, and its URL line is still printed.
+ */
+export const SANDBOX_QUIET = Flag.switch({
+  key: 'quiet',
+  flags: '-q, --quiet',
+  help: 'print only the base URL (stdout), warnings and errors: no banner, no request log',
+});
+
+export const PRESSURE_FLAGS = [LATENCY, JITTER, FAIL, RETRY_AFTER, RATE, CAPACITY, SEED, SANDBOX_QUIET, LOG] as const;

@@ -146,7 +146,7 @@ describe('help for every command, as gh gives it', () => {
       ['config', 'path'],
       ['--json', '--no-color'],
     ],
-    [['sandbox'], ['--quiet', '--no-color']],
+    [['sandbox'], ['--no-color']],
   ])('%j --help lists the global options it reads, and only those', async (path, flags) => {
     expect(globalOptions((await run([...path, '--help'])).stdout)).toEqual(flags);
   });
