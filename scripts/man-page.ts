@@ -195,7 +195,12 @@ function optionItem(help: Help, option: Option): string[] {
     .map((part, index) => {
       if (index % 2 === 1) return `\\fI${roff(part)}\\fR`;
       const spelling = part.trimEnd();
-      return spelling === '' ? part : `\\fB${roff(spelling)}\\fR${part.slice(spelling.length)}`;
+      // Each spelling in bold on its own, as man pages write them: `\fB-q\fR, \fB--quiet\fR`.
+      const bold = spelling
+        .split(', ')
+        .map((name) => `\\fB${roff(name)}\\fR`)
+        .join(', ');
+      return spelling === '' ? part : `${bold}${part.slice(spelling.length)}`;
     })
     .join('');
   return item(term, help.optionDescription(option));

@@ -6,6 +6,19 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { isIPv6 } from 'node:net';
+import { FailPlan, latencyOf, NO_PRESSURE, type Pressure, RateGate, Slots } from './pressure.js';
+
+/** The sandbox's time: real by default; a test passes its own to drive the rate and the waits. */
+export interface SandboxClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const REAL_CLOCK: SandboxClock = {
+  now: () => performance.now(),
+  // Unref'd: a wait still pending never holds the process open after close().
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+};
 
 export interface SandboxOptions {
   host: string;
@@ -13,6 +26,9 @@ export interface SandboxOptions {
   token: string;
   plants: number;
   log?: (line: string) => void;
+  /** Latency, failures, a rate and a capacity (pressure.ts); none by default. */
+  pressure?: Pressure;
+  clock?: SandboxClock;
 }
 
 export interface Sandbox {
@@ -20,6 +36,8 @@ export interface Sandbox {
   close(): Promise<void>;
   readonly plantCount: number;
   readonly requestCount: number;
+  /** Requests waiting for one of the --capacity slots. */
+  readonly queued: number;
 }
 
 // The spec only defines 400 "unexpected error"; these codes are sandbox choices.
@@ -101,9 +119,10 @@ export function createPlants(n: number): Plants {
 }
 
 /**
- * How long close() lets connections still in use finish. Every request that has fully
- * arrived was answered at once, so this only lets those answers flush; a request still
- * arriving (half its headers or body sent) would otherwise hold close() for a minute or more.
+ * How long close() lets connections still in use finish. Without --latency or --capacity every
+ * request that has fully arrived was answered at once, so this only lets those answers flush;
+ * a request still arriving (half its headers or body sent), waiting out a latency or queued
+ * for a slot would otherwise hold close() for as long as that takes.
  */
 const CLOSE_GRACE_MS = 200;
 
@@ -128,6 +147,37 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const expectedToken = Buffer.from(opts.token, 'utf8');
   let requestCount = 0;
   let closing: Promise<void> | undefined;
+  const pressure = opts.pressure ?? NO_PRESSURE;
+  const clock = opts.clock ?? REAL_CLOCK;
+  const failPlan = new FailPlan(pressure.failShare, pressure.seed);
+  const rateGate = pressure.rate && new RateGate(pressure.rate, clock.now());
+  const slots = pressure.capacity === undefined ? undefined : new Slots(pressure.capacity);
+
+  /** Past the rate: 429 at once, before queueing. Then a slot, the latency, and maybe a 503, as a busy service answers. */
+  async function serve(req: IncomingMessage, res: ServerResponse, method: string, path: string, number: number): Promise<void> {
+    const retryIn = rateGate?.admit(clock.now());
+    if (retryIn !== undefined) {
+      sendJson(res, 429, 429, `too many requests (sandbox --rate): try again in ${retryIn}s`, { 'Retry-After': String(retryIn) });
+      return;
+    }
+    const release = await slots?.acquire();
+    try {
+      const wait = latencyOf(pressure, number);
+      if (wait > 0) await clock.sleep(wait);
+      // The client left, or close() cut it, while it waited: nothing to answer.
+      if (req.socket.destroyed) return;
+      if (failPlan.fails(path)) {
+        const retryAfter = String(pressure.retryAfterSeconds);
+        sendJson(res, 503, 503, `the sandbox fails this request on purpose (--fail): try again in ${retryAfter}s`, {
+          'Retry-After': retryAfter,
+        });
+      } else {
+        route(req, res, method, path);
+      }
+    } finally {
+      release?.();
+    }
+  }
 
   function deletePlant(res: ServerResponse, rawId: string): void {
     const id = parsePlantId(rawId);
@@ -154,7 +204,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   const server = createServer((req, res) => {
     const started = process.hrtime.bigint();
-    requestCount++;
+    const number = ++requestCount;
     // The spec says "no request body"; drain anything sent so keep-alive keeps working.
     req.resume();
     const method = req.method ?? 'GET';
@@ -165,7 +215,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       opts.log?.(`${method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`);
     });
-    route(req, res, method, path);
+    void serve(req, res, method, path, number);
   });
 
   await listen(server, opts.host, opts.port);
@@ -179,6 +229,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     },
     get requestCount() {
       return requestCount;
+    },
+    get queued() {
+      return slots?.queued ?? 0;
     },
     close() {
       // Memoised so a second close() (e.g. test teardown after an explicit close) doesn't reject.

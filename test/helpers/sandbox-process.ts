@@ -8,9 +8,17 @@ export interface SandboxProcess {
   stop(signal?: NodeJS.Signals): Promise<RunResult>;
 }
 
-/** Runs `plantstore sandbox --port 0` as a user would and reads its base URL from the first stdout line. */
-export async function startSandboxProcess(args: readonly string[] = [], env: Record<string, string> = {}): Promise<SandboxProcess> {
-  const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...args], { env });
+/**
+ * Runs `plantstore sandbox --port 0` as a user would and reads its base URL from the first stdout line.
+ * With --log, so that requestLog() has the lines a terminal would show (stderr is a pipe here,
+ * where the sandbox prints no request log of itself); `{ log: false }` runs it as given.
+ */
+export async function startSandboxProcess(
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+  { log = true }: { log?: boolean } = {},
+): Promise<SandboxProcess> {
+  const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...(log ? ['--log'] : []), ...args], { env });
   const done = finished(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

@@ -28,6 +28,9 @@ export function sandboxCommand(
       ['plantstore sandbox --port 0 > sandbox.url &', 'a free port; the first line it prints is its base URL'],
       [`${SANDBOX_TOKEN_ENV}=$(openssl rand -hex 16) plantstore sandbox`, 'a token of your own, which ps does not show'],
       ['plantstore sandbox --plants 0', 'no plants: every delete is refused with a 400, to try failures'],
+      ['plantstore sandbox --latency 50ms --jitter 20ms --capacity 16', 'a busy service: 30-70 ms an answer, 16 at once, the rest queued'],
+      ['plantstore sandbox --fail 10% --rate 100/s', 'one request in ten answered 503, and 429 past 100 a second'],
+      ['plantstore sandbox -q --port 0 > sandbox.url &', 'in the background, silent: only its URL, in sandbox.url'],
     ],
   });
 }

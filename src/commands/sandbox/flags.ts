@@ -2,6 +2,8 @@ import { normalizeToken } from '../../config/token.js';
 import { Flag, type FlagReader, problem } from '../../flags/flag.js';
 import { COLOR } from '../../flags/global.js';
 import { wholeNumber } from '../../flags/kinds.js';
+import type { Pressure } from '../../sandbox/pressure.js';
+import { CAPACITY, FAIL, JITTER, LATENCY, LOG, PRESSURE_FLAGS, RATE, RETRY_AFTER, SANDBOX_QUIET, SEED } from './pressure-flags.js';
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 export const SANDBOX_TOKEN_ENV = 'PLANTSTORE_SANDBOX_TOKEN';
@@ -63,7 +65,7 @@ export const PLANTS = Flag.valued(
   wholeNumber(0, Number.MAX_SAFE_INTEGER),
 );
 
-export const SANDBOX_FLAGS = [PORT, HOST, SANDBOX_TOKEN, PLANTS] as const;
+export const SANDBOX_FLAGS = [PORT, HOST, SANDBOX_TOKEN, PLANTS, ...PRESSURE_FLAGS] as const;
 export const SANDBOX_GLOBALS = [COLOR] as const;
 
 export type SandboxFlags = FlagReader<(typeof SANDBOX_FLAGS)[number] | (typeof SANDBOX_GLOBALS)[number]>;
@@ -80,6 +82,11 @@ export interface SandboxOptions {
   plants: number;
   host: string;
   token: SandboxToken;
+  pressure: Pressure;
+  /** --quiet: no banner, no hints, no request log unless --log. */
+  quiet: boolean;
+  /** --log: the request log wherever stderr goes. */
+  log: boolean;
 }
 
 /**
@@ -93,5 +100,21 @@ export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
     host: flags.value(HOST),
     // Where it came from decides what to print: "$PLANTSTORE_SANDBOX_TOKEN", not its value.
     token: (flags.sourced(SANDBOX_TOKEN) ?? { value: DEFAULT_SANDBOX_TOKEN, source: 'default' }) as SandboxToken,
+    pressure: {
+      latencyMs: flags.value(LATENCY),
+      jitterMs: flags.value(JITTER),
+      failShare: flags.value(FAIL),
+      retryAfterSeconds: flags.value(RETRY_AFTER),
+      ...optional('rate', flags.value(RATE)),
+      ...optional('capacity', flags.value(CAPACITY)),
+      seed: flags.value(SEED),
+    },
+    quiet: flags.value(SANDBOX_QUIET),
+    log: flags.value(LOG),
   };
+}
+
+/** `{ key: value }`, or nothing for a value not given: the options hold no undefined keys. */
+function optional<K extends string, T>(key: K, value: T | undefined): Partial<Record<K, T>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, T>);
 }

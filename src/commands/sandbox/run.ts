@@ -4,17 +4,26 @@ import { ConfigError, Exit, type ExitCode } from '../../errors.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { errnoWords } from '../../text/errno.js';
 import { DEFAULT_SANDBOX_TOKEN, SANDBOX_TOKEN_ENV, type SandboxOptions, type SandboxToken } from './flags.js';
+import { describePressure } from './pressure-words.js';
+import { watchedAtTerminal } from './terminal.js';
 
 /**
  * Serves the spec until Ctrl-C / SIGTERM. The first stdout line is a base URL
  * plantstore accepts and nothing else, so scripts can read it with `head -1`.
+ * The request log shows while someone watches at the terminal (terminal.ts), or always with
+ * --log; --quiet leaves stderr to warnings and errors. `watched` is a seam for tests.
  */
-export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<ExitCode> {
-  const { port, plants, host, token } = opts;
+export async function runSandbox(
+  opts: SandboxOptions,
+  ctx: Context,
+  watched: () => boolean = watchedAtTerminal(ctx.io.stderrIsTTY),
+): Promise<ExitCode> {
+  const { port, plants, host, token, pressure, quiet } = opts;
   const { startSandbox, SANDBOX_NOT_FOUND_ERROR } = await import('../../sandbox/server.js');
+  const log = opts.log ? (line: string) => ctx.io.err(line) : quiet ? undefined : (line: string) => watched() && ctx.io.err(line);
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox({ host, port, token: token.value, plants, log: (line) => ctx.io.err(line) });
+    sandbox = await startSandbox({ host, port, token: token.value, plants, pressure, ...(log ? { log } : {}) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const fix =
@@ -26,8 +35,11 @@ export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<Ex
   const listening = describeListening(host, sandbox.url, token);
   ctx.io.out(listening.baseUrl);
   for (const line of listening.warnings) ctx.io.err(line);
-  ctx.io.err(`Plant Store sandbox: ${describePlants(plants)}. Ctrl-C stops it.${listening.usableByPlantstore ? ' To use it:' : ''}`);
-  if (listening.usableByPlantstore) {
+  // Ctrl-C reaches only a sandbox in the terminal's foreground; elsewhere, say what does stop it.
+  const stop = watched() ? 'Ctrl-C stops it.' : `kill ${process.pid} stops it.`;
+  const serves = [describePlants(plants), ...describePressure(pressure)].join('; ');
+  if (!quiet) ctx.io.err(`Plant Store sandbox: ${serves}. ${stop}${listening.usableByPlantstore ? ' To use it:' : ''}`);
+  if (!quiet && listening.usableByPlantstore) {
     ctx.io.err(`  echo ${shownToken(token)} | plantstore auth login --with-token --base-url ${listening.baseUrl}`);
     // The sandbox's code for "no such plant": a --journal run killed and run again then settles the ids it left in flight.
     ctx.io.err(`  plantstore config set missing-error ${SANDBOX_NOT_FOUND_ERROR}`);
@@ -37,7 +49,7 @@ export async function runSandbox(opts: SandboxOptions, ctx: Context): Promise<Ex
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await sandbox.close();
-  ctx.io.err('sandbox stopped');
+  if (!quiet) ctx.io.err('sandbox stopped');
   return Exit.ok;
 }
 

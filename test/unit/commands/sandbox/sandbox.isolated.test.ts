@@ -16,7 +16,10 @@ import type { Stdin } from '../../../../src/platform/stdin.js';
 import * as server from '../../../../src/sandbox/server.js';
 import { createIO } from '../../../../src/ui/io.js';
 import { thrown } from '../../../helpers/thrown.js';
-import { withoutPorts } from '../normalize.js';
+import { withoutPorts as withoutPortNumbers } from '../normalize.js';
+
+/** Ports and this process's id (the banner's `kill <pid> stops it`, when no terminal watches) as placeholders. */
+const withoutPorts = (text: string): string => withoutPortNumbers(text).replaceAll(`kill ${process.pid} `, 'kill <pid> ');
 
 vi.mock('../../../../src/sandbox/server.js', async (importOriginal) => {
   const real = await importOriginal<typeof server>();
@@ -176,7 +179,7 @@ describe('the sandbox token: --token, else PLANTSTORE_SANDBOX_TOKEN, else sandbo
 
 describe('--plants', () => {
   async function started(plants: string): Promise<{ stderr: string; first: number; last?: number }> {
-    const running = await sandbox(['--plants', plants]);
+    const running = await sandbox(['--plants', plants, '--log']);
     const first = await status(running.url, DEFAULT_SANDBOX_TOKEN);
     let last: number | undefined;
     if (Number(plants) > 1) {
@@ -196,7 +199,7 @@ describe('--plants', () => {
     const { stderr, first } = await started('0');
     expect(first).toBe(400);
     expect(withoutPorts(stderr)).toMatchInlineSnapshot(`
-      "Plant Store sandbox: no plants, so every DELETE of a valid id answers 400 (error 1). Ctrl-C stops it. To use it:
+      "Plant Store sandbox: no plants, so every DELETE of a valid id answers 400 (error 1). kill <pid> stops it. To use it:
         echo sandbox-token | plantstore auth login --with-token --base-url http://127.0.0.1:<port>
         plantstore config set missing-error 1
       DELETE /plants/1 400 <t>ms
@@ -210,7 +213,7 @@ describe('--plants', () => {
     const { stderr, first } = await started('1');
     expect(first).toBe(204);
     expect(withoutPorts(stderr)).toMatchInlineSnapshot(`
-      "Plant Store sandbox: plant 1. Ctrl-C stops it. To use it:
+      "Plant Store sandbox: plant 1. kill <pid> stops it. To use it:
         echo sandbox-token | plantstore auth login --with-token --base-url http://127.0.0.1:<port>
         plantstore config set missing-error 1
       DELETE /plants/1 204 <t>ms
@@ -295,6 +298,9 @@ describe('listening beyond loopback', () => {
         get requestCount() {
           return real.requestCount;
         },
+        get queued() {
+          return real.queued;
+        },
       };
     });
   }
@@ -310,7 +316,7 @@ describe('listening beyond loopback', () => {
     expect(withoutPorts(stderr)).toMatchInlineSnapshot(`
       "warning: the sandbox listens on every interface (0.0.0.0): anyone who can reach this machine on port <port> and knows the token can delete its plants; its token is the public default sandbox-token (choose another with PLANTSTORE_SANDBOX_TOKEN)
       warning: from this machine use http://127.0.0.1:<port> (the URL printed): plantstore sends a token over plain http only to loopback (127.0.0.1, ::1, localhost)
-      Plant Store sandbox: plants 1..100. Ctrl-C stops it. To use it:
+      Plant Store sandbox: plants 1..100. kill <pid> stops it. To use it:
         echo sandbox-token | plantstore auth login --with-token --base-url http://127.0.0.1:<port>
         plantstore config set missing-error 1
       sandbox stopped
@@ -326,11 +332,52 @@ describe('listening beyond loopback', () => {
     expect(withoutPorts(stderr)).toMatchInlineSnapshot(`
       "warning: the sandbox listens on 192.0.2.7, which is not a loopback address: anyone who can reach it on port <port> and knows the token can delete its plants
       warning: plantstore sends a token over plain http only to loopback, so it will refuse http://192.0.2.7:<port>; to use the sandbox from plantstore on this machine, run it with --host 127.0.0.1 (the default), or --host 0.0.0.0 and the base URL http://127.0.0.1:<port>
-      Plant Store sandbox: plants 1..100. Ctrl-C stops it.
+      Plant Store sandbox: plants 1..100. kill <pid> stops it.
       sandbox stopped
       "
     `);
     expect(stderr).not.toContain('auth login');
     expect(stderr).not.toContain('public default');
+  });
+});
+
+describe('--quiet and --log', () => {
+  it('-q: the URL on stdout, the warnings on stderr, and nothing else: no banner, no log, no "sandbox stopped"', async () => {
+    // Listens on 127.0.0.1, and says it listens on every interface, as --host 0.0.0.0 would.
+    startSandbox.mockImplementationOnce(async (options) => {
+      const real = await realStartSandbox({ ...options, host: '127.0.0.1' });
+      return Object.defineProperty(Object.create(real) as typeof real, 'url', { value: real.url.replace('127.0.0.1', '0.0.0.0') });
+    });
+    const running = await sandbox(['-q', '--host', '0.0.0.0']);
+    expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
+    const { stdout, stderr, exit } = await running.stop();
+    expect(exit).toBe(Exit.ok);
+    expect(stdout).toBe(`${running.url}\n`);
+    const lines = stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(2);
+    expect(lines.every((line) => line.startsWith('warning: '))).toBe(true);
+  });
+
+  it('--log: the request log even where no terminal watches (stderr here is not one); without it, none', async () => {
+    for (const [args, logged] of [
+      [['--log'], true],
+      [[], false],
+    ] as const) {
+      const running = await sandbox([...args]);
+      expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
+      const { stderr } = await running.stop();
+      expect(/^DELETE \/plants\/1 204 [\d.]+ms$/m.test(stderr)).toBe(logged);
+    }
+  });
+
+  it('the banner names the pressure in force, and -q --log logs with no banner', async () => {
+    const running = await sandbox(['--latency', '1ms', '--fail', '0', '--rate', '1000/s', '--capacity', '3', '-q', '--log']);
+    expect(await status(running.url, DEFAULT_SANDBOX_TOKEN)).toBe(204);
+    const { stderr } = await running.stop();
+    expect(stderr).toMatch(/^DELETE \/plants\/1 204 [\d.]+ms\n$/);
+    const loud = await sandbox(['--latency', '50ms', '--jitter', '20ms', '--fail', '10%', '--rate', '1000/s', '--capacity', '3']);
+    expect((await loud.stop()).stderr).toContain(
+      'Plant Store sandbox: plants 1..100; 429 past 1000/s; 3 served at once, the rest queued; each answer after 30-70 ms; 10% answered 503 (Retry-After: 1); seed 0.',
+    );
   });
 });
