@@ -1,0 +1,80 @@
+// When the whole service fails, not a few ids: a gateway whose upstream is down answers every
+// request 502 in a millisecond, and without this a batch spends every id's retries in a moment
+// (thousands of requests a second at a service that is down). Told apart from a few bad ids by
+// counting ids, not answers: an id that keeps failing fails its first attempt once, however
+// often its retries fail, while an outage fails the first attempts of id after id with nothing
+// good between. Then the batch pauses and sends one probe at a time, one a pause apart, until an
+// answer is good again. Like the other parts it keeps no clock.
+
+import type { Started } from './controller.js';
+
+/**
+ * First attempts failing in a row (502, 503, 504 or a failed connection) with no good answer
+ * between, that make an outage. A few ids failing alone never line up this many in a row among
+ * the good answers of the others; a service that is down fails every one.
+ */
+export const OUTAGE_AFTER_FIRSTS = 8;
+/** In an outage, the pause after each failed probe (never longer than --max-retry-wait). */
+export const PROBE_EVERY_MS = 1000;
+
+/** A start as the outage watch sees it: its number, and whether it was an id's retry. */
+export type Attempt = Pick<Started, 'sequence' | 'retry'>;
+
+export class OutageWatch {
+  #failedFirstsInARow = 0;
+  #active = false;
+  /** The probe in flight, by its start's number. */
+  #probe: number | undefined;
+  /** Outages so far. */
+  #outages = 0;
+
+  /** The service is failing: the batch waits and probes. */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  get outages(): number {
+    return this.#outages;
+  }
+
+  /** In an outage, a probe is already out: nothing else starts until it answers. */
+  get probing(): boolean {
+    return this.#active && this.#probe !== undefined;
+  }
+
+  /** A start: in an outage, it is the probe. */
+  onStart(sequence: number): void {
+    if (this.#active && this.#probe === undefined) this.#probe = sequence;
+  }
+
+  /** A good answer (the server processed a request): true when it ends an outage. */
+  onGood(attempt: Attempt): boolean {
+    this.#answered(attempt);
+    this.#failedFirstsInARow = 0;
+    if (!this.#active) return false;
+    this.#active = false;
+    return true;
+  }
+
+  /** A failed answer that says the service is failing: true when it begins an outage. */
+  onFailing(attempt: Attempt): boolean {
+    this.#answered(attempt);
+    // A retry's failure is its id's again: counted once, at its first attempt. In an outage, any failure extends it.
+    if (this.#active || attempt.retry) return false;
+    this.#failedFirstsInARow += 1;
+    if (this.#failedFirstsInARow < OUTAGE_AFTER_FIRSTS) return false;
+    this.#active = true;
+    this.#outages += 1;
+    this.#probe = undefined;
+    return true;
+  }
+
+  /** Any other answer (a timeout, a 500): says nothing of an outage, but a probe is over. */
+  onOther(attempt: Attempt): void {
+    this.#answered(attempt);
+  }
+
+  #answered(attempt: Attempt): void {
+    if (attempt.sequence === this.#probe) this.#probe = undefined;
+  }
+}
