@@ -27,6 +27,9 @@ export class OutageWatch {
   #probe: number | undefined;
   /** Outages so far. */
   #outages = 0;
+  /** The number of the latest start, and of the last one before the outage began. */
+  #lastStart = 0;
+  #startedBefore = 0;
 
   /** The service is failing: the batch waits and probes. */
   get active(): boolean {
@@ -44,14 +47,18 @@ export class OutageWatch {
 
   /** A start: in an outage, it is the probe. */
   onStart(sequence: number): void {
+    this.#lastStart = sequence;
     if (this.#active && this.#probe === undefined) this.#probe = sequence;
   }
 
-  /** A good answer (the server processed a request): true when it ends an outage. */
+  /**
+   * A good answer (the server processed a request): true when it ends an outage. One to a
+   * request sent before the outage began says only that the service worked then.
+   */
   onGood(attempt: Attempt): boolean {
     this.#answered(attempt);
     this.#failedFirstsInARow = 0;
-    if (!this.#active) return false;
+    if (!this.#active || attempt.sequence <= this.#startedBefore) return false;
     this.#active = false;
     return true;
   }
@@ -64,6 +71,7 @@ export class OutageWatch {
     this.#failedFirstsInARow += 1;
     if (this.#failedFirstsInARow < OUTAGE_AFTER_FIRSTS) return false;
     this.#active = true;
+    this.#startedBefore = this.#lastStart;
     this.#outages += 1;
     this.#probe = undefined;
     return true;
