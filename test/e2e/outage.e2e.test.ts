@@ -58,20 +58,24 @@ describe("a server that gives a gateway's 502 page for 3 s", () => {
   it.each([
     ['the default', []],
     ['--concurrency 64', ['--concurrency', '64']],
-  ])('5,000 ids with %s: none fails', async (_name, flags) => {
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 5_000 });
-    closers.push(() => sandbox.close());
-    const proxy = await startGatewayProxy(sandbox.url);
-    closers.push(() => proxy.close());
-    const outage = proxy.downAfter(1_000, 3_000);
-    const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(proxy.url), input: ids(5_000) });
-    const window = await outage;
+  ])(
+    '5,000 ids with %s: none fails',
+    async (_name, flags) => {
+      const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 5_000 });
+      closers.push(() => sandbox.close());
+      const proxy = await startGatewayProxy(sandbox.url);
+      closers.push(() => proxy.close());
+      const outage = proxy.downAfter(1_000, 3_000);
+      const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(proxy.url), input: ids(5_000) });
+      const window = await outage;
 
-    expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
-    expect(result.code).toBe(0);
-    const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
-    expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
-  }, 60_000);
+      expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
+      expect(result.code).toBe(0);
+      const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
+      expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
+    },
+    60_000,
+  );
 });
 
 /** 2,000 plants; 4 ids always answer 503, 2 never answer (held open until the client gives up). */
@@ -105,19 +109,23 @@ describe('a few ids that always answer 503 and a few that never answer', () => {
     ['--max-retry-wait 0', ['--max-retry-wait', '0']],
     ['--max-retry-wait 0 and --concurrency 64', ['--max-retry-wait', '0', '--concurrency', '64']],
     ['the default wait', []],
-  ])('with %s: every other id is deleted, and only those 6 fail, each after its own retries', async (_name, flags) => {
-    const server = await fewBadIds();
-    const result = await runPlantstore(['delete', '--stdin', '--timeout', '1', ...flags], { env: envFor(server.url), input: ids(2_000) });
+  ])(
+    'with %s: every other id is deleted, and only those 6 fail, each after its own retries',
+    async (_name, flags) => {
+      const server = await fewBadIds();
+      const result = await runPlantstore(['delete', '--stdin', '--timeout', '1', ...flags], { env: envFor(server.url), input: ids(2_000) });
 
-    expect(server.deleted.size).toBe(1_994);
-    expect(result.stderr).toMatch(/^1994 deleted, 0 already absent, 6 failed, 0 not sent in /m);
-    const failed = [...result.stderr.matchAll(/^✗ plant (\d+):/gm)].map((match) => match[1]);
-    expect(failed).toEqual(['3', '5', '700', '1200', '1400', '1999']);
-    expect(result.stderr).not.toMatch(/: not sent|giving up|refused (every|all)/);
-    // The first failing id's code: 503 is 6.
-    expect(result.code).toBe(6);
-    // Each bad id had its retries (3 attempts; a 503 refused while others are served may cost a fifth of one), no more.
-    for (const id of server.always503) expect(server.requests.get(id)).toBeGreaterThanOrEqual(3);
-    for (const id of server.silent) expect(server.requests.get(id)).toBe(3);
-  }, 60_000);
+      expect(server.deleted.size).toBe(1_994);
+      expect(result.stderr).toMatch(/^1994 deleted, 0 already absent, 6 failed, 0 not sent in /m);
+      const failed = [...result.stderr.matchAll(/^✗ plant (\d+):/gm)].map((match) => match[1]);
+      expect(failed).toEqual(['3', '5', '700', '1200', '1400', '1999']);
+      expect(result.stderr).not.toMatch(/: not sent|giving up|refused (every|all)/);
+      // The first failing id's code: 503 is 6.
+      expect(result.code).toBe(6);
+      // Each bad id had its retries (3 attempts; a 503 refused while others are served may cost a fifth of one), no more.
+      for (const id of server.always503) expect(server.requests.get(id)).toBeGreaterThanOrEqual(3);
+      for (const id of server.silent) expect(server.requests.get(id)).toBe(3);
+    },
+    60_000,
+  );
 });
