@@ -225,7 +225,7 @@ export class LoadController {
     const gaveUp = this.#pauses.onRefused(now, status);
     if (gaveUp !== undefined) return gaveUp;
     // A 503 says the service is failing as a 502 does: many ids in a row of them are an outage.
-    if (load === 'overloaded' && this.#onServiceFailing(start, now)) return undefined;
+    if (load === 'overloaded' && this.#onServiceFailing(start, now, true)) return undefined;
     // A retry's 503 is its id's again: its first attempt's was the evidence. (A 429 is always the pace's.)
     if (start.retry && load === 'overloaded') return undefined;
     this.#limit.onRefused();
@@ -244,8 +244,8 @@ export class LoadController {
   }
 
   /** Whether the service is down (outage.ts); in an outage, each failure pauses the run until the next probe. */
-  #onServiceFailing(start: Started, now: number): boolean {
-    if (this.#outage.onFailing(start)) {
+  #onServiceFailing(start: Started, now: number, shed = false): boolean {
+    if (this.#outage.onFailing(start, now, shed)) {
       this.#outageSince = now;
       this.#pause(PROBE_EVERY_MS, 'failing', now);
     } else if (this.#outage.active) {

@@ -14,6 +14,12 @@ import type { Started } from './controller.js';
  * the good answers of the others; a service that is down fails every one.
  */
 export const OUTAGE_AFTER_FIRSTS = 8;
+/**
+ * A 503 is also how a server at capacity sheds what it cannot take, answered in the same round
+ * trip as the requests it serves: the throttle's cuts are the answer to that. 503s are an
+ * outage only once they have come, with nothing good between, for this long as well.
+ */
+export const OVERLOAD_OUTAGE_AFTER_MS = 1000;
 /** In an outage, the pause after each failed probe (never longer than --max-retry-wait). */
 export const PROBE_EVERY_MS = 1000;
 
@@ -22,6 +28,8 @@ export type Attempt = Pick<Started, 'sequence' | 'retry'>;
 
 export class OutageWatch {
   #failedFirstsInARow = 0;
+  /** When the first of them came. */
+  #failingSince = 0;
   #active = false;
   /** The probe in flight, by its start's number. */
   #probe: number | undefined;
@@ -63,13 +71,18 @@ export class OutageWatch {
     return true;
   }
 
-  /** A failed answer that says the service is failing: true when it begins an outage. */
-  onFailing(attempt: Attempt): boolean {
+  /**
+   * A failed answer that says the service is failing, at `now`: true when it begins an outage.
+   * `shed`: a 503, which may be a server at capacity rather than down (OVERLOAD_OUTAGE_AFTER_MS).
+   */
+  onFailing(attempt: Attempt, now: number, shed = false): boolean {
     this.#answered(attempt);
     // A retry's failure is its id's again: counted once, at its first attempt. In an outage, any failure extends it.
     if (this.#active || attempt.retry) return false;
+    if (this.#failedFirstsInARow === 0) this.#failingSince = now;
     this.#failedFirstsInARow += 1;
     if (this.#failedFirstsInARow < OUTAGE_AFTER_FIRSTS) return false;
+    if (shed && now - this.#failingSince < OVERLOAD_OUTAGE_AFTER_MS) return false;
     this.#active = true;
     this.#startedBefore = this.#lastStart;
     this.#outages += 1;

@@ -39,8 +39,11 @@ describe('PauseRule: refusals', () => {
     expect(rule.onRefused(0)).toBeUndefined();
     expect(rule.onRefused(9999)).toBeUndefined();
     rule.onAdmitted();
-    expect(rule.onRefused(10_000)).toBeUndefined();
-    expect(rule.onRefused(20_000)).toBe('the server refused every request for 10 s');
+    expect(rule.onRefused(10_000, 503)).toBeUndefined();
+    expect(rule.onRefused(15_000)).toBeUndefined();
+    expect(rule.onRefused(15_000, 502)).toBeUndefined();
+    // What it saw since the last good answer: every refusal counted, each kind named once.
+    expect(rule.onRefused(20_000, 503)).toBe('the server refused all 4 requests it answered over 10 s (502, 503, failed connections)');
     expect(new PauseRule().onRefused(0)).toBeUndefined();
     const stalled = new PauseRule();
     stalled.onRefused(0);
