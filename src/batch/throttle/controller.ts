@@ -6,7 +6,6 @@
 
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
-import type { LimitChangeReason } from '../latency-limit.js';
 import { MAX_AUTO_CONCURRENCY, startingLimit } from '../latency-tuning.js';
 import { AdaptiveRate } from './adaptive-rate.js';
 import { AutoConcurrency } from './auto-concurrency.js';
@@ -14,55 +13,9 @@ import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
 import { OutageWatch, PROBE_EVERY_MS } from './outage.js';
 import { OverdueWatch } from './overdue.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
+import type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
-/** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
-export type ThrottleChange =
-  | { kind: 'slowed'; status: number; ratePerSecond: number }
-  | { kind: 'concurrency'; status: number; limit: number }
-  /** `--concurrency auto`: the limit moved, a 503 cut included (then no 'concurrency' change). */
-  | { kind: 'limit'; from: number; to: number; reason: LimitChangeReason }
-  | { kind: 'paused'; forMs: number; reason: PauseReason }
-  | { kind: 'recovered' }
-  /** The service answered again after an outage (outage.ts) of `afterMs`: the run starts again slowly. */
-  | { kind: 'service-back'; afterMs: number }
-  | { kind: 'gave-up'; reason: string };
-
-export interface ThrottleStats {
-  /** Answers that refused for load. */
-  refusals: number;
-  /** Answers that said the service was failing: a gateway's 502 or 504, a refused or reset connection. */
-  failures: number;
-  /** Times the whole service failed (outage.ts): the run paused and probed. */
-  outages: number;
-  rateCuts: number;
-  concurrencyCuts: number;
-  /**
-   * Pauses of the whole run that held something back, and their total length up to the end of
-   * the run (overlaps counted once). A pause nothing waited for is not counted.
-   */
-  pauses: number;
-  pausedMs: number;
-  /** The adaptive sending rate now; undefined until the first rate cut. */
-  ratePerSecond: number | undefined;
-  /** Requests allowed in flight now. */
-  concurrencyLimit: number;
-  /** With `--concurrency auto` only: the limit the run works at (see AutoConcurrency.settled). */
-  settledConcurrency?: number;
-}
-
-/** A start, as the controller numbered it (onStart). */
-export interface Started {
-  readonly startedAt: number;
-  /** The how-many-th start: tells whether it began before or after a cut, even within one millisecond. */
-  readonly sequence: number;
-  /** Requests in flight when it started, itself included. */
-  readonly inFlightAtStart: number;
-  /**
-   * An id's attempt after its first failed. Its failure is that id's again: a few ids failing
-   * over and over are theirs, and move neither the limit nor the pace of the others.
-   */
-  readonly retry: boolean;
-}
+export type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
 export interface ControllerOptions {
   /** A fixed ceiling (--concurrency n), or the limit found from the server's latency: 'auto' up to MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n. */
@@ -222,7 +175,7 @@ export class LoadController {
 
   #onRefused(start: Started, { load, status, retryAfterMs }: Extract<Feedback, { kind: 'refused' }>, now: number): string | undefined {
     this.#refusals += 1;
-    const gaveUp = this.#pauses.onRefused(now, status);
+    const gaveUp = this.#pauses.onRefused(now, status, !start.retry || this.#outage.active);
     if (gaveUp !== undefined) return gaveUp;
     // A 503 says the service is failing as a 502 does: many ids in a row of them are an outage.
     if (load === 'overloaded' && this.#onServiceFailing(start, now, true)) return undefined;
@@ -237,7 +190,7 @@ export class LoadController {
   /** A 502, a 504, a refused or reset connection: the service is failing for this request. */
   #onFailing(start: Started, status: number | undefined, now: number): string | undefined {
     this.#failures += 1;
-    const gaveUp = this.#pauses.onRefused(now, status);
+    const gaveUp = this.#pauses.onRefused(now, status, !start.retry || this.#outage.active);
     if (gaveUp !== undefined) return gaveUp;
     this.#onServiceFailing(start, now);
     return undefined;

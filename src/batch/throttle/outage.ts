@@ -35,6 +35,12 @@ export class OutageWatch {
   #probe: number | undefined;
   /** Outages so far. */
   #outages = 0;
+  /**
+   * Good answers still to come after an outage before a retry's failure is its id's again: the
+   * retries of a service that came back and failed again are all that goes out at first, and
+   * they must be able to tell that it is down again.
+   */
+  #goodToRecover = 0;
   /** The number of the latest start, and of the last one before the outage began. */
   #lastStart = 0;
   #startedBefore = 0;
@@ -66,8 +72,12 @@ export class OutageWatch {
   onGood(attempt: Attempt): boolean {
     this.#answered(attempt);
     this.#failedFirstsInARow = 0;
-    if (!this.#active || attempt.sequence <= this.#startedBefore) return false;
+    if (!this.#active || attempt.sequence <= this.#startedBefore) {
+      if (this.#goodToRecover > 0) this.#goodToRecover -= 1;
+      return false;
+    }
     this.#active = false;
+    this.#goodToRecover = OUTAGE_AFTER_FIRSTS;
     return true;
   }
 
@@ -78,7 +88,7 @@ export class OutageWatch {
   onFailing(attempt: Attempt, now: number, shed = false): boolean {
     this.#answered(attempt);
     // A retry's failure is its id's again: counted once, at its first attempt. In an outage, any failure extends it.
-    if (this.#active || attempt.retry) return false;
+    if (this.#active || (attempt.retry && this.#goodToRecover === 0)) return false;
     if (this.#failedFirstsInARow === 0) this.#failingSince = now;
     this.#failedFirstsInARow += 1;
     if (this.#failedFirstsInARow < OUTAGE_AFTER_FIRSTS) return false;

@@ -67,9 +67,12 @@ export class PauseRule {
    * A refusal, or an answer that says the service is failing (`status` undefined: a connection
    * that failed); why to give up once every answer for stallMs was one, else undefined. Any
    * answer that was not (a good one, a 404) starts the count again: a server that processes
-   * some requests is not given up on, however many ids it refuses.
+   * some requests is not given up on, however many ids it refuses. Only `fresh` evidence (an
+   * id's first attempt, or any attempt in an outage) starts the count: at the end of a run, the
+   * few ids that fail over and over are all that is left to answer, and they are theirs.
    */
-  onRefused(now: number, status?: number): string | undefined {
+  onRefused(now: number, status?: number, fresh = true): string | undefined {
+    if (this.#refusingSince === undefined && !fresh) return undefined;
     this.#refusingSince ??= now;
     this.#refusedCount += 1;
     this.#refusedWith.add(status);

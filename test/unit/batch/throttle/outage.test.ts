@@ -26,6 +26,21 @@ describe('OutageWatch', () => {
     expect(watch.active).toBe(false);
   });
 
+  it('just after an outage, retries failing again tell that it is down again, until OUTAGE_AFTER_FIRSTS good answers', () => {
+    const watch = new OutageWatch();
+    for (let i = 1; i <= OUTAGE_AFTER_FIRSTS; i++) watch.onFailing(first(i), 0);
+    watch.onStart(100);
+    expect(watch.onGood(retry(100))).toBe(true);
+    for (let i = 1; i < OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(retry(100 + i), 0)).toBe(false);
+    expect(watch.onFailing(retry(200), 0)).toBe(true);
+    expect(watch.outages).toBe(2);
+    watch.onStart(300);
+    watch.onGood(retry(300));
+    // Recovered: retries' failures are their ids' again.
+    for (let i = 0; i < OUTAGE_AFTER_FIRSTS; i++) watch.onGood(first(400 + i));
+    for (let i = 0; i < 2 * OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(retry(500 + i), 0)).toBe(false);
+  });
+
   it('503s, which a server at capacity sheds beside what it serves, are one only after OVERLOAD_OUTAGE_AFTER_MS of nothing else', () => {
     const watch = new OutageWatch();
     for (let i = 1; i <= 2 * OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(first(i), i, true)).toBe(false);
