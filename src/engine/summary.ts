@@ -35,17 +35,22 @@ export function summaryLine<R>(
 
 /** Why a run went slower than it could have: once in the summary, never per request. */
 function throttleNote(stats: ThrottleStats): string {
-  if (stats.refusals === 0) return '';
-  const parts = [
-    `throttled: the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (${LOAD_REFUSAL_STATUSES.join('/')})`,
-  ];
+  const parts: string[] = [];
+  if (stats.refusals > 0)
+    parts.push(`the server refused ${stats.refusals} request${stats.refusals === 1 ? '' : 's'} (${LOAD_REFUSAL_STATUSES.join('/')})`);
+  // A failure or two is not worth a word (each failing id says it); an outage the run waited out is.
+  if (stats.outages > 0)
+    parts.push(
+      `the service was down ${stats.outages === 1 ? 'once' : `${stats.outages} times`} (502/503/504 or failed connections for request after request)`,
+    );
+  if (parts.length === 0) return '';
   if (stats.rateCuts > 0)
     parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
   // With auto, the limit is named once, as where the run settled.
   if (stats.concurrencyCuts > 0 && stats.settledConcurrency === undefined) parts.push(`${stats.concurrencyLimit} in flight`);
   if (stats.pauses > 0)
     parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
-  return `; ${parts.join(', ')}`;
+  return `; throttled: ${parts.join(', ')}`;
 }
 
 /** A --verbose line for each change of pace. */
@@ -58,9 +63,13 @@ export function describeChange(change: ThrottleChange): string {
     case 'paused':
       return change.reason === 'retry-after'
         ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`
-        : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
+        : change.reason === 'failing'
+          ? `throttled: the service is failing for request after request (502/503/504 or failed connections); one probe every ${formatRunSeconds(change.forMs)} until it answers`
+          : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
     case 'limit':
       return `concurrency ${change.from} → ${change.to}: ${change.reason}`;
+    case 'service-back':
+      return `the service answers again after ${formatRunSeconds(change.afterMs)} of failing; sending slowly, then faster`;
     case 'recovered':
       return 'no longer throttled: sending at full speed';
     case 'gave-up':

@@ -3,6 +3,7 @@
 // knows only this; the batch's throttle (src/batch/throttle/) implements it.
 
 import { classifyStatus, isLoadRefusal, type LoadRefusal } from './classify.js';
+import type { FailedAttempt } from './outcome.js';
 
 /** What an answer says about the server's load (see feedbackFor). */
 export type Feedback =
@@ -13,7 +14,13 @@ export type Feedback =
    * for the words only, and retryAfterMs comes from its Retry-After header.
    */
   | { kind: 'refused'; load: LoadRefusal; status: number; retryAfterMs: number | undefined }
-  /** No answer, or one that says nothing about load (network failure, timeout, 500, 502, 504). */
+  /**
+   * The service, or the way to it, is failing: a gateway's 502 or 504, a refused or reset
+   * connection. One such answer is one id's bad luck; most answers across ids, an outage
+   * (throttle/outage.ts). `status` is the answer's, undefined for a connection that failed.
+   */
+  | { kind: 'failing'; status: number | undefined }
+  /** No answer, or one that says nothing about load (timeout, 500). */
   | { kind: 'neutral' };
 
 /** Permission to send one attempt. Release it once, with what the answer said. */
@@ -36,6 +43,12 @@ export interface AttemptGate {
   admitting(): boolean;
   /** A request the HTTP layer sent again on its own (HTTP/2): it counts against --rate like any start. */
   resent?(): void;
+  /**
+   * Whether the whole service is failing now (most answers across ids 502/503/504 or failed
+   * connections): the batch is paused and probing, and a failure then is the service's, not
+   * the id's, so it costs the id a fifth of a retry, as a paced refusal does.
+   */
+  outage?(): boolean;
 }
 
 /** What an HTTP answer says about load; `status` null when no answer arrived. */
@@ -45,6 +58,20 @@ export function feedbackFor(status: number | null, retryAfterMs?: number): Feedb
   const { load } = classifyStatus(status);
   if (isLoadRefusal(load)) return { kind: 'refused', load, status, retryAfterMs };
   return load === 'ok' ? OK : NEUTRAL;
+}
+
+/** Connection failures that say the service (or the gateway before it) is not taking requests. */
+const FAILING_CONNECTIONS = new Set(['refused', 'reset', 'closed', 'closed-while-sending']);
+
+/**
+ * What an attempt's ending says about load: feedbackFor's answer, except that a gateway's 502
+ * or 504, and a connection refused or reset, say the service is failing.
+ */
+export function feedbackForAttempt(attempt: FailedAttempt | undefined, status: number | null, retryAfterMs?: number): Feedback {
+  if (status === 502 || status === 504) return { kind: 'failing', status };
+  if ((attempt?.kind === 'network' || attempt?.kind === 'proxy-unreachable') && FAILING_CONNECTIONS.has(attempt.what))
+    return { kind: 'failing', status: undefined };
+  return feedbackFor(status, retryAfterMs);
 }
 
 const OK: Feedback = { kind: 'ok' };

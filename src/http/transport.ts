@@ -9,7 +9,7 @@ import { createMask } from '../text/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
 import { isLoadRefusal, verdictOf } from './classify.js';
 import { createDispatcher } from './dispatcher.js';
-import { type AttemptGate, feedbackFor } from './gate.js';
+import { type AttemptGate, feedbackFor, feedbackForAttempt } from './gate.js';
 import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { backoffDelayMs, REFUSALS_PER_RETRY, wait } from './retry.js';
@@ -154,7 +154,7 @@ export function createTransport(options: TransportOptions): Transport {
         return notAdmitted(previous, interrupt);
       }
       const { outcome, retryAfterMs } = sent;
-      permit?.release(feedbackFor(outcome.status ?? null, retryAfterMs));
+      permit?.release(feedbackForAttempt(outcome.kind === 'ok' ? undefined : outcome, outcome.status ?? null, retryAfterMs));
       if (outcome.status !== undefined) tokens.answered(lease, outcome.status);
       if (outcome.kind === 'ok') return outcome;
       const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
@@ -179,7 +179,8 @@ export function createTransport(options: TransportOptions): Transport {
         onEvent?.({ kind: 'retrying', label, delayMs: 0, retryAfter: false, failure: outcome });
         continue;
       }
-      const paced = isLoadRefusal(verdict.load) && gate?.admitting() === true;
+      // While the whole service fails, the batch pauses and probes: a failure then is the service's, not this id's.
+      const paced = (isLoadRefusal(verdict.load) && gate?.admitting() === true) || gate?.outage?.() === true;
       spent += paced ? 1 : REFUSALS_PER_RETRY;
       if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
       if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {

@@ -13,8 +13,10 @@
 // BENCH_NETWORK_RUNS repeats them; the capacity batches (capacity.ts: servers
 // that serve K at once and queue the rest, at each --concurrency), about two
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
+// outage.ts: a service down for a few seconds behind a reverse proxy, under a minute:
+// BENCH_OUTAGE=0 skips it, BENCH_OUTAGE=502-3s picks one;
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
-// stop, capacity, mask, size, soak); stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// stop, capacity, outage, mask, size, soak); stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // soak.ts is 200,000 ids through the README's journal command with five interruptions and a
 // suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
@@ -28,6 +30,7 @@ import { benchCapacity } from './capacity.js';
 import { benchJournal } from './journal.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
+import { benchOutage } from './outage.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
 import { benchSoak } from './soak.js';
@@ -45,7 +48,7 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'stop', 'network', 'capacity', 'mask', 'size', 'soak'] as const;
+const GROUPS = ['startup', 'batch', 'journal', 'stop', 'network', 'capacity', 'outage', 'mask', 'size', 'soak'] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     if (only('stop')) rows.push(...(await benchStop(options)));
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
+    if (only('outage')) rows.push(...(await benchOutage(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));
     if (only('size')) rows.push(...benchPackageSize(options));
     if (only('soak')) rows.push(...(await benchSoak(options)));

@@ -17,7 +17,7 @@ const HOST = 'api.example.com';
  * A gate that admits `admit` attempts, recording what each was released with, then refuses;
  * `admitting` says whether the server admits other requests of the run meanwhile.
  */
-function gate(admit: number, gaveUp?: string, admitting = false): AttemptGate & { feedback: Feedback[] } {
+function gate(admit: number, gaveUp?: string, admitting = false, outage = false): AttemptGate & { feedback: Feedback[] } {
   const feedback: Feedback[] = [];
   let admitted = 0;
   return {
@@ -25,6 +25,7 @@ function gate(admit: number, gaveUp?: string, admitting = false): AttemptGate & 
     acquire: async () => (admitted++ < admit ? { startedAt: 0, release: (given: Feedback) => feedback.push(given) } : undefined),
     gaveUp: () => gaveUp,
     admitting: () => admitting,
+    outage: () => outage,
   };
 }
 
@@ -117,6 +118,13 @@ describe('the outcome of a request, as data', () => {
     const busy = gate(Number.POSITIVE_INFINITY, undefined, true);
     expect((await outcome([{ answer: 503, headers: { 'retry-after': '0' } }], { retries: 1, gate: busy })).calls).toBe(6);
     expect((await outcome([{ answer: 502 }], { retries: 1, gate: busy })).calls).toBe(2);
+  });
+
+  it('while the whole service is down (the gate pauses and probes), a failure costs a fifth of a retry, whatever it was', async () => {
+    const down = gate(Number.POSITIVE_INFINITY, undefined, false, true);
+    expect((await outcome([{ answer: 502 }], { retries: 1, gate: down })).calls).toBe(6);
+    expect((await outcome([{ error: 'ECONNREFUSED' }], { retries: 1, gate: down })).calls).toBe(6);
+    expect((await outcome([{ answer: 502 }], { retries: 1, gate: gate(Number.POSITIVE_INFINITY) })).calls).toBe(2);
   });
 
   it('each attempt event numbers it among the attempts the budget still assures, never past them', async () => {
@@ -283,7 +291,12 @@ describe('what each attempt tells the throttle', () => {
       { kind: 'refused', load: 'overloaded', status: 503, retryAfterMs: 2000 },
     ],
     ['a 500', { answer: 500 }, { kind: 'neutral' }],
-    ['no answer', { error: 'ECONNREFUSED' }, { kind: 'neutral' }],
+    // The service, or the way to it, failing: one is an id's bad luck, most across ids an outage (throttle/outage.ts).
+    ['a 502', { answer: 502 }, { kind: 'failing', status: 502 }],
+    ['a 504', { answer: 504 }, { kind: 'failing', status: 504 }],
+    ['a refused connection', { error: 'ECONNREFUSED' }, { kind: 'failing', status: undefined }],
+    ['a reset connection', { error: 'ECONNRESET' }, { kind: 'failing', status: undefined }],
+    ['no answer', 'silent', { kind: 'neutral' }],
   ])('%s', async (_name, step, feedback) => {
     const throttle = gate(1);
     await outcome([step], { gate: throttle });

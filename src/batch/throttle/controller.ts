@@ -6,51 +6,16 @@
 
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
-import type { LimitChangeReason } from '../latency-limit.js';
 import { MAX_AUTO_CONCURRENCY, startingLimit } from '../latency-tuning.js';
 import { AdaptiveRate } from './adaptive-rate.js';
 import { AutoConcurrency } from './auto-concurrency.js';
 import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
+import { OutageWatch, PROBE_EVERY_MS } from './outage.js';
 import { OverdueWatch } from './overdue.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
+import type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
-/** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
-export type ThrottleChange =
-  | { kind: 'slowed'; status: number; ratePerSecond: number }
-  | { kind: 'concurrency'; status: number; limit: number }
-  /** `--concurrency auto`: the limit moved, a 503 cut included (then no 'concurrency' change). */
-  | { kind: 'limit'; from: number; to: number; reason: LimitChangeReason }
-  | { kind: 'paused'; forMs: number; reason: PauseReason }
-  | { kind: 'recovered' }
-  | { kind: 'gave-up'; reason: string };
-
-export interface ThrottleStats {
-  /** Answers that refused for load. */
-  refusals: number;
-  rateCuts: number;
-  concurrencyCuts: number;
-  /**
-   * Pauses of the whole run that held something back, and their total length up to the end of
-   * the run (overlaps counted once). A pause nothing waited for is not counted.
-   */
-  pauses: number;
-  pausedMs: number;
-  /** The adaptive sending rate now; undefined until the first rate cut. */
-  ratePerSecond: number | undefined;
-  /** Requests allowed in flight now. */
-  concurrencyLimit: number;
-  /** With `--concurrency auto` only: the limit the run works at (see AutoConcurrency.settled). */
-  settledConcurrency?: number;
-}
-
-/** A start, as the controller numbered it (onStart). */
-export interface Started {
-  readonly startedAt: number;
-  /** The how-many-th start: tells whether it began before or after a cut, even within one millisecond. */
-  readonly sequence: number;
-  /** Requests in flight when it started, itself included. */
-  readonly inFlightAtStart: number;
-}
+export type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
 export interface ControllerOptions {
   /** A fixed ceiling (--concurrency n), or the limit found from the server's latency: 'auto' up to MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n. */
@@ -69,6 +34,9 @@ export class LoadController {
   /** With auto: requests that have not answered long after they should have (overdue.ts). */
   readonly #overdue: OverdueWatch | undefined;
   readonly #pauses: PauseRule;
+  readonly #outage = new OutageWatch();
+  /** When the current outage began. */
+  #outageSince = 0;
   readonly #onChange: ((change: ThrottleChange) => void) | undefined;
   #started = 0;
   /** Starts up to this sequence number were already under way at the last cut or pause. */
@@ -78,6 +46,7 @@ export class LoadController {
   /** Slowed down, and recovery not reported yet. */
   #slowed = false;
   #refusals = 0;
+  #failures = 0;
 
   constructor(options: ControllerOptions) {
     const onChange = options.onChange;
@@ -107,6 +76,8 @@ export class LoadController {
    * `lastStartAt`; Infinity while the in-flight limit is reached.
    */
   openAt(now: number, inFlight: number, lastStartAt: number): number {
+    // In an outage one probe at a time, the next once it has answered and the pause after it is over.
+    if (this.#outage.probing) return Number.POSITIVE_INFINITY;
     if (this.counted(inFlight, now) >= this.#limit.limit || inFlight >= this.#limit.ceiling) return Number.POSITIVE_INFINITY;
     const at = Math.max(now, this.#pauses.until);
     if (at <= now && this.#rate.startDeferredCut(now)) this.#slowedDown(this.#deferredCutStatus);
@@ -142,6 +113,7 @@ export class LoadController {
   onStart(now: number): number {
     this.#rate.onStart(now);
     this.#started += 1;
+    this.#outage.onStart(this.#started);
     return this.#started;
   }
 
@@ -156,6 +128,11 @@ export class LoadController {
     return this.#rate.admitting(now);
   }
 
+  /** The whole service is failing: the run pauses and probes (outage.ts). */
+  get inOutage(): boolean {
+    return this.#outage.active;
+  }
+
   /** Something is held back now: if by a pause, that pause is real and goes in the stats. */
   noteHeldBack(now: number): void {
     this.#pauses.noteHeldBack(now);
@@ -167,6 +144,8 @@ export class LoadController {
     const sampled = this.#overdue?.answered(start) ?? false;
     if (feedback.kind === 'ok') this.#onAdmitted(start, now, sampled);
     else if (feedback.kind === 'refused') return this.#onRefused(start, feedback, now);
+    else if (feedback.kind === 'failing') return this.#onFailing(start, feedback.status, now);
+    else this.#outage.onOther(start);
     return undefined;
   }
 
@@ -175,6 +154,8 @@ export class LoadController {
     const rate = this.#rate.perSecond;
     return {
       refusals: this.#refusals,
+      failures: this.#failures,
+      outages: this.#outage.outages,
       rateCuts: this.#rate.cuts,
       concurrencyCuts: this.#limit.cuts,
       ...this.#pauses.totals(end),
@@ -187,18 +168,52 @@ export class LoadController {
   #onAdmitted(start: Started, now: number, sampled: boolean): void {
     this.#rate.onAdmitted(now);
     this.#pauses.onAdmitted();
+    if (this.#outage.onGood(start)) this.#serviceBack(now);
     if (!sampled) this.#limit.onAdmitted({ rttMs: now - start.startedAt, inFlightAtStart: start.inFlightAtStart });
     this.#noteIfRecovered();
   }
 
   #onRefused(start: Started, { load, status, retryAfterMs }: Extract<Feedback, { kind: 'refused' }>, now: number): string | undefined {
     this.#refusals += 1;
-    this.#limit.onRefused();
-    const gaveUp = this.#pauses.onRefused(now);
+    const gaveUp = this.#pauses.onRefused(now, status, !start.retry || this.#outage.active);
     if (gaveUp !== undefined) return gaveUp;
+    // A 503 says the service is failing as a 502 does: many ids in a row of them are an outage.
+    if (load === 'overloaded' && this.#onServiceFailing(start, now, true)) return undefined;
+    // A retry's 503 is its id's again: its first attempt's was the evidence. (A 429 is always the pace's.)
+    if (start.retry && load === 'overloaded') return undefined;
+    this.#limit.onRefused();
     if (start.sequence > this.#reactedAtSequence) this.#react(start, load, status, retryAfterMs, now);
     if (retryAfterMs !== undefined && retryAfterMs > LONG_RETRY_AFTER_MS) this.#pause(retryAfterMs, 'retry-after', now);
     return undefined;
+  }
+
+  /** A 502, a 504, a refused or reset connection: the service is failing for this request. */
+  #onFailing(start: Started, status: number | undefined, now: number): string | undefined {
+    this.#failures += 1;
+    const gaveUp = this.#pauses.onRefused(now, status, !start.retry || this.#outage.active);
+    if (gaveUp !== undefined) return gaveUp;
+    this.#onServiceFailing(start, now);
+    return undefined;
+  }
+
+  /** Whether the service is down (outage.ts); in an outage, each failure pauses the run until the next probe. */
+  #onServiceFailing(start: Started, now: number, shed = false): boolean {
+    if (this.#outage.onFailing(start, now, shed)) {
+      this.#outageSince = now;
+      this.#pause(PROBE_EVERY_MS, 'failing', now);
+    } else if (this.#outage.active) {
+      // The failed probe, or the answers of requests already out: said once, when the outage began.
+      this.#pauses.pause(PROBE_EVERY_MS, now);
+    }
+    return this.#outage.active;
+  }
+
+  /** A good answer after an outage: the run starts again slowly, as TCP does after a loss of everything. */
+  #serviceBack(now: number): void {
+    this.#rate.deferCut(now);
+    this.#rate.startDeferredCut(now);
+    this.#slowed = true;
+    this.#onChange?.({ kind: 'service-back', afterMs: now - this.#outageSince });
   }
 
   /** The one cut or pause a round trip of refusals gets. */

@@ -14,10 +14,13 @@ export const DEFAULT_PAUSE_MS = 1000;
 export const DEFAULT_STALL_MS = 60_000;
 /** --max-retry-wait's default: a request asked to wait longer fails anyway. */
 export const DEFAULT_MAX_PAUSE_MS = 30_000;
+/** Ids refused on their first attempt (or probes in an outage) it takes, over stallMs, to give up on a server. */
+const STALL_MIN_IDS = 2;
 /** Cuts in a row with no good answer between, after which a refusal pauses instead of cutting again. */
 const CUTS_BEFORE_PAUSE = 2;
 
-export type PauseReason = 'retry-after' | 'refusing';
+/** 'failing': most answers across ids said the service is failing (outage.ts). */
+export type PauseReason = 'retry-after' | 'refusing' | 'failing';
 
 export class PauseRule {
   readonly #stallMs: number;
@@ -35,6 +38,10 @@ export class PauseRule {
   #pausedMs = 0;
   #cutsSinceOk = 0;
   #refusingSince: number | undefined;
+  /** Since refusingSince: the failed answers, and what they were. */
+  #refusedCount = 0;
+  #freshRefusals = 0;
+  readonly #refusedWith = new Set<number | undefined>();
 
   constructor(options: { stallMs?: number | undefined; maxPauseMs?: number | undefined } = {}) {
     this.#stallMs = options.stallMs ?? DEFAULT_STALL_MS;
@@ -55,13 +62,33 @@ export class PauseRule {
   onAdmitted(): void {
     this.#cutsSinceOk = 0;
     this.#refusingSince = undefined;
+    this.#refusedCount = 0;
+    this.#freshRefusals = 0;
+    this.#refusedWith.clear();
   }
 
-  /** A refusal; why to give up when the server has refused everything for stallMs, else undefined. */
-  onRefused(now: number): string | undefined {
+  /**
+   * A refusal, or an answer that says the service is failing (`status` undefined: a connection
+   * that failed); why to give up once every answer for stallMs was one, else undefined. Any
+   * answer that was not (a good one, a 404) starts the count again: a server that processes
+   * some requests is not given up on, however many ids it refuses. Only `fresh` evidence (an
+   * id's first attempt, or any attempt in an outage) starts the count, and it takes more than
+   * one: at the end of a run, an id that fails over and over may be all that is left to answer.
+   */
+  onRefused(now: number, status?: number, fresh = true): string | undefined {
+    if (this.#refusingSince === undefined && !fresh) return undefined;
     this.#refusingSince ??= now;
+    this.#refusedCount += 1;
+    this.#refusedWith.add(status);
+    if (fresh) this.#freshRefusals += 1;
     const refusingMs = now - this.#refusingSince;
-    return refusingMs >= this.#stallMs ? `the server refused every request for ${Math.round(refusingMs / 1000)} s` : undefined;
+    // One id refused over and over is that id's business, however long its retries go on.
+    if (refusingMs < this.#stallMs || this.#freshRefusals < STALL_MIN_IDS) return undefined;
+    const what = [...this.#refusedWith]
+      .sort((a, b) => (a ?? 1000) - (b ?? 1000))
+      .map((status) => (status === undefined ? 'failed connections' : String(status)))
+      .join(', ');
+    return `the server refused all ${this.#refusedCount} requests it answered over ${Math.round(refusingMs / 1000)} s (${what})`;
   }
 
   /** The rate or the limit was cut. */

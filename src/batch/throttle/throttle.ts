@@ -8,7 +8,9 @@
 //   good answers grow it back one by one; with `--concurrency auto`, auto-concurrency.ts
 //   stands in its place: the limit follows the server's latency, and a 503 cuts that same limit;
 // - pause.ts: a long Retry-After, or refusals that go on although we slowed down, pause the
-//   whole run; a server that refuses everything for `stallMs` makes the throttle give up.
+//   whole run; a server that refuses everything for `stallMs` makes the throttle give up;
+// - outage.ts: when the service itself fails (502, 503, 504, failed connections for id after id,
+//   not a few ids over and over), the run pauses and sends one probe at a time until it answers.
 // controller.ts puts them together, one reaction per round trip. This file is the queue on
 // top: it grants permits while they (and --rate) allow, retries before first attempts, and
 // holds the ordered pool's new items back meanwhile.
@@ -53,6 +55,7 @@ class ThrottlePermit implements Permit, Started {
     readonly inFlightAtStart: number,
     /** Its number in the --rate window, if there is one. */
     readonly rateStart: number | undefined,
+    readonly retry: boolean,
   ) {}
 
   release(feedback: Feedback): void {
@@ -64,6 +67,7 @@ class ThrottlePermit implements Permit, Started {
 
 interface Waiter {
   resolve(permit: Permit | undefined): void;
+  retry: boolean;
   signal: AbortSignal;
   onAbort(): void;
 }
@@ -108,11 +112,13 @@ export class Throttle implements AttemptGate {
   acquire(kind: 'first' | 'retry', signal: AbortSignal): Promise<Permit | undefined> {
     if (signal.aborted || this.#stopped !== undefined) return Promise.resolve(undefined);
     const now = this.#now();
-    if (this.#retries.length === 0 && this.#firsts.length === 0 && this.#openAt(now) <= now) return Promise.resolve(this.#grant(now));
+    if (this.#retries.length === 0 && this.#firsts.length === 0 && this.#openAt(now) <= now)
+      return Promise.resolve(this.#grant(now, kind === 'retry'));
     return new Promise((resolve) => {
       const queue = kind === 'retry' ? this.#retries : this.#firsts;
       const waiter: Waiter = {
         resolve,
+        retry: kind === 'retry',
         signal,
         onAbort: () => {
           queue.splice(queue.indexOf(waiter), 1);
@@ -156,6 +162,11 @@ export class Throttle implements AttemptGate {
     return this.#load.admitting(this.#now());
   }
 
+  /** The whole service is failing (most answers across ids): the run pauses and probes, and a failure now is the service's. */
+  outage(): boolean {
+    return this.#load.inOutage;
+  }
+
   /** The HTTP layer sent a request again on its own: the server saw it arrive, so --rate counts it. */
   resent(): void {
     this.#userLimit?.record(this.#now());
@@ -176,12 +187,12 @@ export class Throttle implements AttemptGate {
     return this.#userLimit === undefined || at === Number.POSITIVE_INFINITY ? at : this.#userLimit.nextAllowedAt(at);
   }
 
-  #grant(now: number): ThrottlePermit {
+  #grant(now: number, retry: boolean): ThrottlePermit {
     this.#inFlight += 1;
     const sequence = this.#load.onStart(now);
     this.#lastStartAt = now;
     const rateStart = this.#userLimit?.record(now);
-    const permit = new ThrottlePermit(this, now, sequence, this.#load.counted(this.#inFlight, now), rateStart);
+    const permit = new ThrottlePermit(this, now, sequence, this.#load.counted(this.#inFlight, now), rateStart, retry);
     this.#load.track(permit);
     return permit;
   }
@@ -203,7 +214,7 @@ export class Throttle implements AttemptGate {
       const waiter = this.#retries.shift() ?? this.#firsts.shift();
       if (waiter !== undefined) {
         waiter.signal.removeEventListener('abort', waiter.onAbort);
-        waiter.resolve(this.#grant(now));
+        waiter.resolve(this.#grant(now, waiter.retry));
       } else {
         // The pool starts items, each acquiring at once, until hold() says wait again.
         const resume = this.#holder as () => void;

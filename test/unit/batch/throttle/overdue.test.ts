@@ -134,7 +134,7 @@ describe('overdueAfterMs', () => {
 });
 
 describe('OverdueWatch', () => {
-  const start = (startedAt: number, sequence: number): Started => ({ startedAt, sequence, inFlightAtStart: 1 });
+  const start = (startedAt: number, sequence: number): Started => ({ startedAt, sequence, inFlightAtStart: 1, retry: false });
 
   it('marks the pending ones past the age, oldest first, skipping those answered; an answer says whether it was sampled', () => {
     const watch = new OverdueWatch();

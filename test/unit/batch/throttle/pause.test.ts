@@ -39,9 +39,22 @@ describe('PauseRule: refusals', () => {
     expect(rule.onRefused(0)).toBeUndefined();
     expect(rule.onRefused(9999)).toBeUndefined();
     rule.onAdmitted();
-    expect(rule.onRefused(10_000)).toBeUndefined();
-    expect(rule.onRefused(20_000)).toBe('the server refused every request for 10 s');
+    expect(rule.onRefused(10_000, 503)).toBeUndefined();
+    expect(rule.onRefused(15_000)).toBeUndefined();
+    expect(rule.onRefused(15_000, 502)).toBeUndefined();
+    // What it saw since the last good answer: every refusal counted, each kind named once.
+    expect(rule.onRefused(20_000, 503)).toBe('the server refused all 4 requests it answered over 10 s (502, 503, failed connections)');
     expect(new PauseRule().onRefused(0)).toBeUndefined();
+    // Retries refused over and over do not start it, and one id's refusals alone never end it:
+    // it takes a first attempt refused to start, and another id's to give up.
+    const fewIds = new PauseRule({ stallMs: 10_000 });
+    for (let at = 0; at <= 30_000; at += 1000) expect(fewIds.onRefused(at, 503, false)).toBeUndefined();
+    expect(fewIds.onRefused(31_000, 503, true)).toBeUndefined();
+    expect(fewIds.onRefused(45_000, 503, false)).toBeUndefined();
+    expect(fewIds.onRefused(46_000, 429, true)).toBe('the server refused all 3 requests it answered over 15 s (429, 503)');
+    const lastId = new PauseRule({ stallMs: 1000 });
+    expect(lastId.onRefused(0, 503, true)).toBeUndefined();
+    for (let at = 100; at <= 60_000; at += 100) expect(lastId.onRefused(at, 503, false)).toBeUndefined();
     const stalled = new PauseRule();
     stalled.onRefused(0);
     expect(stalled.onRefused(DEFAULT_STALL_MS)).toBeDefined();

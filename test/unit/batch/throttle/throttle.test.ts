@@ -436,8 +436,8 @@ describe('Throttle: gives up on a server that refuses everything', () => {
     clock.now = 10_000;
     c.release(refused(429, 1000));
     await settle();
-    expect(throttle.gaveUp()).toBe('the server refused every request for 10 s');
-    expect(changes.at(-1)).toEqual({ kind: 'gave-up', reason: 'the server refused every request for 10 s' });
+    expect(throttle.gaveUp()).toBe('the server refused all 3 requests it answered over 10 s (429)');
+    expect(changes.at(-1)).toEqual({ kind: 'gave-up', reason: 'the server refused all 3 requests it answered over 10 s (429)' });
     expect(waiting).toEqual({ permit: undefined, settled: true });
     expect(resumed).toBe(1);
     expect(throttle.hold(() => resumed++)).toBe(false);
@@ -572,7 +572,7 @@ describe('Throttle: simulated servers', () => {
   it('a server that refuses everything: the throttle gives up after stallMs, in bounded time', async () => {
     const stallMs = 60_000;
     const result = await simulateBatch({ ids: 1000, ceiling: 64, server: refusingServer(5), stallMs });
-    expect(result.gaveUp).toBe('the server refused every request for 60 s');
+    expect(result.gaveUp).toMatch(/^the server refused all \d+ requests it answered over 60 s \(429\)$/);
     expect(result.accepted).toBe(0);
     expect(result.failed + result.notSent).toBe(1000);
     expect(result.endMs).toBeGreaterThanOrEqual(stallMs);

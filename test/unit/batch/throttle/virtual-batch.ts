@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { runOrdered } from '../../../../src/batch/ordered-pool.js';
 import { Throttle, type ThrottleChange, type ThrottleOptions, type ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
-import { feedbackFor } from '../../../../src/http/gate.js';
+import { feedbackForAttempt } from '../../../../src/http/gate.js';
 import { REFUSALS_PER_RETRY } from '../../../../src/http/retry.js';
 import { seeded } from '../../../helpers/seeded.js';
 
@@ -107,6 +107,8 @@ const MAX_REFUSALS_PER_ID = 2 * REFUSALS_PER_RETRY;
 
 export interface BatchRun {
   requests: number;
+  /** When each request started, on the virtual clock. */
+  startedAt: number[];
   refused: number;
   accepted: number;
   failed: number;
@@ -143,7 +145,17 @@ export async function simulateBatch(options: {
     ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
   });
   const signal = new AbortController().signal;
-  const tally = { requests: 0, refused: 0, accepted: 0, failed: 0, notSent: 0, endMs: 0, maxInFlight: 0, maxInFlightAfterFirstSecond: 0 };
+  const tally = {
+    requests: 0,
+    refused: 0,
+    accepted: 0,
+    failed: 0,
+    notSent: 0,
+    endMs: 0,
+    maxInFlight: 0,
+    maxInFlightAfterFirstSecond: 0,
+    startedAt: [] as number[],
+  };
   let inFlight = 0;
   async function deleteOne(): Promise<string> {
     for (let kind: 'first' | 'retry' = 'first', refusals = 0; ; kind = 'retry') {
@@ -154,12 +166,13 @@ export async function simulateBatch(options: {
         return 'not sent';
       }
       tally.requests += 1;
+      tally.startedAt.push(clock.now);
       inFlight += 1;
       tally.maxInFlight = Math.max(tally.maxInFlight, inFlight);
       if (clock.now >= 1000) tally.maxInFlightAfterFirstSecond = Math.max(tally.maxInFlightAfterFirstSecond, inFlight);
       const answer = await options.server(clock);
       inFlight -= 1;
-      permit.release(feedbackFor(answer.status, answer.retryAfterMs));
+      permit.release(feedbackForAttempt(undefined, answer.status, answer.retryAfterMs));
       tally.endMs = clock.now;
       if (answer.status < 300) {
         tally.accepted += 1;

@@ -19,6 +19,8 @@ const { run } = inProcess();
 
 const calm: ThrottleStats = {
   refusals: 0,
+  failures: 0,
+  outages: 0,
   rateCuts: 0,
   concurrencyCuts: 0,
   pauses: 0,

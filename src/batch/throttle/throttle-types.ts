@@ -1,0 +1,55 @@
+// What the throttle tells the rest of the run (its changes of state, its account of the run)
+// and what the controller knows of each start: shared by controller.ts, throttle.ts and the
+// parts that watch starts (overdue.ts, outage.ts).
+
+import type { LimitChangeReason } from '../latency-limit.js';
+import type { PauseReason } from './pause.js';
+
+/** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
+export type ThrottleChange =
+  | { kind: 'slowed'; status: number; ratePerSecond: number }
+  | { kind: 'concurrency'; status: number; limit: number }
+  /** `--concurrency auto`: the limit moved, a 503 cut included (then no 'concurrency' change). */
+  | { kind: 'limit'; from: number; to: number; reason: LimitChangeReason }
+  | { kind: 'paused'; forMs: number; reason: PauseReason }
+  | { kind: 'recovered' }
+  /** The service answered again after an outage (outage.ts) of `afterMs`: the run starts again slowly. */
+  | { kind: 'service-back'; afterMs: number }
+  | { kind: 'gave-up'; reason: string };
+
+export interface ThrottleStats {
+  /** Answers that refused for load. */
+  refusals: number;
+  /** Answers that said the service was failing: a gateway's 502 or 504, a refused or reset connection. */
+  failures: number;
+  /** Times the whole service failed (outage.ts): the run paused and probed. */
+  outages: number;
+  rateCuts: number;
+  concurrencyCuts: number;
+  /**
+   * Pauses of the whole run that held something back, and their total length up to the end of
+   * the run (overlaps counted once). A pause nothing waited for is not counted.
+   */
+  pauses: number;
+  pausedMs: number;
+  /** The adaptive sending rate now; undefined until the first rate cut. */
+  ratePerSecond: number | undefined;
+  /** Requests allowed in flight now. */
+  concurrencyLimit: number;
+  /** With `--concurrency auto` only: the limit the run works at (see AutoConcurrency.settled). */
+  settledConcurrency?: number;
+}
+
+/** A start, as the controller numbered it (onStart). */
+export interface Started {
+  readonly startedAt: number;
+  /** The how-many-th start: tells whether it began before or after a cut, even within one millisecond. */
+  readonly sequence: number;
+  /** Requests in flight when it started, itself included. */
+  readonly inFlightAtStart: number;
+  /**
+   * An id's attempt after its first failed. Its failure is that id's again: a few ids failing
+   * over and over are theirs, and move neither the limit nor the pace of the others.
+   */
+  readonly retry: boolean;
+}

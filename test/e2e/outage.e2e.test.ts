@@ -1,0 +1,135 @@
+// A failing service pauses the batch, not each id; a few failing ids are theirs alone (issue 34,
+// items 7 and 8). The built CLI against loopback servers: a reverse proxy before the sandbox
+// whose upstream goes down mid-run, a server that gives a gateway's 502 page for a while, and a
+// server with a few ids that always answer 503 or never answer. Asserted on what the servers
+// counted, never on how long a run took.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_AUTO_CONCURRENCY } from '../../src/batch/latency-tuning.js';
+import { OUTAGE_AFTER_FIRSTS, PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { type GatewayProxy, startGatewayProxy } from '../helpers/gateway-proxy.js';
+
+const TOKEN = 'outage-Token-5b2e90c4';
+const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
+
+let config: ReturnType<typeof tempConfigDir>;
+const closers: Array<() => Promise<void>> = [];
+beforeEach(() => {
+  config = tempConfigDir();
+});
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  config.cleanup();
+});
+const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl });
+
+/** What reaches a down proxy: the requests the run started before it saw the outage (at most a ceiling's worth), then one probe a pause apart. */
+function downBound(proxy: GatewayProxy, window: { from: number; to: number }) {
+  const afterFirstSecond = proxy.downArrivals.filter((at) => at >= window.from + 1000).length;
+  const probesAtMost = Math.ceil((window.to - window.from - 1000) / PROBE_EVERY_MS) + 1;
+  return { afterFirstSecond, probesAtMost };
+}
+
+describe('an upstream down for a while behind a reverse proxy', () => {
+  it('20,000 ids: no id fails, and while it is down only a probe a second reaches the proxy', async () => {
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 20_000 });
+    closers.push(() => sandbox.close());
+    const proxy = await startGatewayProxy(sandbox.url);
+    closers.push(() => proxy.close());
+    const outage = proxy.downAfter(5_000, 5_000);
+    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(proxy.url), input: ids(20_000) });
+    const window = await outage;
+
+    expect(result.stderr).toMatch(/^20000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
+    expect(result.code).toBe(0);
+    expect(sandbox.plantCount).toBe(0);
+    // Before the run saw the outage: the requests it had started, at most its ceiling and the failures in a row that tell.
+    expect(proxy.receivedWhileDown).toBeLessThanOrEqual(MAX_AUTO_CONCURRENCY + OUTAGE_AFTER_FIRSTS);
+    const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
+    expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
+    expect(result.stderr).toMatch(/the service was down once/);
+  }, 120_000);
+});
+
+describe("a server that gives a gateway's 502 page for 3 s", () => {
+  it.each([
+    ['the default', []],
+    ['--concurrency 64', ['--concurrency', '64']],
+  ])(
+    '5,000 ids with %s: none fails',
+    async (_name, flags) => {
+      const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 5_000 });
+      closers.push(() => sandbox.close());
+      const proxy = await startGatewayProxy(sandbox.url);
+      closers.push(() => proxy.close());
+      const outage = proxy.downAfter(1_000, 3_000);
+      const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(proxy.url), input: ids(5_000) });
+      const window = await outage;
+
+      expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
+      expect(result.code).toBe(0);
+      const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
+      expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
+    },
+    60_000,
+  );
+});
+
+/** 2,000 plants; 4 ids always answer 503, 2 never answer (held open until the client gives up). */
+async function fewBadIds() {
+  // The first wave among them: before any good answer, as the issue's run met them.
+  const always503 = new Set(['1', '2', '3', '1999']);
+  const silent = new Set(['4', '1200']);
+  const deleted = new Set<string>();
+  const requests = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    req.resume();
+    const id = req.url?.split('/').pop() ?? '';
+    requests.set(id, (requests.get(id) ?? 0) + 1);
+    if (always503.has(id)) {
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":503,"message":"try later"}');
+      return;
+    }
+    if (silent.has(id)) return;
+    deleted.add(id);
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, always503, silent, deleted, requests };
+}
+
+describe('a few ids that always answer 503 and a few that never answer', () => {
+  it.each([
+    ['--max-retry-wait 0', ['--max-retry-wait', '0']],
+    ['--max-retry-wait 0 and --concurrency 64', ['--max-retry-wait', '0', '--concurrency', '64']],
+    ['--max-retry-wait 2', ['--max-retry-wait', '2']],
+    ['the default wait', []],
+  ])(
+    'with %s: every other id is deleted, and only those 6 fail, each after its own retries',
+    async (_name, flags) => {
+      const server = await fewBadIds();
+      const result = await runPlantstore(['delete', '--stdin', '--timeout', '1', ...flags], { env: envFor(server.url), input: ids(2_000) });
+
+      expect(server.deleted.size).toBe(1_994);
+      expect(result.stderr).toMatch(/^1994 deleted, 0 already absent, 6 failed, 0 not sent in /m);
+      const failed = [...result.stderr.matchAll(/^✗ plant (\d+):/gm)].map((match) => match[1]);
+      expect(failed).toEqual(['1', '2', '3', '4', '1200', '1999']);
+      expect(result.stderr).not.toMatch(/: not sent|giving up|refused (every|all)/);
+      // Nor did they change the others' pace: no pause, no rate cut (before, 8 pauses and ~1/s with --max-retry-wait 2).
+      expect(result.stderr).not.toMatch(/paused|sending at ~/);
+      // The first failing id's code: 503 is 6.
+      expect(result.code).toBe(6);
+      // Each bad id had its retries (3 attempts; a 503 refused while others are served may cost a fifth of one), no more.
+      for (const id of server.always503) expect(server.requests.get(id)).toBeGreaterThanOrEqual(3);
+      for (const id of server.silent) expect(server.requests.get(id)).toBe(3);
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
+import { Tally } from '../../../../src/commands/delete/result.js';
+import { describeChange, summaryLine } from '../../../../src/commands/delete/summary.js';
+
+const calm: ThrottleStats = {
+  refusals: 0,
+  failures: 0,
+  outages: 0,
+  rateCuts: 0,
+  concurrencyCuts: 0,
+  pauses: 0,
+  pausedMs: 0,
+  ratePerSecond: undefined,
+  concurrencyLimit: 8,
+};
+
+describe('an outage, in words', () => {
+  it('--verbose says when the service went down and when it answered again, once each', () => {
+    expect(describeChange({ kind: 'paused', forMs: 1000, reason: 'failing' })).toBe(
+      'throttled: the service is failing for request after request (502/503/504 or failed connections); one probe every 1.0s until it answers',
+    );
+    expect(describeChange({ kind: 'service-back', afterMs: 5200 })).toBe(
+      'the service answers again after 5.2s of failing; sending slowly, then faster',
+    );
+  });
+
+  it('the summary names an outage the run waited out, and not a failure or two', () => {
+    const tally = Object.assign(new Tally(), { deleted: 100 });
+    expect(summaryLine(tally, 1000, { ...calm, failures: 2 })).not.toMatch(/throttled/);
+    expect(summaryLine(tally, 7000, { ...calm, failures: 40, outages: 1, pauses: 5, pausedMs: 5000 })).toMatch(
+      /; throttled: the service was down once \(502\/503\/504 or failed connections for request after request\), paused 5 times, 5\.0s in all$/,
+    );
+  });
+});
