@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
-import { Tally } from '../../../../src/commands/delete/result.js';
-import { describeChange, summaryLine } from '../../../../src/commands/delete/summary.js';
+import type { ThrottleStats } from '../../../src/batch/throttle/throttle.js';
+import { DELETE_RESULTS } from '../../../src/commands/delete/operation.js';
+import { describeChange, summaryLine } from '../../../src/engine/summary.js';
+import { Tally } from '../../../src/engine/tally.js';
 
 const calm: ThrottleStats = {
   refusals: 0,
@@ -26,7 +27,7 @@ describe('an outage, in words', () => {
   });
 
   it('the summary names an outage the run waited out, and not a failure or two', () => {
-    const tally = Object.assign(new Tally(), { deleted: 100 });
+    const tally = Object.assign(new Tally(DELETE_RESULTS), { done: 100 });
     expect(summaryLine(tally, 1000, { ...calm, failures: 2 })).not.toMatch(/throttled/);
     expect(summaryLine(tally, 7000, { ...calm, failures: 40, outages: 1, pauses: 5, pausedMs: 5000 })).toMatch(
       /; throttled: the service was down once \(502\/503\/504 or failed connections for request after request\), paused 5 times, 5\.0s in all$/,
