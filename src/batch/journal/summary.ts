@@ -4,7 +4,7 @@ import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
 import { Recorded } from './format.js';
 import { IdTable } from './id-table.js';
 import { readJournal } from './read.js';
-import { openForReading, runHoldsLock } from './read-only.js';
+import { openForReading, rawHeader, runHoldsLock } from './read-only.js';
 
 /**
  * What one or more journals (the shards of one job) record, read without a lock and without
@@ -81,7 +81,8 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
       const running = runHoldsLock(file);
       contents = await readJournal(fd, file, signal, (id, text) => lastFailure.set(id, intern(failureDetail(text))));
       const header = contents.header;
-      summaries.push({ file, started: header?.started, shard: shardOf(header), running, tornBytes: contents.tornBytes });
+      const shard = header === undefined ? undefined : shardOf(rawHeader(fd));
+      summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
       if (header !== undefined) {
         if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile };
         else if (!sameRun(run, header)) throw otherRuns(run, { file, ...header });
@@ -158,8 +159,8 @@ function failureDetail(text: string): FailureDetail {
 }
 
 /** The header's shard, if a plantstore that writes one wrote it: "I/N", or {index, count}. */
-function shardOf(header: object | undefined): string | undefined {
-  const shard = (header as Record<string, unknown> | undefined)?.['shard'];
+function shardOf(header: Record<string, unknown>): string | undefined {
+  const shard = header['shard'];
   if (typeof shard === 'string' && /^\d+\/\d+$/.test(shard)) return shard;
   if (typeof shard === 'object' && shard !== null) {
     const { index, count } = shard as Record<string, unknown>;

@@ -50,7 +50,10 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
     globals: JOURNAL_GLOBALS,
     concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage], ok: 'the journals were read' },
     examples: [
-      ['plantstore journal failed dead-plants.journal | plantstore delete --ignore-missing --stdin', 'redo them'],
+      [
+        'plantstore journal failed dead-plants.journal \\\n      | plantstore delete --ignore-missing --stdin',
+        'redo them; the API\'s "no such plant" counts as done',
+      ],
       ['plantstore --json journal failed dead-plants.journal', 'one object per id, with its state, exit and error code'],
     ],
   });
