@@ -13,8 +13,8 @@
 // BENCH_NETWORK_RUNS repeats them; the capacity batches (capacity.ts: servers
 // that serve K at once and queue the rest, at each --concurrency), about two
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
-// BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
-// capacity, mask, size); mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// BENCH_ONLY=capacity,network runs those groups alone (startup, batch, journal, journal-status
+// (journal-status.ts: reading a million-id journal), network, capacity, mask, size); mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';
@@ -24,6 +24,7 @@ import path from 'node:path';
 import { benchBatch } from './batch.js';
 import { benchCapacity } from './capacity.js';
 import { benchJournal } from './journal.js';
+import { benchJournalStatus } from './journal-status.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
@@ -41,7 +42,7 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'network', 'capacity', 'mask', 'size'] as const;
+const GROUPS = ['startup', 'batch', 'journal', 'journal-status', 'network', 'capacity', 'mask', 'size'] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     if (only('startup')) rows.push(...(await benchStartup(options)));
     if (only('batch')) rows.push(...(await benchBatch(options)));
     if (only('journal')) rows.push(...(await benchJournal(options)));
+    if (only('journal-status')) rows.push(...(await benchJournalStatus(options)));
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { normalizeBaseUrl } from '../../config/base-url.js';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
-import { Recorded } from './format.js';
+import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from './failure-details.js';
+import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
 import { readJournal } from './read.js';
 import { openForReading, rawHeader, runHoldsLock } from './read-only.js';
+import type { RecordedIds } from './recorded-ids.js';
 
 /**
  * What one or more journals (the shards of one job) record, read without a lock and without
@@ -21,12 +23,6 @@ const STATE = { notSent: 1, failed: 2, inFlight: 3, absent: 4, deleted: 5 } as c
 const STATE_NAMES: Record<number, IdState> = { 1: 'notSent', 2: 'failed', 3: 'inFlight', 4: 'absent', 5: 'deleted' };
 const STATE_BITS = 3;
 const STATE_MASK = (1 << STATE_BITS) - 1;
-
-/** An id's last failure line: the exit code it stands for and the API's error code, when it had them. */
-export interface FailureDetail {
-  exit: number | undefined;
-  error: number | undefined;
-}
 
 export interface JournalFileSummary {
   file: string;
@@ -50,36 +46,27 @@ export interface JournalSummary {
   failedByExit: Record<string, number>;
   /** Ids counted `failed` whose last failure carried an API error code, by that code. */
   failedByError: Record<string, number>;
-  /** Every id whose state is in `states`, in numeric order, with its last failure (for a failed or in-flight one). */
-  ids(states: readonly IdState[]): Array<{ id: bigint; state: IdState; failure: FailureDetail | undefined }>;
+  /** Every id whose state is one of `states`, in numeric order, whatever order the files hold them in. */
+  idsIn(states: readonly IdState[]): BigInt64Array;
+  /** What the journals say of `id`, one of theirs: its state, and its last failure for a failed or in-flight one. */
+  describe(id: bigint): { state: IdState; failure: FailureDetail | undefined };
 }
 
 /** Reads `files` in order; refuses (exit 2, one line) a file that is not a journal, or journals of different runs. */
 export async function summarizeJournals(files: readonly string[], signal?: AbortSignal): Promise<JournalSummary> {
-  const merged = new IdTable();
-  const details: FailureDetail[] = [];
-  const detailIndex = new Map<string, number>();
-  /** The index (from 1) of a failure's detail in `details`, shared by every id that failed the same way. */
-  const intern = (detail: FailureDetail): number => {
-    const key = `${detail.exit}/${detail.error}`;
-    let index = detailIndex.get(key);
-    if (index === undefined) {
-      details.push(detail);
-      index = details.length;
-      detailIndex.set(key, index);
-    }
-    return index;
-  };
+  const details = new FailureDetails();
   const summaries: JournalFileSummary[] = [];
+  const read: States[] = [];
   let run: { file: string; baseUrl: string; profile: string } | undefined;
+  // One journal is read as it is; several are merged id by id into one table.
+  let merged: IdTable | undefined;
 
   for (const file of files) {
     const fd = openForReading(file);
-    const lastFailure = new IdTable();
-    let contents: Awaited<ReturnType<typeof readJournal>>;
+    const lastFailures = new LastFailures();
     try {
       const running = runHoldsLock(file);
-      contents = await readJournal(fd, file, signal, (id, text) => lastFailure.set(id, intern(failureDetail(text))));
+      const contents = await readJournal(fd, file, signal, (id, text) => lastFailures.record(id, details.intern(failureDetail(text))));
       const header = contents.header;
       const shard = header === undefined ? undefined : shardOf(rawHeader(fd));
       summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
@@ -87,30 +74,40 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
         if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile };
         else if (!sameRun(run, header)) throw otherRuns(run, { file, ...header });
       }
+      read.push(fileStates(contents.recorded, lastFailures));
     } catch (error) {
       throw error instanceof JournalRefusedError && error.reason === 'not-journal' ? notJournal(error) : error;
     } finally {
       closeQuietly(fd);
     }
-    contents.recorded.forEach((id, kind, inFlight) => {
-      const state = inFlight ? STATE.inFlight : stateOf(kind);
-      const detail = kind === Recorded.failed ? lastFailure.get(id) : 0;
-      const previous = merged.get(id);
-      if (previous === 0 || state >= (previous & STATE_MASK)) merged.set(id, state | (detail << STATE_BITS));
-    });
+    if (files.length > 1) {
+      merged ??= new IdTable();
+      const table = merged;
+      (read.pop() as States).forEach((id, value) => {
+        const previous = table.get(id);
+        if (previous === 0 || (value & STATE_MASK) >= (previous & STATE_MASK)) table.set(id, value);
+      });
+    }
   }
+  const states: States =
+    merged === undefined ? (read[0] as States) : { forEach: (visit) => merged.forEach(visit), get: (id) => merged.get(id) };
 
   const counts: Record<IdState, number> = { deleted: 0, absent: 0, failed: 0, inFlight: 0, notSent: 0 };
+  const byState = [0, 0, 0, 0, 0, 0];
+  const failedByDetail = new Map<number, number>();
+  states.forEach((_id, value) => {
+    const state = value & STATE_MASK;
+    byState[state] = (byState[state] as number) + 1;
+    if (state === STATE.failed) failedByDetail.set(value >>> STATE_BITS, (failedByDetail.get(value >>> STATE_BITS) ?? 0) + 1);
+  });
+  for (const [code, name] of Object.entries(STATE_NAMES)) counts[name] = byState[Number(code)] as number;
   const failedByExit: Record<string, number> = {};
   const failedByError: Record<string, number> = {};
-  merged.forEach((_id, value) => {
-    const state = STATE_NAMES[value & STATE_MASK] as IdState;
-    counts[state]++;
-    if (state !== 'failed') return;
-    const detail = details[(value >>> STATE_BITS) - 1];
-    if (detail?.exit !== undefined) failedByExit[detail.exit] = (failedByExit[detail.exit] ?? 0) + 1;
-    if (detail?.error !== undefined) failedByError[detail.error] = (failedByError[detail.error] ?? 0) + 1;
-  });
+  for (const [index, n] of failedByDetail) {
+    const detail = details.at(index);
+    if (detail?.exit !== undefined) failedByExit[detail.exit] = (failedByExit[detail.exit] ?? 0) + n;
+    if (detail?.error !== undefined) failedByError[detail.error] = (failedByError[detail.error] ?? 0) + n;
+  }
 
   return {
     files: summaries,
@@ -119,24 +116,51 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
     counts,
     failedByExit,
     failedByError,
-    ids(states) {
-      const wanted = new Set(states.map((state) => STATE[state]));
-      const found: bigint[] = [];
-      merged.forEach((id, value) => {
-        if (wanted.has((value & STATE_MASK) as (typeof STATE)[IdState])) found.push(id);
+    idsIn(wanted) {
+      const codes = new Set<number>(wanted.map((state) => STATE[state]));
+      const ids = new BigInt64Array(wanted.reduce((sum, state) => sum + counts[state], 0));
+      let at = 0;
+      states.forEach((id, value) => {
+        if (codes.has(value & STATE_MASK)) ids[at++] = id;
       });
-      // Numeric order, whatever order the files and the table hold them in: the same files give the same list.
-      const sorted = BigInt64Array.from(found).sort();
-      return Array.from(sorted, (id) => {
-        const value = merged.get(id);
-        const detail = details[(value >>> STATE_BITS) - 1];
-        return { id, state: STATE_NAMES[value & STATE_MASK] as IdState, failure: detail };
-      });
+      // Numeric order: the same files give the same list, in whatever order they are named.
+      return ids.sort();
+    },
+    describe(id) {
+      const value = states.get(id);
+      return { state: STATE_NAMES[value & STATE_MASK] as IdState, failure: details.at(value >>> STATE_BITS) };
     },
   };
 }
 
-function stateOf(kind: number): number {
+/** Each id's state and last failure, packed: the state in the low bits, the failure's detail index above them. */
+interface States {
+  forEach(visit: (id: bigint, value: number) => void): void;
+  get(id: bigint): number;
+}
+
+/** One journal's ids, as it records them. */
+function fileStates(recorded: RecordedIds, lastFailures: LastFailures): States {
+  const packed = (id: bigint, kind: RecordedCode, inFlight: boolean): number => {
+    const state = inFlight ? STATE.inFlight : stateOf(kind);
+    // A failure's detail is kept for a failed id, and for one in flight after a failure (--json says its last exit).
+    const detail = kind === Recorded.failed ? lastFailures.get(id) : 0;
+    return state | (detail << STATE_BITS);
+  };
+  return {
+    forEach(visit) {
+      recorded.forEach((id, kind, inFlight) => {
+        visit(id, packed(id, kind, inFlight));
+      });
+    },
+    get(id) {
+      const kind = recorded.get(id);
+      return kind === 0 ? 0 : packed(id, kind, recorded.wasInFlight(id));
+    },
+  };
+}
+
+function stateOf(kind: RecordedCode): number {
   switch (kind) {
     case Recorded.deleted:
       return STATE.deleted;
@@ -149,13 +173,6 @@ function stateOf(kind: number): number {
     default:
       return STATE.inFlight;
   }
-}
-
-/** A failure line's exit and error codes: only failure lines are parsed whole (they are few, and JSON). */
-function failureDetail(text: string): FailureDetail {
-  const value = JSON.parse(text) as Record<string, unknown>;
-  const code = (field: unknown): number | undefined => (Number.isSafeInteger(field) ? (field as number) : undefined);
-  return { exit: code(value['exit']), error: code(value['error']) };
 }
 
 /** The header's shard, if a plantstore that writes one wrote it: "I/N", or {index, count}. */

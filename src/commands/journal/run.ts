@@ -21,18 +21,22 @@ export async function runJournalStatus(opts: JournalOptions, ctx: Context): Prom
 /** `plantstore journal failed FILE…`: the ids still to do, in numeric order, one a line. */
 export async function runJournalFailed(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
   const summary = await summarizeJournals(opts.files, ctx.signal);
-  const ids = summary.ids(TO_REDO);
+  const ids = summary.idsIn(TO_REDO);
   for (let start = 0; start < ids.length; start += LINES_PER_WRITE) {
-    const lines = ids.slice(start, start + LINES_PER_WRITE).map(({ id, state, failure }) => {
-      if (!opts.json) return id.toString();
-      // By hand: the id keeps its exact digits, past what a JSON number parsed by JavaScript holds.
-      const codes = `${failure?.exit === undefined ? '' : `,"exit":${failure.exit}`}${failure?.error === undefined ? '' : `,"error":${failure.error}`}`;
-      return `{"id":${id},"state":"${state}"${codes}}`;
-    });
+    const lines: string[] = [];
+    for (const id of ids.subarray(start, start + LINES_PER_WRITE)) lines.push(opts.json ? failedJson(id, summary) : id.toString());
     ctx.io.outJson(lines.join('\n'));
     await ctx.io.backlog();
   }
   return Exit.ok;
+}
+
+/** By hand: the id keeps its exact digits, past what a JSON number parsed by JavaScript holds. */
+function failedJson(id: bigint, summary: JournalSummary): string {
+  const { state, failure } = summary.describe(id);
+  const exit = failure?.exit === undefined ? '' : `,"exit":${failure.exit}`;
+  const error = failure?.error === undefined ? '' : `,"error":${failure.error}`;
+  return `{"id":${id},"state":"${state}"${exit}${error}}`;
 }
 
 export function statusObject(summary: JournalSummary): Record<string, unknown> {
