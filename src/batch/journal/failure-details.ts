@@ -1,3 +1,4 @@
+import { failureFields } from './failure-line.js';
 import { IdTable } from './id-table.js';
 
 /** An id's last failure line: the exit code it stands for and the API's error code, when it had them. */
@@ -53,20 +54,10 @@ export class LastFailures {
   }
 }
 
-// A failure line exactly as resultJson writes it (commands/delete/report.ts): read without JSON.parse,
-// which a journal of a million failures (a run that stopped early) would pay once more per line.
-const FAILURE_LINE =
-  /^\{"id":-?[0-9]+,"deleted":false,"status":(?:[0-9]+|null),"error":(-?[0-9]+|null),"message":"(?:[^"\\]|\\.)*","exit":([0-9]+)(?:,"uncertain":true)?\}$/;
-
 /** A failure line's exit and error codes. */
 export function failureDetail(text: string): FailureDetail {
-  const match = FAILURE_LINE.exec(text);
-  if (match !== null) {
-    const error = match[1] as string;
-    return { exit: Number(match[2]), error: error === 'null' ? undefined : Number(error) };
-  }
-  // Any other shape a reader accepts (a line edited by hand, an older version's): parsed whole.
-  const value = JSON.parse(text) as Record<string, unknown>;
+  // The writer's shape without JSON.parse; any other shape a reader accepts (edited by hand, an older version's) parsed whole.
+  const value = failureFields(text) ?? (JSON.parse(text) as Record<string, unknown>);
   const code = (field: unknown): number | undefined => (Number.isSafeInteger(field) ? (field as number) : undefined);
   return { exit: code(value['exit']), error: code(value['error']) };
 }

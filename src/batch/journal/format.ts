@@ -1,3 +1,5 @@
+import { failureFields } from './failure-line.js';
+
 /**
  * The journal's format: NDJSON, a header line, then two kinds of line, in the order they happened:
  * - a sent line, `{"id":42,"sent":true}`, written to the file before the id's request leaves
@@ -133,7 +135,8 @@ export function parseResultLine(text: string): { id: bigint; kind: RecordedCode;
   if (BigInt.asIntN(64, id) !== id) return undefined;
   if (sent !== undefined) return { id, kind: Recorded.sent };
   if (deleted !== undefined) return { id, kind: Recorded.deleted };
-  const value = parseObject(text);
+  // A failure line of the writer's shape gives the same fields without JSON.parse (failure-line.ts).
+  const value = failureFields(text) ?? parseObject(text);
   if (value === undefined) return undefined;
   const kind = kindOf(value);
   if (kind === undefined) return undefined;
