@@ -101,9 +101,15 @@ export function orderedStreams(
         waiting.map(
           (stream) =>
             new Promise<void>((resolve) => {
-              stream.once('drain', resolve);
-              // A reader that leaves while we wait releases us too.
-              stream.once('close', resolve);
+              // A reader that leaves while we wait releases us too. Whichever comes first removes
+              // both: a long output waits here thousands of times, and listeners must not pile up.
+              const done = (): void => {
+                stream.off('drain', done);
+                stream.off('close', done);
+                resolve();
+              };
+              stream.once('drain', done);
+              stream.once('close', done);
             }),
         ),
       ).then(() => undefined);
