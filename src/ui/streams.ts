@@ -5,6 +5,7 @@ export interface OutputStream {
   write(text: string): boolean;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
 /** One of the two outputs as the IO writes to it. */

@@ -33,7 +33,7 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
     .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.status(journalOptions(flags, names), ctx)));
   documented(status, {
     globals: JOURNAL_GLOBALS,
-    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage], ok: 'the journals were read' },
+    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.interrupted], ok: 'the journals were read' },
     examples: [
       ['plantstore journal status dead-plants.journal'],
       ['plantstore journal status shard-*.journal', 'the shards of one job, summed'],
@@ -48,7 +48,7 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
     .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.failed(journalOptions(flags, names), ctx)));
   documented(failed, {
     globals: JOURNAL_GLOBALS,
-    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage], ok: 'the journals were read' },
+    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.interrupted], ok: 'the journals were read' },
     examples: [
       [
         'plantstore journal failed dead-plants.journal \\\n      | plantstore delete --ignore-missing --stdin',
