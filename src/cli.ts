@@ -8,6 +8,7 @@ import { DELETE_FATAL_FIELDS, deleteCommand } from './commands/delete/command.js
 import type { DeleteOptions } from './commands/delete/flags.js';
 import { environmentHelp, exitCodeHelp, helpCommand } from './commands/help/command.js';
 import { documented, globalOptionsFor, HELP_WIDTH } from './commands/help/documented.js';
+import { type JournalSeams, journalCommand } from './commands/journal/command.js';
 import { sandboxCommand } from './commands/sandbox/command.js';
 import type { SandboxOptions } from './commands/sandbox/flags.js';
 import type { Context } from './context.js';
@@ -22,7 +23,7 @@ export interface Reached {
 }
 
 /** Stand-ins for the commands' run functions: a test of argv captures the options and runs nothing. */
-export interface Seams extends AuthSeams, ConfigSeams {
+export interface Seams extends AuthSeams, ConfigSeams, JournalSeams {
   delete?: (opts: DeleteOptions, ctx: Context) => Promise<ExitCode>;
   completion?: (opts: CompletionOptions, ctx: Context) => Promise<ExitCode>;
   sandbox?: (opts: SandboxOptions, ctx: Context) => Promise<ExitCode>;
@@ -132,6 +133,7 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, sea
   deleteCommand(program, ctx, finish, seams.delete);
   authCommand(program, ctx, finish, seams);
   configCommand(program, ctx, finish, seams);
+  journalCommand(program, ctx, finish, seams);
   completionCommand(program, ctx, finish, seams.completion);
   sandboxCommand(program, ctx, finish, seams.sandbox);
   helpCommand(program, finish);

@@ -7,6 +7,7 @@ export interface OutputStream {
   write(text: string): boolean;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
 /** One of the two outputs as the IO writes to it. */
@@ -108,9 +109,15 @@ export function orderedStreams(
         waiting.map(
           (stream) =>
             new Promise<void>((resolve) => {
-              stream.once('drain', resolve);
-              // A reader that leaves while we wait releases us too.
-              stream.once('close', resolve);
+              // A reader that leaves while we wait releases us too. Whichever comes first removes
+              // both: a long output waits here thousands of times, and listeners must not pile up.
+              const done = (): void => {
+                stream.off('drain', done);
+                stream.off('close', done);
+                resolve();
+              };
+              stream.once('drain', done);
+              stream.once('close', done);
             }),
         ),
       ).then(() => undefined);

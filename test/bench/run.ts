@@ -15,8 +15,9 @@
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
 // outage.ts: a service down for a few seconds behind a reverse proxy, under a minute:
 // BENCH_OUTAGE=0 skips it, BENCH_OUTAGE=502-3s picks one;
-// BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
-// stop, capacity, outage, mask, size, soak); stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// BENCH_ONLY=capacity,network runs those groups alone (startup, batch, journal, journal-status
+// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, mask, size, soak);
+// stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // soak.ts is 200,000 ids through the README's journal command with five interruptions and a
 // suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
@@ -28,6 +29,7 @@ import path from 'node:path';
 import { benchBatch } from './batch.js';
 import { benchCapacity } from './capacity.js';
 import { benchJournal } from './journal.js';
+import { benchJournalStatus } from './journal-status.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
 import { benchOutage } from './outage.js';
@@ -48,7 +50,7 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'stop', 'network', 'capacity', 'outage', 'mask', 'size', 'soak'] as const;
+const GROUPS = ['startup', 'batch', 'journal', 'journal-status', 'stop', 'network', 'capacity', 'outage', 'mask', 'size', 'soak'] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     if (only('startup')) rows.push(...(await benchStartup(options)));
     if (only('batch')) rows.push(...(await benchBatch(options)));
     if (only('journal')) rows.push(...(await benchJournal(options)));
+    if (only('journal-status')) rows.push(...(await benchJournalStatus(options)));
     if (only('stop')) rows.push(...(await benchStop(options)));
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));

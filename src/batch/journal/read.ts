@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
-import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
+import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseResultLine, Recorded } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 
 /** Read this much at a time: a million-line journal (~40 MB) is never one string. */
@@ -28,7 +28,13 @@ export interface JournalContents {
  * it, and reported in tornBytes. A bad line with a good one after it means the file is
  * not what plantstore wrote, and it is refused.
  */
-export async function readJournal(fd: number, file: string, signal?: AbortSignal): Promise<JournalContents> {
+export async function readJournal(
+  fd: number,
+  file: string,
+  signal?: AbortSignal,
+  /** Given each failure line's text, in file order: `journal status` counts them by exit and error code. */
+  onFailure?: (id: bigint, text: string) => void,
+): Promise<JournalContents> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   const recorded = new RecordedIds();
   let header: JournalHeader | undefined;
@@ -61,6 +67,7 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
     }
     if (suspect !== undefined) throw corrupt(file, suspect.line);
     recorded.set(result.id, result.kind, result.uncertain);
+    if (onFailure !== undefined && result.kind === Recorded.failed) onFailure(result.id, text as string);
   };
 
   for (;;) {

@@ -71,6 +71,16 @@ export class RecordedIds {
     return counts;
   }
 
+  /** Each id with its last kind and wasInFlight(id), in no particular order. */
+  forEach(visit: (id: bigint, kind: RecordedCode, inFlight: boolean) => void): void {
+    for (let i = 0; i < this.#kinds.length; i++) {
+      const code = this.#kinds[i] as number;
+      if (code === 0) continue;
+      const kind = (code & KIND_BITS) as RecordedCode;
+      visit(this.#keys[i] as bigint, kind, kind === Recorded.sent || (code & IN_FLIGHT_AT_A_STOP) !== 0);
+    }
+  }
+
   #find(id: bigint): number {
     const mask = this.#keys.length - 1;
     let slot = hashId(id) & mask;

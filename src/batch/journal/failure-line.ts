@@ -1,0 +1,38 @@
+/**
+ * A failure line exactly as resultJson writes it (commands/delete/report.ts), read without
+ * JSON.parse: a run that stops early (a budget, a revoked token) leaves a million of them, and
+ * JSON.parse was most of the time to read such a journal. The pattern accepts only valid JSON
+ * (no leading zeros, only JSON's escapes, no raw control characters), so what it accepts gives
+ * the fields JSON.parse would; any other line is parsed whole, as before.
+ */
+const NUMBER = '(0|[1-9][0-9]*)';
+const STRING = '"(?:[^"\\\\\\u0000-\\u001f]|\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4}))*"';
+const FAILURE_LINE = new RegExp(
+  `^\\{"id":(?:0|-?[1-9][0-9]*),"deleted":false,"status":(?:${NUMBER}|null),"error":(?:(-?(?:0|[1-9][0-9]*))|null),"message":${STRING},"exit":${NUMBER}(,"attempted":false|,"uncertain":true)?\\}$`,
+);
+
+/** The fields a failure line's readers use (the message left out), or undefined when `text` is not of the writer's shape. */
+export function failureFields(text: string): Record<string, unknown> | undefined {
+  // The reader asks twice of the same line (its kind, then `journal status` its codes): answered once.
+  if (text === last.text) return last.fields;
+  last.text = text;
+  last.fields = parsed(text);
+  return last.fields;
+}
+
+const last: { text: string | undefined; fields: Record<string, unknown> | undefined } = { text: undefined, fields: undefined };
+
+function parsed(text: string): Record<string, unknown> | undefined {
+  const match = FAILURE_LINE.exec(text);
+  if (match === null) return undefined;
+  const [, status, error, exit, tail] = match;
+  const fields: Record<string, unknown> = {
+    deleted: false,
+    status: status === undefined ? null : Number(status),
+    error: error === undefined ? null : Number(error),
+    exit: Number(exit),
+  };
+  if (tail === ',"attempted":false') fields['attempted'] = false;
+  else if (tail === ',"uncertain":true') fields['uncertain'] = true;
+  return fields;
+}

@@ -1,0 +1,220 @@
+import fs from 'node:fs';
+import { normalizeBaseUrl } from '../../config/base-url.js';
+import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
+import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from './failure-details.js';
+import { Recorded, type RecordedCode } from './format.js';
+import { IdTable } from './id-table.js';
+import { readJournal } from './read.js';
+import { openForReading, rawHeader, runHoldsLock } from './read-only.js';
+import type { RecordedIds } from './recorded-ids.js';
+
+/**
+ * What one or more journals (the shards of one job) record, read without a lock and without
+ * writing anything (`plantstore journal status` and `journal failed`).
+ *
+ * Each id counts once, by its last line in its file; an id found in several files counts by the
+ * file that says the most of it: deleted, then absent, then in flight, then failed, then not
+ * sent (between two files that say the same, the one given later).
+ */
+export type IdState = 'deleted' | 'absent' | 'inFlight' | 'failed' | 'notSent';
+
+/** Ranked: a higher state wins across files. Stored in the low 3 bits of the merged table's values. */
+const STATE = { notSent: 1, failed: 2, inFlight: 3, absent: 4, deleted: 5 } as const satisfies Record<IdState, number>;
+const STATE_NAMES: Record<number, IdState> = { 1: 'notSent', 2: 'failed', 3: 'inFlight', 4: 'absent', 5: 'deleted' };
+const STATE_BITS = 3;
+const STATE_MASK = (1 << STATE_BITS) - 1;
+
+export interface JournalFileSummary {
+  file: string;
+  /** Undefined for an empty file: a journal created by a run stopped before it wrote its header. */
+  started: string | undefined;
+  /** The header's shard ("I/N"), when it has one. */
+  shard: string | undefined;
+  /** A live plantstore holds its lock: the counts are those of the moment it was read. */
+  running: boolean;
+  /** Bytes at the end left out: a line being written by the run that holds it, or torn by a stop. */
+  tornBytes: number;
+}
+
+export interface JournalSummary {
+  files: JournalFileSummary[];
+  /** The base URL fit to print (errors.ts shownUrl), undefined when every file is empty. */
+  baseUrl: string | undefined;
+  profile: string | undefined;
+  counts: Record<IdState, number>;
+  /** Ids counted `failed`, by the exit code of their last failure line. */
+  failedByExit: Record<string, number>;
+  /** Ids counted `failed` whose last failure carried an API error code, by that code. */
+  failedByError: Record<string, number>;
+  /** Every id whose state is one of `states`, in numeric order, whatever order the files hold them in. */
+  idsIn(states: readonly IdState[]): BigInt64Array;
+  /** What the journals say of `id`, one of theirs: its state, and its last failure for a failed or in-flight one. */
+  describe(id: bigint): { state: IdState; failure: FailureDetail | undefined };
+}
+
+/** Reads `files` in order; refuses (exit 2, one line) a file that is not a journal, or journals of different runs. */
+export async function summarizeJournals(files: readonly string[], signal?: AbortSignal): Promise<JournalSummary> {
+  const details = new FailureDetails();
+  const summaries: JournalFileSummary[] = [];
+  const read: States[] = [];
+  let run: { file: string; baseUrl: string; profile: string } | undefined;
+  // One journal is read as it is; several are merged id by id into one table.
+  let merged: IdTable | undefined;
+
+  for (const file of files) {
+    const fd = openForReading(file);
+    const lastFailures = new LastFailures();
+    try {
+      const running = runHoldsLock(file);
+      const contents = await readJournal(fd, file, signal, (id, text) => lastFailures.record(id, details.intern(failureDetail(text))));
+      const header = contents.header;
+      const shard = header === undefined ? undefined : shardOf(rawHeader(fd));
+      summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
+      if (header !== undefined) {
+        if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile };
+        else if (!sameRun(run, header)) throw otherRuns(run, { file, ...header });
+      }
+      read.push(fileStates(contents.recorded, lastFailures));
+    } catch (error) {
+      throw error instanceof JournalRefusedError && error.reason === 'not-journal' ? notJournal(error) : error;
+    } finally {
+      closeQuietly(fd);
+    }
+    if (files.length > 1) {
+      merged ??= new IdTable();
+      const table = merged;
+      (read.pop() as States).forEach((id, value) => {
+        const previous = table.get(id);
+        if (previous === 0 || (value & STATE_MASK) >= (previous & STATE_MASK)) table.set(id, value);
+      });
+    }
+  }
+  const states: States =
+    merged === undefined ? (read[0] as States) : { forEach: (visit) => merged.forEach(visit), get: (id) => merged.get(id) };
+
+  const counts: Record<IdState, number> = { deleted: 0, absent: 0, failed: 0, inFlight: 0, notSent: 0 };
+  const byState = [0, 0, 0, 0, 0, 0];
+  const failedByDetail = new Map<number, number>();
+  states.forEach((_id, value) => {
+    const state = value & STATE_MASK;
+    byState[state] = (byState[state] as number) + 1;
+    if (state === STATE.failed) failedByDetail.set(value >>> STATE_BITS, (failedByDetail.get(value >>> STATE_BITS) ?? 0) + 1);
+  });
+  for (const [code, name] of Object.entries(STATE_NAMES)) counts[name] = byState[Number(code)] as number;
+  const failedByExit: Record<string, number> = {};
+  const failedByError: Record<string, number> = {};
+  for (const [index, n] of failedByDetail) {
+    const detail = details.at(index);
+    if (detail?.exit !== undefined) failedByExit[detail.exit] = (failedByExit[detail.exit] ?? 0) + n;
+    if (detail?.error !== undefined) failedByError[detail.error] = (failedByError[detail.error] ?? 0) + n;
+  }
+
+  return {
+    files: summaries,
+    baseUrl: run === undefined ? undefined : shownUrl(run.baseUrl),
+    profile: run?.profile,
+    counts,
+    failedByExit,
+    failedByError,
+    idsIn(wanted) {
+      const codes = new Set<number>(wanted.map((state) => STATE[state]));
+      const ids = new BigInt64Array(wanted.reduce((sum, state) => sum + counts[state], 0));
+      let at = 0;
+      states.forEach((id, value) => {
+        if (codes.has(value & STATE_MASK)) ids[at++] = id;
+      });
+      // Numeric order: the same files give the same list, in whatever order they are named.
+      return ids.sort();
+    },
+    describe(id) {
+      const value = states.get(id);
+      return { state: STATE_NAMES[value & STATE_MASK] as IdState, failure: details.at(value >>> STATE_BITS) };
+    },
+  };
+}
+
+/** Each id's state and last failure, packed: the state in the low bits, the failure's detail index above them. */
+interface States {
+  forEach(visit: (id: bigint, value: number) => void): void;
+  get(id: bigint): number;
+}
+
+/** One journal's ids, as it records them. */
+function fileStates(recorded: RecordedIds, lastFailures: LastFailures): States {
+  const packed = (id: bigint, kind: RecordedCode, inFlight: boolean): number => {
+    const state = inFlight ? STATE.inFlight : stateOf(kind);
+    // A failure's detail is kept for a failed id, and for one in flight after a failure (--json says its last exit).
+    const detail = kind === Recorded.failed ? lastFailures.get(id) : 0;
+    return state | (detail << STATE_BITS);
+  };
+  return {
+    forEach(visit) {
+      recorded.forEach((id, kind, inFlight) => {
+        visit(id, packed(id, kind, inFlight));
+      });
+    },
+    get(id) {
+      const kind = recorded.get(id);
+      return kind === 0 ? 0 : packed(id, kind, recorded.wasInFlight(id));
+    },
+  };
+}
+
+function stateOf(kind: RecordedCode): number {
+  switch (kind) {
+    case Recorded.deleted:
+      return STATE.deleted;
+    case Recorded.absent:
+      return STATE.absent;
+    case Recorded.failed:
+      return STATE.failed;
+    case Recorded.notSent:
+      return STATE.notSent;
+    default:
+      return STATE.inFlight;
+  }
+}
+
+/** The header's shard, if a plantstore that writes one wrote it: "I/N", or {index, count}. */
+function shardOf(header: Record<string, unknown>): string | undefined {
+  const shard = header['shard'];
+  if (typeof shard === 'string' && /^\d+\/\d+$/.test(shard)) return shard;
+  if (typeof shard === 'object' && shard !== null) {
+    const { index, count } = shard as Record<string, unknown>;
+    if (Number.isSafeInteger(index) && Number.isSafeInteger(count)) return `${index}/${count}`;
+  }
+  return undefined;
+}
+
+function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
+  return a.profile === b.profile && normalized(a.baseUrl) === normalized(b.baseUrl);
+}
+
+function normalized(url: string): string {
+  try {
+    return normalizeBaseUrl(url, 'the journal');
+  } catch {
+    return url;
+  }
+}
+
+function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { file: string; baseUrl: string; profile: string }) {
+  const of = (run: typeof a) => `${shownPath(run.file)} (${shownUrl(run.baseUrl)}, profile ${shownPath(run.profile)})`;
+  return new JournalRefusedError(
+    'other-run',
+    `${of(a)} and ${of(b)} are journals of different runs: several files are summed only when they are the shards of one job; read them one at a time`,
+  );
+}
+
+/** The reader's words for a file that is not a journal, without its advice for --journal. */
+function notJournal(error: JournalRefusedError): JournalRefusedError {
+  return new JournalRefusedError('not-journal', `${error.message.replace(/: give --journal .*$/, '')}: give the path of a --journal file`);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // A descriptor only read from: nothing was written that a failed close could lose.
+  }
+}

@@ -1,0 +1,62 @@
+import { Argument, type Command } from 'commander';
+import { completes } from '../../completion/tree.js';
+import type { Context } from '../../context.js';
+import { Exit, type ExitCode } from '../../errors.js';
+import { action, type Finish } from '../finish.js';
+import { documented } from '../help/documented.js';
+import { JOURNAL_GLOBALS, type JournalFlags, type JournalOptions, journalOptions } from './flags.js';
+import { runJournalFailed, runJournalStatus } from './run.js';
+
+/** Stand-ins for the run functions of the journal commands: a test of argv captures the options and runs nothing. */
+export interface JournalSeams {
+  journalStatus?: (opts: JournalOptions, ctx: Context) => Promise<ExitCode>;
+  journalFailed?: (opts: JournalOptions, ctx: Context) => Promise<ExitCode>;
+}
+
+const files = (): Argument =>
+  completes(new Argument('<file...>', 'journals written by delete --journal: one, or the shards of one job'), { kind: 'files' });
+
+/** Registers `journal status` and `journal failed`: reading a journal, never writing or locking it. */
+export function journalCommand(program: Command, ctx: Context, finish: Finish, seams: JournalSeams = {}): Command {
+  const run = { status: seams.journalStatus ?? runJournalStatus, failed: seams.journalFailed ?? runJournalFailed };
+  const journal = documented(
+    program.command('journal').description('read what a delete --journal file records, without sending anything'),
+    {
+      examples: [['plantstore journal status dead-plants.journal'], ['plantstore journal failed dead-plants.journal > retry.txt']],
+    },
+  );
+
+  const status = journal
+    .command('status')
+    .description('count the ids a journal records as deleted, absent, failed, in flight and not sent; works while a run holds the journal')
+    .addArgument(files())
+    .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.status(journalOptions(flags, names), ctx)));
+  documented(status, {
+    globals: JOURNAL_GLOBALS,
+    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.interrupted], ok: 'the journals were read' },
+    examples: [
+      ['plantstore journal status dead-plants.journal'],
+      ['plantstore journal status shard-*.journal', 'the shards of one job, summed'],
+      ['plantstore --json journal status dead-plants.journal', 'one object: deleted, absent, failed, inFlight, notSent...'],
+    ],
+  });
+
+  const failed = journal
+    .command('failed')
+    .description('print the ids still to do (failed, in flight at a stop, not sent), one a line, ready for delete --stdin')
+    .addArgument(files())
+    .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.failed(journalOptions(flags, names), ctx)));
+  documented(failed, {
+    globals: JOURNAL_GLOBALS,
+    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.interrupted], ok: 'the journals were read' },
+    examples: [
+      [
+        'plantstore journal failed dead-plants.journal \\\n      | plantstore delete --ignore-missing --stdin',
+        'redo them; the API\'s "no such plant" counts as done',
+      ],
+      ['plantstore --json journal failed dead-plants.journal', 'one object per id, with its state, exit and error code'],
+    ],
+  });
+
+  return journal;
+}

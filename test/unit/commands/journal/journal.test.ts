@@ -1,0 +1,96 @@
+// Issue 35 item 5: `journal status` prints a short aligned block (or one --json object with
+// numeric counts), `journal failed` the ids still to do, one a line; neither needs a token, a base
+// URL or a config file, and a mistyped subcommand gets "did you mean".
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectUsageError, inProcess } from '../../../helpers/in-process.js';
+import { deleted, HEADER, journalFolder, notSent, sent } from '../../batch/journal/fixtures.js';
+
+const { run } = inProcess();
+const folder = journalFolder();
+
+const refused = (id: string): string =>
+  `{"id":${id},"deleted":false,"status":400,"error":1,"message":"plant ${id} does not exist","exit":1}`;
+const uncertain = (id: string): string =>
+  `{"id":${id},"deleted":false,"status":503,"error":null,"message":"Service Unavailable","exit":6,"uncertain":true}`;
+
+function journal(lines: readonly string[]): string {
+  writeFileSync(folder.file, `${[HEADER, ...lines].join('\n')}\n`);
+  return folder.file;
+}
+
+const LINES = [sent('1'), deleted('1'), sent('2'), refused('2'), sent('3'), uncertain('3'), sent('9007199254740993'), notSent('5')];
+
+describe('plantstore journal status', () => {
+  it('prints an aligned block: the file, the run, each count, failures by exit and API error code', async () => {
+    const file = journal(LINES);
+    const result = await run(['journal', 'status', file], { env: { PLANTSTORE_TOKEN: '', PLANTSTORE_BASE_URL: '' } });
+    expect(result.exit).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      `journal    ${file}  started 2026-03-01T12:00:00.000Z`,
+      'base URL   https://plants.example.com',
+      'profile    default',
+      'deleted    1',
+      'absent     0',
+      'failed     1  (exit 1: 1; API error 1: 1)',
+      'in flight  2  (sent with no decided answer: the plant may be deleted)',
+      'not sent   1',
+      '',
+    ]);
+  });
+
+  it('gives one --json object with numeric counts', async () => {
+    const file = journal(LINES);
+    const result = await run(['--json', 'journal', 'status', file]);
+    expect(JSON.parse(result.stdout)).toEqual({
+      files: [{ path: file, started: '2026-03-01T12:00:00.000Z', running: false, tornBytes: 0 }],
+      baseUrl: 'https://plants.example.com',
+      profile: 'default',
+      deleted: 1,
+      absent: 0,
+      failed: 1,
+      inFlight: 2,
+      notSent: 1,
+      failedByExit: { 1: 1 },
+      failedByError: { 1: 1 },
+    });
+  });
+
+  it('refuses a file that is not a journal with exit 2 and one line', async () => {
+    const file = path.join(folder.dir, 'ids.txt');
+    writeFileSync(file, '1\n2\n');
+    const result = await run(['journal', 'status', file]);
+    expect(result.exit).toBe(2);
+    expect(result.error).toMatch(/is not a plantstore journal/);
+    expect(result.error).not.toContain('\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('says "did you mean" for a mistyped subcommand', async () => {
+    expectUsageError(await run(['journal', 'stauts', 'x']), /unknown command 'stauts' \(did you mean status\?\)/);
+  });
+});
+
+describe('plantstore journal failed', () => {
+  it('prints the ids still to do (failed, in flight, not sent), exact, in numeric order, one a line', async () => {
+    const result = await run(['journal', 'failed', journal(LINES)]);
+    expect(result.exit).toBe(0);
+    expect(result.stdout).toBe('2\n3\n5\n9007199254740993\n');
+  });
+
+  it('with --json, one object per id with its state and its last failure codes', async () => {
+    const result = await run(['--json', 'journal', 'failed', journal(LINES)]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      '{"id":2,"state":"failed","exit":1,"error":1}',
+      '{"id":3,"state":"inFlight","exit":6}',
+      '{"id":5,"state":"notSent"}',
+      '{"id":9007199254740993,"state":"inFlight"}',
+    ]);
+  });
+
+  it('prints nothing and exits 0 when every id is done', async () => {
+    const result = await run(['journal', 'failed', journal([sent('1'), deleted('1')])]);
+    expect(result).toMatchObject({ exit: 0, stdout: '' });
+  });
+});
