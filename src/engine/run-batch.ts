@@ -17,6 +17,7 @@ import { tokenRefusedLine } from '../service/token-refused.js';
 import { NO_PROGRESS, type ProgressState, startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
+import { describeDuration, describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
 import { printDryRun } from './dry-run.js';
 import { signalExit, whyNotSent } from './not-sent.js';
 import type { Operation } from './operation.js';
@@ -44,6 +45,8 @@ export interface BatchRun extends BatchOptions, ServiceSettings {
 
 /** Runs `op` for each id; results come out in input order; the exit code is that of the first failing id. */
 export async function runBatch<R extends { id: string }>(op: Operation<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
+  // --max-duration counts from here: reading a long list from a slow pipe is part of the job's time.
+  const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
   const ids = await readIds(opts, ctx);
@@ -71,7 +74,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   try {
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await sendAll(op, { ids, target, token, network, journal }, opts, ctx);
+    exit = await sendAll(op, { ids, target, token, network, journal, startedAt }, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
@@ -91,12 +94,14 @@ interface Batch<R> {
   token: string | TokenLeases;
   network: NetworkOptions;
   journal: RunJournal<R> | undefined;
+  /** When the run began, for --max-duration. */
+  startedAt: number;
 }
 
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
   const { ids, target, token, network, journal } = batch;
-  const { concurrency, rate, output, verbose, failFast } = opts;
+  const { concurrency, rate, output, verbose, failFast, maxFailures, maxDuration } = opts;
   const { results } = op;
 
   const started = Date.now();
@@ -152,13 +157,29 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     const kind = results.kindOf(result);
     return kind === 'failed' || kind === 'not-sent';
   };
+  const failures = maxFailures && new FailureBudget(maxFailures);
+  let firstFailedExit: ExitCode | undefined;
+  // --max-duration stops the pool as a signal would, without being one: the ids in flight finish, and the
+  // rest are not sent, for this reason.
+  const stopStarts = new AbortController();
+  const timeUp =
+    maxDuration === undefined
+      ? undefined
+      : { message: `not sent: --max-duration ${describeDuration(maxDuration)} reached`, exit: Exit.stoppedAtTime };
+  const cancelDeadline =
+    timeUp === undefined || maxDuration === undefined
+      ? undefined
+      : startDeadline(Math.max(0, batch.startedAt + maxDuration - Date.now()), () => {
+          stopReason ??= timeUp;
+          stopStarts.abort();
+        });
   try {
     await runOrdered<string, R>({
       items: ids,
       // No concurrency here: the throttle bounds the requests in flight (at most --concurrency)
       // through hold; the pool only bounds the results held for ordering (its window), so an
       // id waiting out a Retry-After or one slow answer holds back nothing but its own line.
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, stopStarts.signal]),
       hold(resume) {
         // A reader slower than the batch (`| less`) holds new starts back instead of growing the queue.
         const backlog = ctx.io.backlog();
@@ -178,11 +199,15 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         stopReason ??= journal?.stopReason();
         const gaveUp = throttle.gaveUp();
         if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
-        if (failFast && isFailure(result)) {
-          stopReason ??= {
-            message: `not sent: --fail-fast stopped after plant ${result.id} failed`,
-            exit: results.exitOf(result) ?? Exit.internal,
-          };
+        if (failures !== undefined && results.kindOf(result) !== 'skipped') {
+          if (isFailure(result)) firstFailedExit ??= results.exitOf(result);
+          if (failures.add(isFailure(result))) {
+            const why = failFast
+              ? `not sent: --fail-fast stopped after plant ${result.id} failed`
+              : failures.why(`--max-failures ${describeMaxFailures(failures.budget)}`);
+            // The first failure's code, as --fail-fast has always given: the ids not sent are that failure's consequence.
+            stopReason ??= { message: why, exit: firstFailedExit ?? Exit.internal };
+          }
         }
         return stopReason !== undefined;
       },
@@ -193,6 +218,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       },
     });
   } finally {
+    cancelDeadline?.();
     throttle.close();
     progress.stop();
     reporter.finish();
@@ -208,6 +234,14 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       `interrupted: ${tally.done} of ${ids.size} ${op.words.done} before the interrupt; the rest were not, or may not have been: ${again}`,
     );
     return Exit.interrupted;
+  }
+  // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
+  if (stopReason !== undefined && stopReason === timeUp && tally.notSent > 0 && maxDuration !== undefined) {
+    const again = journal ? 'run the same command again to go on' : op.words.finishWithoutJournal(target.profile);
+    ctx.io.err(
+      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${tally.notSent} not sent: ${again}`,
+    );
+    return Exit.stoppedAtTime;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;
