@@ -5,10 +5,11 @@ import { DEFAULT_AUTO_CEILING } from '../batch/latency-tuning.js';
 import { MAX_CONCURRENCY } from '../batch/ordered-pool.js';
 import type { Rate } from '../batch/rate-limit.js';
 import type { Concurrency } from '../batch/throttle/throttle.js';
-import { Flag, type FlagReader } from '../flags/flag.js';
+import { Flag, type FlagReader, type Sourced } from '../flags/flag.js';
 import { JSON_OUTPUT, QUIET, VERBOSE } from '../flags/global.js';
 import { concurrency, filePath, rate } from '../flags/kinds.js';
-import { duration, type MaxFailures, maxFailures, MIN_DECIDED_FOR_SHARE } from './budgets.js';
+import { duration, type MaxFailures, MIN_DECIDED_FOR_SHARE, maxFailures } from './budgets.js';
+import { ASK_ABOVE, maxDeletes } from './guard.js';
 import type { OutputMode } from './report.js';
 
 export const STDIN = Flag.switch({
@@ -75,6 +76,24 @@ export const MAX_DURATION = Flag.valued(
   duration,
 );
 
+export const MAX_DELETES = Flag.valued(
+  {
+    key: 'maxDeletes',
+    flags: '--max-deletes <n>',
+    help: 'refuse (exit 9, nothing sent) a batch that would send more than n ids, after those the journal skips',
+    env: 'PLANTSTORE_MAX_DELETES',
+    envHelp: 'like delete --max-deletes',
+    profileKey: 'max-deletes',
+  },
+  maxDeletes,
+);
+
+export const YES = Flag.switch({
+  key: 'yes',
+  flags: '--yes',
+  help: `at a terminal, send a batch of more than ${ASK_ABOVE} ids without asking for its count first`,
+});
+
 export const DRY_RUN = Flag.switch({ key: 'dryRun', flags: '--dry-run', help: 'print the requests that would be sent; send nothing' });
 
 export const JOURNAL = Flag.valued(
@@ -109,6 +128,8 @@ export const BATCH_FLAGS = [
   FAIL_FAST,
   MAX_FAILURES,
   MAX_DURATION,
+  MAX_DELETES,
+  YES,
   DRY_RUN,
   JOURNAL,
   JOURNAL_SAME_ACCOUNT,
@@ -133,6 +154,10 @@ export interface BatchOptions {
   maxFailures: MaxFailures | undefined;
   /** --max-duration, in milliseconds from the start: then nothing new is sent, and the run exits 10. */
   maxDuration: number | undefined;
+  /** --max-deletes, with where it came from (a flag, a variable, the profile). */
+  maxDeletes: Sourced<number> | undefined;
+  /** --yes: no question at a terminal. */
+  yes: boolean;
   dryRun: boolean;
   output: OutputMode;
   verbose: boolean;
@@ -163,6 +188,8 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     // --fail-fast is the tightest budget there is: with it, a --max-failures (from the environment, say) does not matter.
     maxFailures: flags.value(FAIL_FAST) ? { count: 1 } : flags.value(MAX_FAILURES),
     maxDuration: flags.value(MAX_DURATION),
+    maxDeletes: flags.sourced(MAX_DELETES),
+    yes: flags.value(YES),
     journal: flags.value(JOURNAL),
     journalSameAccount: flags.value(JOURNAL_SAME_ACCOUNT),
     progress: flags.value(PROGRESS),

@@ -2,7 +2,7 @@
 // --fail-fast) or at a time the user set (--max-duration). Either way the ids in flight finish
 // and the rest are "not sent"; what ends the run is the engine's (run-batch.ts).
 
-import { type Origin, invalid, type Parse } from '../flags/flag.js';
+import { invalid, type Origin, type Parse } from '../flags/flag.js';
 
 /** `--max-failures 25` (ids) or `--max-failures 2%` (of the ids decided so far). */
 export type MaxFailures = { count: number } | { percent: number };

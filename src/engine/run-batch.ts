@@ -19,6 +19,7 @@ import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
 import { describeDuration, describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
 import { printDryRun } from './dry-run.js';
+import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { signalExit, whyNotSent } from './not-sent.js';
 import type { Operation } from './operation.js';
 import { readIds } from './read-ids.js';
@@ -63,7 +64,11 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
       opts.journal === undefined
         ? undefined
         : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, ctx.signal);
-    return printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
+    await printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
+    const refused = overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words);
+    if (refused === undefined) return Exit.ok;
+    ctx.io.err(`dry run: the real run would stop here: ${refused}`);
+    return Exit.refused;
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
   const journal =
@@ -72,6 +77,15 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
       : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op.results);
   let exit: ExitCode;
   try {
+    // Asked, and refused, before the token: a list refused needs no credentials.
+    const refused = await guardBatch(
+      idsToSend(ids, journal && ((id) => journal.doneEarlier(id) !== undefined)),
+      opts,
+      target,
+      op.words,
+      ctx,
+    );
+    if (refused !== undefined) return refused;
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
     exit = await sendAll(op, { ids, target, token, network, journal, startedAt }, opts, ctx);
