@@ -11,6 +11,7 @@ import { concurrency, filePath, rate } from '../flags/kinds.js';
 import { duration, type MaxFailures, MIN_DECIDED_FOR_SHARE, maxFailures } from './budgets.js';
 import { ASK_ABOVE, maxDeletes } from './guard.js';
 import type { OutputMode } from './report.js';
+import { type Shard, shard } from './shard.js';
 
 export const STDIN = Flag.switch({
   key: 'stdin',
@@ -94,6 +95,17 @@ export const YES = Flag.switch({
   help: `at a terminal, send a batch of more than ${ASK_ABOVE} ids without asking for its count first`,
 });
 
+export const SHARD = Flag.valued(
+  {
+    key: 'shard',
+    flags: '--shard <i/n>',
+    help: 'take only the ids of part i of n (0 ≤ i < n), by a hash of each id: n runs with the same list share it, each id in one part',
+    env: 'PLANTSTORE_SHARD',
+    envHelp: 'like delete --shard: i/n',
+  },
+  shard,
+);
+
 export const DRY_RUN = Flag.switch({ key: 'dryRun', flags: '--dry-run', help: 'print the requests that would be sent; send nothing' });
 
 export const JOURNAL = Flag.valued(
@@ -130,6 +142,7 @@ export const BATCH_FLAGS = [
   MAX_DURATION,
   MAX_DELETES,
   YES,
+  SHARD,
   DRY_RUN,
   JOURNAL,
   JOURNAL_SAME_ACCOUNT,
@@ -158,6 +171,8 @@ export interface BatchOptions {
   maxDeletes: Sourced<number> | undefined;
   /** --yes: no question at a terminal. */
   yes: boolean;
+  /** --shard: this run takes only the ids of this part. */
+  shard: Shard | undefined;
   dryRun: boolean;
   output: OutputMode;
   verbose: boolean;
@@ -190,6 +205,7 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     maxDuration: flags.value(MAX_DURATION),
     maxDeletes: flags.sourced(MAX_DELETES),
     yes: flags.value(YES),
+    shard: flags.value(SHARD),
     journal: flags.value(JOURNAL),
     journalSameAccount: flags.value(JOURNAL_SAME_ACCOUNT),
     progress: flags.value(PROGRESS),
