@@ -48,7 +48,10 @@ describe('the part of an id', () => {
 
   const spread = (ids: (i: number) => bigint, count: number): number[] => {
     const sizes = new Array<number>(count).fill(0);
-    for (let i = 1; i <= 1_000_000; i++) sizes[Number(mix64(ids(i)) % BigInt(count))]++;
+    for (let i = 1; i <= 1_000_000; i++) {
+      const part = Number(mix64(ids(i)) % BigInt(count));
+      sizes[part] = (sizes[part] ?? 0) + 1;
+    }
     return sizes;
   };
   const within2Percent = (sizes: number[]) => {
