@@ -14,7 +14,7 @@
 // that serve K at once and queue the rest, at each --concurrency), about two
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, network,
-// capacity, mask, size); mask.ts is the mask after 1,000 tokens, in process, a few seconds;
+// capacity, shards, mask, size); shards.ts is 2 shards against one process, about 20 s; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';
@@ -27,6 +27,7 @@ import { benchJournal } from './journal.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
+import { benchShards } from './shards.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
 import { benchStartup } from './startup.js';
 import { type Row, renderTable } from './table.js';
@@ -41,7 +42,7 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'network', 'capacity', 'mask', 'size'] as const;
+const GROUPS = ['startup', 'batch', 'journal', 'network', 'capacity', 'shards', 'mask', 'size'] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
     if (only('journal')) rows.push(...(await benchJournal(options)));
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
+    if (only('shards')) rows.push(...(await benchShards(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));
     if (only('size')) rows.push(...benchPackageSize(options));
   } finally {
