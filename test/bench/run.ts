@@ -27,8 +27,8 @@ import { benchJournal } from './journal.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
 import { benchPackageSize } from './package-size.js';
-import { benchShards } from './shards.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
+import { benchShards } from './shards.js';
 import { benchStartup } from './startup.js';
 import { type Row, renderTable } from './table.js';
 
