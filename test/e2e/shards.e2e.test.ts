@@ -156,6 +156,7 @@ describe('the examples of docs/shards.md, as written', () => {
       const job = path.join(data, `job-${shard}`);
       mkdirSync(job);
       writeFileSync(path.join(job, 'dead-plants.txt'), `${ids.join('\n')}\n`);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression, as the workflow writes it
       return shell(run.replaceAll('${{ matrix.shard }}', String(shard)), job, { PATH, ...envFor(server.url), RUNNER_TEMP: job });
     });
     for (const job of await Promise.all(jobs)) expect(job.code).toBe(0);
