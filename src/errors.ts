@@ -12,6 +12,10 @@ const EXIT_TABLE = [
   ['server', 6, 'server failure: 5xx, 429, a redirect, a malformed answer, or a web page instead of the API'],
   ['network', 7, 'network: DNS, connection refused or reset, TLS, proxy'],
   ['timeout', 8, 'timeout'],
+  /** --max-deletes, or the question at a terminal not answered with the count: nothing was sent. */
+  ['refused', 9, 'nothing sent: refused by a limit you set'],
+  /** --max-duration: the ids in flight finished, the rest were not sent; with --journal the same command goes on. */
+  ['stoppedAtTime', 10, 'stopped at the time you set; run the same command again to go on'],
   ['internal', 70, 'internal error (a bug): please report it'],
   /** SIGHUP: the terminal went away (an ssh session closed mid-run). */
   ['hangup', 129, 'hung up (SIGHUP: the terminal closed)'],

@@ -16,9 +16,11 @@ export interface Profile {
   'missing-error'?: string;
   /** A command that prints the token (token-command.ts), run instead of storing one. */
   'token-command'?: string;
+  /** The most ids a batch may send (--max-deletes): a guard against the wrong list for this profile's service. */
+  'max-deletes'?: string;
 }
 
-export const PROFILE_KEYS = ['base-url', 'missing-error', 'token-command'] as const;
+export const PROFILE_KEYS = ['base-url', 'missing-error', 'token-command', 'max-deletes'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 interface ConfigData {

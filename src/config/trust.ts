@@ -11,6 +11,7 @@ const WHAT_THEY_COULD_DO: Readonly<Record<StoredSetting, string>> = {
   'token-command': 'put it there',
   'base-url': 'pointed your token at their server',
   'missing-error': 'made failures read as plants already absent',
+  'max-deletes': 'raised the limit that guards against deleting the wrong list',
 };
 
 /**

@@ -5,10 +5,13 @@ import { DEFAULT_AUTO_CEILING } from '../batch/latency-tuning.js';
 import { MAX_CONCURRENCY } from '../batch/ordered-pool.js';
 import type { Rate } from '../batch/rate-limit.js';
 import type { Concurrency } from '../batch/throttle/throttle.js';
-import { Flag, type FlagReader } from '../flags/flag.js';
+import { Flag, type FlagReader, type Sourced } from '../flags/flag.js';
 import { JSON_OUTPUT, QUIET, VERBOSE } from '../flags/global.js';
 import { concurrency, filePath, rate } from '../flags/kinds.js';
+import { duration, type MaxFailures, MIN_DECIDED_FOR_SHARE, maxFailures } from './budgets.js';
+import { ASK_ABOVE, maxDeletes } from './guard.js';
 import type { OutputMode } from './report.js';
+import { type Shard, shard } from './shard.js';
 
 export const STDIN = Flag.switch({
   key: 'stdin',
@@ -42,7 +45,66 @@ export const RATE = Flag.valued(
   rate,
 );
 
-export const FAIL_FAST = Flag.switch({ key: 'failFast', flags: '--fail-fast', help: 'send nothing new after the first failure' });
+export const FAIL_FAST = Flag.switch({
+  key: 'failFast',
+  flags: '--fail-fast',
+  help: 'send nothing new after the first failure (--max-failures 1)',
+});
+
+export const MAX_FAILURES = Flag.valued(
+  {
+    key: 'maxFailures',
+    flags: '--max-failures <n|n%>',
+    help:
+      'send nothing new once n ids have failed, or n% of the ids decided so far ' +
+      `(judged from ${MIN_DECIDED_FOR_SHARE} decided on); requests in flight finish, the rest are not sent`,
+    env: 'PLANTSTORE_MAX_FAILURES',
+    envHelp: 'like delete --max-failures: a number of ids or a share such as 5%',
+  },
+  maxFailures,
+);
+
+export const MAX_DURATION = Flag.valued(
+  {
+    key: 'maxDuration',
+    flags: '--max-duration <time>',
+    help:
+      'at this time after the start (90s, 45m, 5h), send nothing new, let requests in flight finish, and exit 10; ' +
+      'with --journal, the same command goes on from there',
+    env: 'PLANTSTORE_MAX_DURATION',
+    envHelp: 'like delete --max-duration',
+  },
+  duration,
+);
+
+export const MAX_DELETES = Flag.valued(
+  {
+    key: 'maxDeletes',
+    flags: '--max-deletes <n>',
+    help: 'refuse (exit 9, nothing sent) a batch that would send more than n ids, after those the journal skips',
+    env: 'PLANTSTORE_MAX_DELETES',
+    envHelp: 'like delete --max-deletes',
+    profileKey: 'max-deletes',
+  },
+  maxDeletes,
+);
+
+export const YES = Flag.switch({
+  key: 'yes',
+  flags: '--yes',
+  help: `at a terminal, send a batch of more than ${ASK_ABOVE} ids without asking for its count first`,
+});
+
+export const SHARD = Flag.valued(
+  {
+    key: 'shard',
+    flags: '--shard <i/n>',
+    help: 'take only the ids of part i of n (0 ≤ i < n), by a hash of each id: n runs with the same list share it, each id in one part',
+    env: 'PLANTSTORE_SHARD',
+    envHelp: 'like delete --shard: i/n',
+  },
+  shard,
+);
 
 export const DRY_RUN = Flag.switch({ key: 'dryRun', flags: '--dry-run', help: 'print the requests that would be sent; send nothing' });
 
@@ -71,7 +133,21 @@ export const PROGRESS = Flag.switch({
 });
 
 /** In the order --help lists them, after the command's own. */
-export const BATCH_FLAGS = [STDIN, CONCURRENCY, RATE, FAIL_FAST, DRY_RUN, JOURNAL, JOURNAL_SAME_ACCOUNT, PROGRESS] as const;
+export const BATCH_FLAGS = [
+  STDIN,
+  CONCURRENCY,
+  RATE,
+  FAIL_FAST,
+  MAX_FAILURES,
+  MAX_DURATION,
+  MAX_DELETES,
+  YES,
+  SHARD,
+  DRY_RUN,
+  JOURNAL,
+  JOURNAL_SAME_ACCOUNT,
+  PROGRESS,
+] as const;
 
 /** The global flags a batch reads besides the service's. */
 const BATCH_GLOBALS = [JSON_OUTPUT, QUIET, VERBOSE] as const;
@@ -87,6 +163,16 @@ export interface BatchOptions {
   concurrency: Concurrency;
   rate: Rate | undefined;
   failFast: boolean;
+  /** When failures stop the run: --fail-fast is `{ count: 1 }`; undefined, never. */
+  maxFailures: MaxFailures | undefined;
+  /** --max-duration, in milliseconds from the start: then nothing new is sent, and the run exits 10. */
+  maxDuration: number | undefined;
+  /** --max-deletes, with where it came from (a flag, a variable, the profile). */
+  maxDeletes: Sourced<number> | undefined;
+  /** --yes: no question at a terminal. */
+  yes: boolean;
+  /** --shard: this run takes only the ids of this part. */
+  shard: Shard | undefined;
   dryRun: boolean;
   output: OutputMode;
   verbose: boolean;
@@ -114,6 +200,12 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     dryRun: flags.value(DRY_RUN),
     verbose: flags.value(VERBOSE),
     failFast: flags.value(FAIL_FAST),
+    // --fail-fast is the tightest budget there is: with it, a --max-failures (from the environment, say) does not matter.
+    maxFailures: flags.value(FAIL_FAST) ? { count: 1 } : flags.value(MAX_FAILURES),
+    maxDuration: flags.value(MAX_DURATION),
+    maxDeletes: flags.sourced(MAX_DELETES),
+    yes: flags.value(YES),
+    shard: flags.value(SHARD),
     journal: flags.value(JOURNAL),
     journalSameAccount: flags.value(JOURNAL_SAME_ACCOUNT),
     progress: flags.value(PROGRESS),

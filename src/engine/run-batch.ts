@@ -18,12 +18,15 @@ import { readerCaughtUp } from '../ui/io.js';
 import { type ProgressState, startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
+import { describeDuration, describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
 import { printDryRun } from './dry-run.js';
+import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { signalExit, whyNotSent } from './not-sent.js';
 import type { Operation } from './operation.js';
 import { readIds } from './read-ids.js';
 import { createReporter } from './report.js';
 import type { RunJournal } from './run-journal.js';
+import { describeShard, idsOfShard } from './shard.js';
 import { describeChange, summaryLine } from './summary.js';
 import { Tally } from './tally.js';
 
@@ -45,13 +48,23 @@ export interface BatchRun extends BatchOptions, ServiceSettings {
 
 /** Runs `op` for each id; results come out in input order; the exit code is that of the first failing id. */
 export async function runBatch<R extends { id: string }>(op: Operation<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
+  // --max-duration counts from here: reading a long list from a slow pipe is part of the job's time.
+  const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
-  const ids = await readIds(opts, ctx);
+  const given = await readIds(opts, ctx);
   // A nightly job whose list came out empty has nothing to do, which is not a failure: one line on
   // stderr, nothing on stdout (no JSON objects: there is no id to report), no token or server needed.
-  if (ids.size === 0) {
+  if (given.size === 0) {
     ctx.io.err(`no plant ids: nothing to ${op.words.verb}`);
+    return Exit.ok;
+  }
+  // A shard is a whole run over its part: everything below (journal, guard, pace, budgets) sees only these ids.
+  const ids = opts.shard ? idsOfShard(given, opts.shard) : given;
+  if (ids.size === 0) {
+    ctx.io.err(
+      `no plant ids in shard ${describeShard(opts.shard ?? { index: 0, count: 1 })} of the ${given.size} given: nothing to ${op.words.verb}`,
+    );
     return Exit.ok;
   }
   const { target, network } = await resolveService(opts, ctx);
@@ -61,7 +74,11 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
       opts.journal === undefined
         ? undefined
         : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, ctx.signal);
-    return printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
+    await printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
+    const refused = overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words);
+    if (refused === undefined) return Exit.ok;
+    ctx.io.err(`dry run: the real run would stop here: ${refused}`);
+    return Exit.refused;
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
   const journal =
@@ -70,9 +87,18 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
       : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op.results);
   let exit: ExitCode;
   try {
+    // Asked, and refused, before the token: a list refused needs no credentials.
+    const refused = await guardBatch(
+      idsToSend(ids, journal && ((id) => journal.doneEarlier(id) !== undefined)),
+      opts,
+      target,
+      op.words,
+      ctx,
+    );
+    if (refused !== undefined) return refused;
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await sendAll(op, { ids, target, token, network, journal }, opts, ctx);
+    exit = await sendAll(op, { ids, target, token, network, journal, startedAt }, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
@@ -92,12 +118,14 @@ interface Batch<R> {
   token: string | TokenLeases;
   network: NetworkOptions;
   journal: RunJournal<R> | undefined;
+  /** When the run began, for --max-duration. */
+  startedAt: number;
 }
 
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
   const { ids, target, token, network, journal } = batch;
-  const { concurrency, rate, output, verbose, failFast } = opts;
+  const { concurrency, rate, output, verbose, failFast, maxFailures, maxDuration } = opts;
   const { results } = op;
 
   const started = Date.now();
@@ -161,13 +189,29 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     const kind = results.kindOf(result);
     return kind === 'failed' || kind === 'not-sent';
   };
+  const failures = maxFailures && new FailureBudget(maxFailures);
+  let firstFailedExit: ExitCode | undefined;
+  // --max-duration stops the pool as a signal would, without being one: the ids in flight finish, and the
+  // rest are not sent, for this reason.
+  const stopStarts = new AbortController();
+  const timeUp =
+    maxDuration === undefined
+      ? undefined
+      : { message: `not sent: --max-duration ${describeDuration(maxDuration)} reached`, exit: Exit.stoppedAtTime };
+  const cancelDeadline =
+    timeUp === undefined || maxDuration === undefined
+      ? undefined
+      : startDeadline(Math.max(0, batch.startedAt + maxDuration - Date.now()), () => {
+          stopReason ??= timeUp;
+          stopStarts.abort();
+        });
   try {
     await runOrdered<string, R>({
       items: ids,
       // No concurrency here: the throttle bounds the requests in flight (at most --concurrency)
       // through hold; the pool only bounds the results held for ordering (its window), so an
       // id waiting out a Retry-After or one slow answer holds back nothing but its own line.
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, stopStarts.signal]),
       hold(resume) {
         // A reader slower than the batch (`| less`) holds new starts back instead of growing the queue.
         const backlog = ctx.io.backlog();
@@ -189,11 +233,15 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         stopReason ??= journal?.stopReason();
         const gaveUp = throttle.gaveUp();
         if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
-        if (failFast && isFailure(result)) {
-          stopReason ??= {
-            message: `not sent: --fail-fast stopped after plant ${result.id} failed`,
-            exit: results.exitOf(result) ?? Exit.internal,
-          };
+        if (failures !== undefined && results.kindOf(result) !== 'skipped') {
+          if (isFailure(result)) firstFailedExit ??= results.exitOf(result);
+          if (failures.add(isFailure(result))) {
+            const why = failFast
+              ? `not sent: --fail-fast stopped after plant ${result.id} failed`
+              : failures.why(`--max-failures ${describeMaxFailures(failures.budget)}`);
+            // The first failure's code, as --fail-fast has always given: the ids not sent are that failure's consequence.
+            stopReason ??= { message: why, exit: firstFailedExit ?? Exit.internal };
+          }
         }
         return stopReason !== undefined;
       },
@@ -213,6 +261,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
             }),
     });
   } finally {
+    cancelDeadline?.();
     throttle.close();
     progress.stop();
     reporter.finish();
@@ -228,6 +277,14 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       `interrupted: ${tally.done} of ${ids.size} ${op.words.done} before the interrupt; the rest were not, or may not have been: ${again}`,
     );
     return Exit.interrupted;
+  }
+  // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
+  if (stopReason !== undefined && stopReason === timeUp && tally.notSent > 0 && maxDuration !== undefined) {
+    const again = journal ? 'run the same command again to go on' : op.words.finishWithoutJournal(target.profile);
+    ctx.io.err(
+      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${tally.notSent} not sent: ${again}`,
+    );
+    return Exit.stoppedAtTime;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;

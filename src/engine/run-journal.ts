@@ -12,6 +12,7 @@ import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
 import { shown } from '../text/shown.js';
 import type { Results } from './operation.js';
+import { describeShard, type Shard } from './shard.js';
 
 export interface RunJournal<R> {
   /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. */
@@ -35,6 +36,8 @@ export interface RunJournalOptions {
   verbose: boolean;
   /** --journal-same-account */
   journalSameAccount: boolean;
+  /** --shard: recorded in a new journal's header, and checked against an old one's. */
+  shard?: Shard | undefined;
 }
 
 /** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
@@ -122,6 +125,7 @@ function journalIdentity(target: Target, opts: RunJournalOptions): JournalIdenti
   return {
     baseUrl: target.baseUrl,
     profile: target.profile,
+    ...(opts.shard ? { shard: describeShard(opts.shard) } : {}),
     credentials: isTokenCommand(token) ? { kind: 'token-command', command: token.command } : { kind: 'token', token: token.value },
     sameAccount: opts.journalSameAccount,
   };

@@ -16,7 +16,7 @@
 // outage.ts: a service down for a few seconds behind a reverse proxy, under a minute:
 // BENCH_OUTAGE=0 skips it, BENCH_OUTAGE=502-3s picks one;
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, journal, journal-status
-// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, mask, size, soak);
+// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, shards, mask, size, soak); shards.ts is 2 shards against one process, about 20 s;
 // stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // soak.ts is 200,000 ids through the README's journal command with five interruptions and a
 // suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
@@ -35,6 +35,7 @@ import { benchNetwork } from './network.js';
 import { benchOutage } from './outage.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
+import { benchShards } from './shards.js';
 import { benchSoak } from './soak.js';
 import { benchStartup } from './startup.js';
 import { benchStop } from './stop.js';
@@ -50,7 +51,20 @@ function packageUnderTest(tmp: string): string {
   return other ? path.resolve(other) : snapshotPackage(tmp);
 }
 
-const GROUPS = ['startup', 'batch', 'journal', 'journal-status', 'stop', 'network', 'capacity', 'outage', 'mask', 'size', 'soak'] as const;
+const GROUPS = [
+  'startup',
+  'batch',
+  'journal',
+  'journal-status',
+  'stop',
+  'network',
+  'capacity',
+  'outage',
+  'shards',
+  'mask',
+  'size',
+  'soak',
+] as const;
 
 /** BENCH_ONLY: a comma-separated list of groups to run; unset or empty, all of them. */
 function groupsWanted(value: string | undefined): (group: (typeof GROUPS)[number]) => boolean {
@@ -77,6 +91,7 @@ async function main(): Promise<void> {
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
     if (only('outage')) rows.push(...(await benchOutage(options)));
+    if (only('shards')) rows.push(...(await benchShards(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));
     if (only('size')) rows.push(...benchPackageSize(options));
     if (only('soak')) rows.push(...(await benchSoak(options)));

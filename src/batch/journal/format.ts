@@ -25,6 +25,8 @@ export interface JournalRun {
   /** The normalized base URL (config/base-url.ts normalizeBaseUrl). */
   baseUrl: string;
   profile: string;
+  /** The run's --shard, as typed (`3/8`); undefined for a run without one, and in a journal from before shards. */
+  shard?: string;
 }
 
 export interface JournalHeader extends JournalRun {
@@ -54,6 +56,7 @@ export function headerLine(run: JournalRun, started: Date, credentials?: Credent
     version: JOURNAL_VERSION,
     baseUrl: run.baseUrl,
     profile: run.profile,
+    ...(run.shard === undefined ? {} : { shard: run.shard }),
     started: started.toISOString(),
     ...(credentials === undefined ? {} : { credentials }),
   });
@@ -74,10 +77,14 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   if (typeof baseUrl !== 'string' || typeof profile !== 'string' || typeof started !== 'string') {
     return { notHeader: 'its header lacks the base URL, the profile or the start time' };
   }
-  if (value['credentials'] === undefined) return { baseUrl, profile, started };
+  // An optional field of format 2, as the credentials are: a journal without it is a run without --shard.
+  const shard = value['shard'];
+  if (shard !== undefined && typeof shard !== 'string') return { notHeader: 'its header names a shard that is not text' };
+  const run = { baseUrl, profile, started, ...(shard === undefined ? {} : { shard }) };
+  if (value['credentials'] === undefined) return run;
   const credentials = parsePrint(value['credentials']);
   if ('notPrint' in credentials) return { notHeader: credentials.notPrint };
-  return { baseUrl, profile, started, credentials };
+  return { ...run, credentials };
 }
 
 // The writer's shape, `{"id":<digits>,`: ids keep their exact digits, which JSON.parse would round past 2^53.

@@ -20,7 +20,11 @@ export interface JournalIdentity extends JournalRun {
 
 export function checkRun(file: string, contents: JournalContents, run: JournalRun): void {
   const header = contents.header;
-  if (header === undefined || (sameBaseUrl(header.baseUrl, run.baseUrl) && header.profile === run.profile)) return;
+  if (header === undefined) return;
+  if (sameBaseUrl(header.baseUrl, run.baseUrl) && header.profile === run.profile) {
+    checkShard(file, header, run);
+    return;
+  }
   throw new JournalRefusedError(
     'other-run',
     `journal ${shownPath(file)} was written for ${otherRun(header, run)}: resuming would skip plants never deleted there; give --journal another file`,
@@ -47,6 +51,16 @@ export async function checkCredentials(file: string, contents: JournalContents, 
   throw new JournalRefusedError(
     'other-credentials',
     `journal ${shownPath(file)} was written with other credentials (${theirs}; this run uses ${ours}): resuming would skip the plants it records as deleted, which another account may still have; if both are the same account (a renewed token), add --journal-same-account, else give --journal another file`,
+  );
+}
+
+/** Each shard of a job keeps its own journal: another shard's would skip ids this one never had, and never record its own. */
+function checkShard(file: string, header: JournalRun, run: JournalRun): void {
+  if (header.shard === run.shard) return;
+  const named = (shard: string | undefined): string => (shard === undefined ? 'a run without --shard' : `--shard ${shard}`);
+  throw new JournalRefusedError(
+    'other-run',
+    `journal ${shownPath(file)} was written by ${named(header.shard)}, and this run is ${named(run.shard)}: give each shard its own --journal file, or run with the journal's shard`,
   );
 }
 

@@ -53,7 +53,9 @@ export function configCommand(program: Command, ctx: Context, finish: Finish, se
     profiles: seams.configProfiles ?? runProfiles,
   };
   const config = documented(
-    program.command('config').description('read and write profile settings (keys: base-url, missing-error, token-command), list profiles'),
+    program
+      .command('config')
+      .description('read and write profile settings (keys: base-url, missing-error, token-command, max-deletes), list profiles'),
     {
       examples: [
         ['plantstore config set base-url https://api.example.com/v1'],

@@ -4,6 +4,7 @@ import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
 import { checkProfileExists, DEFAULT_PROFILE } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
+import { maxDeletes } from '../../engine/guard.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
@@ -65,6 +66,8 @@ function checkedValue(key: ProfileKey, raw: string): string {
       return formatMissingErrors(missingErrorsFrom(raw, 'the command line', true));
     case 'token-command':
       return checkedTokenCommand(raw);
+    case 'max-deletes':
+      return String(maxDeletes(raw, { source: 'max-deletes', onCommandLine: true }));
   }
 }
 

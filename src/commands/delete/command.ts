@@ -56,6 +56,15 @@ export function deleteCommand(
         'plantstore delete --ignore-missing --missing-error 1 - < ids.txt',
         're-run a batch: plants the API says do not exist (error 1) count as done',
       ],
+      [
+        'plantstore delete --max-deletes 1000 --max-failures 5% --stdin < ids.txt',
+        'refuse a list of more than 1000 ids (exit 9); stop once 5% of them fail',
+      ],
+      [
+        'plantstore delete --journal run.journal --max-duration 5h --stdin < ids.txt',
+        'stop at 5 hours (exit 10); the same command goes on',
+      ],
+      ['plantstore delete --shard 0/4 --journal part0.journal --stdin < ids.txt', 'part 0 of 4: run 1/4, 2/4, 3/4 elsewhere'],
     ],
   });
 }

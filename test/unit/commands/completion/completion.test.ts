@@ -138,7 +138,7 @@ describe('bash', () => {
     ],
     [
       ['plantstore', 'config', 'get', ''],
-      ['base-url', 'missing-error', 'token-command'],
+      ['base-url', 'missing-error', 'token-command', 'max-deletes'],
     ],
     [['plantstore', 'config', 'unset', 'b'], ['base-url']],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
@@ -151,7 +151,10 @@ describe('bash', () => {
       ['plantstore', 'help', 'auth', ''],
       ['login', 'logout', 'status', 'token'],
     ],
-    [['plantstore', 'config', 'get', 'm'], ['missing-error']],
+    [
+      ['plantstore', 'config', 'get', 'm'],
+      ['missing-error', 'max-deletes'],
+    ],
     [['plantstore', 'help', 'a'], ['auth']],
     [['plantstore', 'delete', ''], []],
     [['plantstore', 'delete', '42', ''], []],
@@ -226,7 +229,7 @@ printf '<%s>\\n' "\${COMPREPLY[@]}"`,
   it.each<[string, string, string[]]>([
     ['', 'de', ['delete']],
     ['', '', COMMANDS],
-    ['COMP_WORDS=(plantstore config get)', '', ['base-url', 'missing-error', 'token-command']],
+    ['COMP_WORDS=(plantstore config get)', '', ['base-url', 'missing-error', 'token-command', 'max-deletes']],
     ['COMP_WORDS=(plantstore auth lo)', 'lo', ['login', 'logout']],
     ['COMP_WORDS=(plantstore --profile)', '', ['default', 'staging']],
   ])('compgen -F _plantstore with %s -- %j', (setup, word, expected) => {
@@ -277,7 +280,7 @@ _plantstore`;
     ],
     [
       ['plantstore', 'config', 'set', ''],
-      ['base-url', 'missing-error', 'token-command'],
+      ['base-url', 'missing-error', 'token-command', 'max-deletes'],
     ],
     [['plantstore', 'config', 'set', 'base-url', ''], []],
     [
@@ -290,7 +293,7 @@ _plantstore`;
     ],
     [
       ['plantstore', 'config', 'get', 'm'],
-      ['base-url', 'missing-error', 'token-command'],
+      ['base-url', 'missing-error', 'token-command', 'max-deletes'],
     ],
     [['plantstore', 'delete', ''], []],
     [['plantstore', '-'], spellings(program, true)],
@@ -329,7 +332,7 @@ describe.skipIf(!hasFish)('fish', () => {
     ['plantstore de', ['delete']],
     ['plantstore auth l', ['login', 'logout']],
     ['plantstore config ', ['get', 'set', 'unset', 'list', 'profiles', 'path']],
-    ['plantstore config get ', ['base-url', 'missing-error', 'token-command']],
+    ['plantstore config get ', ['base-url', 'missing-error', 'token-command', 'max-deletes']],
     ['plantstore config set base-url ', []],
     ['plantstore completion ', ['bash', 'zsh', 'fish', 'powershell']],
     ['plantstore help ', COMMANDS],

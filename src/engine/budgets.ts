@@ -1,0 +1,97 @@
+// When a batch stops by itself before its list is done: after too many failures (--max-failures,
+// --fail-fast) or at a time the user set (--max-duration). Either way the ids in flight finish
+// and the rest are "not sent"; what ends the run is the engine's (run-batch.ts).
+
+import { invalid, type Origin, type Parse } from '../flags/flag.js';
+
+/** `--max-failures 25` (ids) or `--max-failures 2%` (of the ids decided so far). */
+export type MaxFailures = { count: number } | { percent: number };
+
+/**
+ * A share is judged only once this many ids are decided (answered: deleted, absent or failed):
+ * the first failure of a run is 100% of one id, which says nothing about the list.
+ */
+export const MIN_DECIDED_FOR_SHARE = 100;
+
+export const maxFailures: Parse<MaxFailures> = (raw: string, origin: Origin) => {
+  const advice = 'give a number of failed ids (such as 10) or a share of the ids decided (such as 5%)';
+  const share = /^(\d+(?:\.\d+)?)%$/.exec(raw);
+  if (share) {
+    const percent = Number(share[1]);
+    if (!(percent > 0 && percent <= 100)) throw invalid(raw, origin, `${advice}; a share is more than 0% and at most 100%`);
+    return { percent };
+  }
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw invalid(raw, origin, advice);
+  return { count: Number(raw) };
+};
+
+/** The budget as typed: `10`, `5%`. */
+export function describeMaxFailures(budget: MaxFailures): string {
+  return 'count' in budget ? String(budget.count) : `${budget.percent}%`;
+}
+
+/** Counts the ids this run decides, and says when the failures among them are over the budget. */
+export class FailureBudget {
+  private failed = 0;
+  private decided = 0;
+
+  constructor(readonly budget: MaxFailures) {}
+
+  /** One more id decided by this run; true once the failures reach the budget. */
+  add(failed: boolean): boolean {
+    this.decided++;
+    if (failed) this.failed++;
+    return this.spent();
+  }
+
+  spent(): boolean {
+    if ('count' in this.budget) return this.failed >= this.budget.count;
+    return this.decided >= MIN_DECIDED_FOR_SHARE && this.failed * 100 >= this.budget.percent * this.decided;
+  }
+
+  /** Why the rest is not sent: `--max-failures 5% stopped after 12 of 200 ids failed`. */
+  why(flag: string): string {
+    return `not sent: ${flag} stopped after ${this.failed} of ${this.decided} id${this.decided === 1 ? '' : 's'} failed`;
+  }
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** The longest --max-duration: setTimeout's limit (about 24.8 days). */
+const MAX_DURATION_MS = 2 ** 31 - 1;
+
+/** `90s`, `45m`, `5h` (a whole number and a unit), in milliseconds. */
+export const duration: Parse<number> = (raw, origin) => {
+  const match = /^(\d+)([smh])$/.exec(raw);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
+  if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
+    throw invalid(raw, origin, 'give a whole number of seconds, minutes or hours with its unit, such as 90s, 45m or 5h (at least 1s)');
+  }
+  return ms;
+};
+
+/** A --max-duration as it would be typed: 45m, 5h, 90s. */
+export function describeDuration(ms: number): string {
+  if (ms % UNIT_MS.h === 0) return `${ms / UNIT_MS.h}h`;
+  if (ms % UNIT_MS.m === 0) return `${ms / UNIT_MS.m}m`;
+  return `${ms / UNIT_MS.s}s`;
+}
+
+/**
+ * Calls `reached` once, `ms` after now, unless cancelled first. `setTimer` is the clock: a test
+ * gives its own to reach the deadline when it says so.
+ */
+export function startDeadline(
+  ms: number,
+  reached: () => void,
+  setTimer: (fn: () => void, ms: number) => () => void = realTimer,
+): () => void {
+  return setTimer(reached, ms);
+}
+
+function realTimer(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  // A deadline alone never keeps the process up: a run that finished early exits at once.
+  timer.unref();
+  return () => clearTimeout(timer);
+}

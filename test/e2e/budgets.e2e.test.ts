@@ -1,0 +1,108 @@
+// Budgets against real loopback servers: --max-failures stops a list whose second half is wrong,
+// --max-duration stops a slow run at the time set (exit 10) and the journal lets the same
+// command finish it. The arithmetic is in test/unit/engine/budgets.test.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { runPlantstore } from '../helpers/cli.js';
+import { loopbackCases } from '../helpers/loopback-cases.js';
+
+const TOKEN = 'budget-Token-5b1c0e42';
+const { serve, envFor } = loopbackCases(TOKEN);
+const idOf = (url: string) => url.split('/').pop() ?? '';
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+const jsonLines = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const refuse = (res: import('node:http').ServerResponse) =>
+  res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":9,"message":"no such list"}');
+
+let scratch: string | undefined;
+afterEach(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
+
+it("--max-failures 10% stops a list whose second half is wrong, early, with the first failure's code", async () => {
+  // Ids 1-300 exist; 301-600 are from the wrong list and fail.
+  const server = await serve((req, res) => (Number(idOf(req.url ?? '')) > 300 ? refuse(res) : res.writeHead(204).end()));
+  const ids = range(1, 600);
+  const result = await runPlantstore(['--json', 'delete', '--stdin', '--max-failures', '10%', '--concurrency', '4'], {
+    env: envFor(server.url),
+    input: ids.join('\n'),
+  });
+  expect(result.code).toBe(1);
+  const lines = jsonLines(result.stdout);
+  expect(lines.map((r) => r['id'])).toEqual(ids.map(Number));
+  const failed = lines.filter((r) => r['attempted'] !== false && r['deleted'] === false);
+  const notSent = lines.filter((r) => r['attempted'] === false);
+  // 10% of the ids decided is reached at the 34th failure after 300 deleted (34 of 334), plus what was in flight.
+  expect(failed.length).toBeGreaterThanOrEqual(34);
+  expect(failed.length).toBeLessThanOrEqual(34 + 4);
+  expect(server.requests.length).toBe(600 - notSent.length);
+  expect(notSent.length).toBeGreaterThan(250);
+  for (const line of notSent) expect(line).toMatchObject({ deleted: false, exit: 1, attempted: false });
+  expect(result.stderr).toContain(`--max-failures 10% stopped after 34 of 334 ids failed`);
+  expect(result.stderr).toContain(`300 deleted, 0 already absent, ${failed.length} failed, ${notSent.length} not sent`);
+});
+
+it('PLANTSTORE_MAX_FAILURES sets a count; --fail-fast is a budget of one', async () => {
+  const server = await serve((req, res) => (Number(idOf(req.url ?? '')) % 2 === 0 ? refuse(res) : res.writeHead(204).end()));
+  const ids = range(1, 100);
+  const five = await runPlantstore(['--json', 'delete', '--concurrency', '1', ...ids], {
+    env: { ...envFor(server.url), PLANTSTORE_MAX_FAILURES: '5' },
+  });
+  expect(five.code).toBe(1);
+  // One at a time: ids 1-10 are sent (5 failures: 2, 4, 6, 8, 10), then nothing.
+  expect(server.requests.map((r) => idOf(r.url))).toEqual(range(1, 10));
+  expect(five.stderr).toContain('not sent: --max-failures 5 stopped after 5 of 10 ids failed');
+  const failFast = await runPlantstore(['--json', 'delete', '--concurrency', '1', '--fail-fast', ...ids], {
+    env: { ...envFor(server.url), PLANTSTORE_MAX_FAILURES: '50' },
+  });
+  expect(failFast.code).toBe(1);
+  expect(server.requests.slice(10).map((r) => idOf(r.url))).toEqual(['1', '2']);
+});
+
+it('--max-duration 1s against a slow server exits 10, and the same command with its journal finishes', async () => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'plantstore-budget-'));
+  const journal = path.join(scratch, 'job.journal');
+  // Each answer takes 250 ms: 40 ids two at a time would take 5 s.
+  let slow = true;
+  const server = await serve((_req, res) => {
+    if (slow) setTimeout(() => res.writeHead(204).end(), 250);
+    else res.writeHead(204).end();
+  });
+  const ids = range(1, 40);
+  const args = ['--json', 'delete', '--concurrency', '2', '--max-duration', '1s', '--journal', journal, ...ids];
+  const first = await runPlantstore(args, { env: envFor(server.url) });
+  expect(first.code).toBe(10);
+  const lines = jsonLines(first.stdout);
+  const deleted = lines.filter((r) => r['deleted'] === true).map((r) => String(r['id']));
+  const notSent = lines.filter((r) => r['attempted'] === false);
+  // Every id sent was answered (the ones in flight finished); the rest were not sent, each with exit 10.
+  expect(server.requests.map((r) => idOf(r.url)).sort()).toEqual([...deleted].sort());
+  expect(deleted.length).toBeGreaterThan(0);
+  expect(notSent.length).toBe(40 - deleted.length);
+  for (const line of notSent) expect(line).toMatchObject({ exit: 10, attempted: false });
+  expect(first.stderr).toContain(
+    `stopped at --max-duration 1s: ${deleted.length} of 40 deleted, ${notSent.length} not sent: run the same command again to go on`,
+  );
+
+  slow = false;
+  const again = await runPlantstore(args, { env: envFor(server.url) });
+  expect(again.code).toBe(0);
+  // The second run sent only what the first did not: each id deleted exactly once.
+  const sentAgain = server.requests.slice(deleted.length).map((r) => idOf(r.url));
+  expect([...deleted, ...sentAgain].sort()).toEqual([...ids].sort());
+  expect(again.stderr).toContain(`${notSent.length} deleted, ${deleted.length} skipped (journal)`);
+});
+
+it('--max-duration with the time left over ends as any run does', async () => {
+  const server = await serve((_req, res) => res.writeHead(204).end());
+  const result = await runPlantstore(['delete', '--max-duration', '1h', '1', '2', '3'], { env: envFor(server.url) });
+  expect(result.code).toBe(0);
+  expect(result.stderr).not.toContain('max-duration');
+});
