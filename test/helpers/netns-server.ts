@@ -24,7 +24,7 @@ async function start(): Promise<Running> {
   switch (role) {
     case 'proxy': {
       const proxy = await startForwardProxy({ ...options, host });
-      return { port: proxy.port, requests: proxy.requests, connections: Number.NaN };
+      return { port: proxy.port, requests: proxy.requests, connections: Number.NaN }; // JSON null: the proxy does not count them
     }
     case 'https': {
       const server = await startHttpsServer(

@@ -31,7 +31,7 @@ export interface RemoteServer<T> {
   port: number;
   /** What it has been asked so far: read from the child after a round trip, so nothing it received before the call is missed. */
   requests(): Promise<T[]>;
-  /** Connections it accepted so far (TLS or not, whether or not a request followed). */
+  /** Connections it accepted so far, whether or not a request followed (the http and https servers; a proxy counts none: null). */
   connections(): Promise<number>;
   close(): Promise<void>;
 }
