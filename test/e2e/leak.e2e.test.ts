@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest';
 import { createCa, type HttpsServer, issue, OPENSSL, startHttpsServer } from '../helpers/certificates.js';
 import { answer, type HostileServer, modes, type Script, startHostileServer, writeHead } from '../helpers/hostile-server.js';
-import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
+import { createOtherHost, type OtherHost } from '../helpers/netns.js';
 import { closedPort } from '../helpers/scripted-server.js';
 import { runTimed, type TimedResult } from '../helpers/timed.js';
 
@@ -22,6 +22,8 @@ let tokenFile: string;
 let echo: HostileServer;
 let refusedPort: number;
 let tls: { server: HttpsServer; caFile: string } | undefined;
+/** Another host (a network namespace): its port 9 plays a proxy there, refusing connections. */
+let other: OtherHost;
 
 /** Answers each plant id with a different way of handing the Authorization header back. */
 const echoScript: Script = (exchange) => {
@@ -120,6 +122,7 @@ beforeAll(async () => {
   writeFileSync(tokenFile, `${TOKEN}\n`);
   echo = await startHostileServer(echoScript);
   refusedPort = await closedPort();
+  other = createOtherHost();
   if (OPENSSL) {
     // A certificate whose only name holds the token: Node's altname error quotes it.
     const ca = createCa(work);
@@ -137,6 +140,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await echo?.close();
   await tls?.server.close();
+  await other?.remove();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -285,8 +289,8 @@ const cases: Case[] = [
     args: () => ['--verbose', 'delete', '1'],
     env: () => ({
       ...sources.env(),
-      HTTP_PROXY: `http://${REMOTE_ADDRESS ?? '192.0.2.1'}:9`,
-      http_proxy: `http://${REMOTE_ADDRESS ?? '192.0.2.1'}:9`,
+      HTTP_PROXY: `http://${other.address}:9`,
+      http_proxy: `http://${other.address}:9`,
     }),
     exit: 0,
     shows: () => '/plants/1 (direct)',

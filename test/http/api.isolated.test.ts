@@ -13,7 +13,7 @@ import { Exit } from '../../src/errors.js';
 import { verdictOf } from '../../src/http/classify.js';
 import type { FailedAttempt, Outcome, TransportEvent } from '../../src/http/outcome.js';
 import { createTransport, type Transport, type TransportOptions } from '../../src/http/transport.js';
-import { REMOTE_ADDRESS } from '../helpers/remote-address.js';
+import { createOtherHost, type OtherHost, type RemoteServer, type SeenByRemote } from '../helpers/netns.js';
 import { DELETE, get } from '../helpers/requests.js';
 
 const BASE = 'https://api.example.com';
@@ -523,37 +523,40 @@ describe('what --verbose shows of an answer', () => {
   });
 });
 
-describe.skipIf(REMOTE_ADDRESS === undefined)('http://localhost, pinned to this machine', () => {
-  let remote: http.Server;
+describe('http://localhost, pinned to this machine', () => {
+  // Another host: a plain http server in a network namespace of its own.
+  let other: OtherHost;
+  let remote: RemoteServer<SeenByRemote>;
   let port: number;
-  let reached = 0;
 
-  beforeEach(async () => {
-    nock.enableNetConnect('localhost');
-    remote = http.createServer((_request, response) => {
-      reached += 1;
-      response.writeHead(204).end();
-    });
-    await new Promise<void>((resolve) => remote.listen(0, REMOTE_ADDRESS, resolve));
-    port = (remote.address() as AddressInfo).port;
+  beforeAll(async () => {
+    other = createOtherHost();
+    remote = await other.http();
+    port = remote.port;
   });
 
-  afterEach(async () => {
+  afterAll(async () => {
+    await other?.remove();
+  });
+
+  beforeEach(() => {
+    nock.enableNetConnect('localhost');
+  });
+
+  afterEach(() => {
     vi.restoreAllMocks();
-    remote.closeAllConnections();
-    await new Promise<void>((resolve) => remote.close(() => resolve()));
     nock.disableNetConnect();
   });
 
   it('refuses (exit 3) when localhost resolves to another host, which receives nothing', async () => {
     // A hosts file or resolver that sends "localhost" to another machine.
     vi.spyOn(dns, 'lookup').mockImplementation(((_host: string, _options: unknown, callback: (e: null, a: unknown) => void) =>
-      callback(null, [{ address: REMOTE_ADDRESS, family: 4 }])) as never);
+      callback(null, [{ address: other.address, family: 4 }])) as never);
     const outcome = await api(`http://localhost:${port}`).deletePlant('42', live());
     expect(outcome).toStrictEqual(
-      once({ kind: 'not-loopback', host: `localhost:${port}`, reason: `localhost resolved to ${REMOTE_ADDRESS}, not to this machine` }),
+      once({ kind: 'not-loopback', host: `localhost:${port}`, reason: `localhost resolved to ${other.address}, not to this machine` }),
     );
     expect(exitOf(outcome)).toBe(Exit.config);
-    expect(reached).toBe(0);
+    expect(await remote.requests()).toHaveLength(0);
   });
 });
