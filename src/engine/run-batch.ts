@@ -23,10 +23,9 @@ import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { signalExit, whyNotSent } from './not-sent.js';
 import type { Operation } from './operation.js';
-import { readIds } from './read-ids.js';
+import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
 import type { RunJournal } from './run-journal.js';
-import { describeShard, idsOfShard } from './shard.js';
 import { describeChange, summaryLine } from './summary.js';
 import { Tally } from './tally.js';
 
@@ -52,21 +51,8 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
-  const given = await readIds(opts, ctx);
-  // A nightly job whose list came out empty has nothing to do, which is not a failure: one line on
-  // stderr, nothing on stdout (no JSON objects: there is no id to report), no token or server needed.
-  if (given.size === 0) {
-    ctx.io.err(`no plant ids: nothing to ${op.words.verb}`);
-    return Exit.ok;
-  }
-  // A shard is a whole run over its part: everything below (journal, guard, pace, budgets) sees only these ids.
-  const ids = opts.shard ? idsOfShard(given, opts.shard) : given;
-  if (ids.size === 0) {
-    ctx.io.err(
-      `no plant ids in shard ${describeShard(opts.shard ?? { index: 0, count: 1 })} of the ${given.size} given: nothing to ${op.words.verb}`,
-    );
-    return Exit.ok;
-  }
+  const ids = await idsOfRun(opts, op.words.verb, ctx);
+  if (ids === undefined) return Exit.ok;
   const { target, network } = await resolveService(opts, ctx);
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
