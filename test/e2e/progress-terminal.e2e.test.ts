@@ -61,7 +61,7 @@ describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same 
         script,
         [
           `export PLANTSTORE_BASE_URL=${url} PLANTSTORE_TOKEN=${TOKEN} PLANTSTORE_CONFIG_DIR=${dir} NO_COLOR=1`,
-          `${process.execPath} ${BIN} delete --concurrency 8 --stdin < ${ids}`,
+          `${process.execPath} ${BIN} delete --yes --concurrency 8 --stdin < ${ids}`,
           'echo "[exit $?]"',
           'sleep 600',
         ].join('\n'),

@@ -96,7 +96,7 @@ describe('--capacity: K served at once, the rest queued', () => {
 describe.runIf(process.platform === 'linux')('--latency: a batch slow enough for the progress line', () => {
   it('at a terminal, with stdout in a file, the progress line counts the ids', async () => {
     const sb = await sandbox(['--plants', '120', '--latency', '100ms', '--capacity', '4']);
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} delete --stdin < ids.txt > /dev/null`;
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} delete --yes --stdin < ids.txt > /dev/null`;
     const config = tempConfigDir();
     configs.push(config);
     writeFileSync(`${config.dir}/ids.txt`, ids(120));
