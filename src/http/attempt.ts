@@ -27,6 +27,8 @@ export interface AttemptSetup {
   basePath: string;
   headers: Record<string, string>;
   route: Route;
+  /** The CA bundle's file, when the run trusts one besides the default store (for the words of a TLS failure). */
+  caFile?: string;
   timeoutMs: number;
   mask: Mask;
   /** What every exchange is told (undici sending a request again on its own, for --rate); a trace adds its own. */
@@ -109,6 +111,8 @@ export async function sendOnce(
           // A body cut short after the head is still a failure to answer (reset or timeout), but the status is kept.
           route: head === undefined ? route : { ...route, status: head.status },
           mask,
+          plainHttp: setup.origin.startsWith('http:'),
+          ...(setup.caFile === undefined ? {} : { caFile: setup.caFile }),
         });
   onEvent?.({ kind: 'failed', label, elapsedMs, failure: outcome });
   // A 429 or 503 cut short still said when to come back.
