@@ -138,7 +138,7 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
       expect(run.code).toBe(7);
       const sentence = `the server does not speak TLS at 127.0.0.1:${plain.port}: use http:// or check the port`;
       expect(run.stderr).toMatch(
-        new RegExp(`\\[42\\] \\* failed after [\\d.]+ ms: ${escape(sentence)} \\(Node\\.js said: [^\\n]*wrong version number[^\\n]*\\)\\n`),
+        new RegExp(`\\[42\\] \\* failed after [\\d.]+ ms: ${literally(sentence)} \\(Node\\.js said: [^\\n]*wrong version number[^\\n]*\\)\\n`),
       );
       expect(run.stderr.endsWith(`✗ plant 42: ${sentence}\n`)).toBe(true);
     });
@@ -193,7 +193,7 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
   });
 });
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** A plain-http server on loopback answering 204 to everything; it answers a ClientHello with 400 and hangs up. */
 async function plainServer(): Promise<{ url: string; port: number; requests: string[] }> {
