@@ -138,7 +138,9 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
       expect(run.code).toBe(7);
       const sentence = `the server does not speak TLS at 127.0.0.1:${plain.port}: use http:// or check the port`;
       expect(run.stderr).toMatch(
-        new RegExp(`\\[42\\] \\* failed after [\\d.]+ ms: ${literally(sentence)} \\(Node\\.js said: [^\\n]*wrong version number[^\\n]*\\)\\n`),
+        new RegExp(
+          `\\[42\\] \\* failed after [\\d.]+ ms: ${literally(sentence)} \\(Node\\.js said: [^\\n]*wrong version number[^\\n]*\\)\\n`,
+        ),
       );
       expect(run.stderr.endsWith(`✗ plant 42: ${sentence}\n`)).toBe(true);
     });
