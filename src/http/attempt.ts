@@ -12,6 +12,7 @@ import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcom
 import { failedRequest } from './request-errors.js';
 import { decodeBody } from './response-body.js';
 import { parseRetryAfter } from './retry.js';
+import { wantsTls } from './tls-problem.js';
 
 /** What one attempt that was sent ended with, and when the server asked us to come back. */
 export interface Attempt {
@@ -89,7 +90,7 @@ export async function sendOnce(
   if (head !== undefined && error === undefined) {
     const text = await decodedBody(head.headers, body, limit);
     return {
-      outcome: failedAnswer(head.status, head.headers, text, mask),
+      outcome: failedAnswer(head.status, head.headers, text, { route, mask }),
       retryAfterMs: parseRetryAfter(header(head.headers, 'retry-after'), Date.now()),
     };
   }
@@ -153,12 +154,14 @@ async function successOf(
 }
 
 /** A complete answer that is not a success: a redirect, or what the body says went wrong. */
-function failedAnswer(status: number, headers: Headers, body: string, mask: Mask): FailedAttempt {
+function failedAnswer(status: number, headers: Headers, body: string, { route, mask }: { route: Route; mask: Mask }): FailedAttempt {
   if (classifyStatus(status).kind === 'redirect') {
     const location = header(headers, 'location')?.trim();
     return { kind: 'redirect', status, ...(location ? { location: serverLine(location, mask) } : {}) };
   }
   const details = parseErrorBody(status, header(headers, 'content-type'), body, mask);
+  // A web server that speaks TLS on that port, saying so: the same request is refused again (exit 7, as for TLS).
+  if (wantsTls(status, body)) return { ...route, kind: 'tls', problem: 'speaks-tls', status, reason: details.message };
   return { kind: 'api-error', status, code: details.code, message: details.message };
 }
 

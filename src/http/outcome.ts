@@ -87,6 +87,11 @@ export type TlsProblem =
   /** What answered the ClientHello does not speak TLS (a plain-http server: OpenSSL's "wrong version number"). */
   | { problem: 'not-tls' }
   /**
+   * A plain-http request answered by a server that says it wanted TLS on that port (nginx's
+   * 400 "The plain HTTP request was sent to HTTPS port"; `reason` is its words).
+   */
+  | { problem: 'speaks-tls'; status: number }
+  /**
    * A trusted certificate made out to other names: `names` are the DNS names and IP addresses
    * it holds (empty when Node gave none), `asked` the host of the base URL.
    */

@@ -65,3 +65,18 @@ function withDate<P extends { problem: 'expired' } | { problem: 'not-yet-valid' 
 ): TlsProblem {
   return typeof date === 'string' && date !== '' ? ({ ...problem, [field]: serverLine(date, mask) } as TlsProblem) : problem;
 }
+
+/**
+ * What web servers answer a plain-http request sent to a port that speaks TLS, in their
+ * own words: nginx (its page's title), Go's net/http, Apache.
+ */
+const PLAIN_TO_TLS = [
+  /The plain HTTP request was sent to HTTPS port/i,
+  /Client sent an HTTP request to an HTTPS server/i,
+  /speaking plain HTTP to an SSL-enabled server port/i,
+];
+
+/** Whether a 400's body is a server saying the request should have come over TLS. */
+export function wantsTls(status: number, body: string): boolean {
+  return status === 400 && PLAIN_TO_TLS.some((words) => words.test(body));
+}

@@ -11,6 +11,8 @@ export function describeTls(attempt: TlsFailure, at: string): string {
   switch (attempt.problem) {
     case 'not-tls':
       return `the server does not speak TLS at ${at}: use http:// or check the port`;
+    case 'speaks-tls':
+      return `the server speaks TLS at ${at}: use https://`;
     case 'altname':
       return attempt.names.length === 0
         ? `the certificate of ${at} does not name ${attempt.asked}: use a name it names in the base URL`
@@ -29,12 +31,12 @@ export function describeTls(attempt: TlsFailure, at: string): string {
 }
 
 /**
- * The lower layer's text behind a TLS failure, for the --verbose trace; undefined when the
+ * The lower layer's text behind a TLS failure (or the server's words), for the --verbose trace; undefined when the
  * sentence already says it all (it quotes the text itself, or there is none).
  */
 export function tlsDetail(attempt: FailedAttempt): string | undefined {
   if (attempt.kind !== 'tls' || attempt.problem === 'other' || attempt.reason === '') return undefined;
-  return attempt.reason;
+  return attempt.problem === 'speaks-tls' ? `it answered ${attempt.status}: ${attempt.reason}` : `Node.js said: ${attempt.reason}`;
 }
 
 /**

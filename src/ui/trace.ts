@@ -34,5 +34,5 @@ export function traceLines(event: TransportEvent, describe: (failure: FailedAtte
 /** The lower layer's own text, which the sentence put in words (OpenSSL's, for a TLS failure). */
 function lowerLayer(failure: FailedAttempt): string {
   const detail = tlsDetail(failure);
-  return detail === undefined ? '' : ` (Node.js said: ${detail})`;
+  return detail === undefined ? '' : ` (${detail})`;
 }

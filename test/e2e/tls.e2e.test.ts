@@ -192,17 +192,40 @@ describe.skipIf(!OPENSSL)('https with a private CA', () => {
       writeFileSync(file, 'this is not a certificate\n');
       return file;
     }
+
+    // nginx's answer, byte for byte (its error page for error 497), from a plain-http server on loopback.
+    it('http:// to a port where nginx speaks TLS: its 400 says so; exit 7, use https://', async () => {
+      const plain = await plainServer((res) =>
+        res.writeHead(400, { 'content-type': 'text/html', server: 'nginx' }).end(NGINX_PLAIN_TO_HTTPS),
+      );
+      const run = await runTimed(['delete', '42'], { env: env(plain) });
+      expect(run.code).toBe(7);
+      expect(run.stderr).toBe(`✗ plant 42: the server speaks TLS at 127.0.0.1:${plain.port}: use https:// (HTTP 400)\n`);
+      expect(plain.requests).toEqual(['/plants/42']);
+    });
   });
 });
 
+const NGINX_PLAIN_TO_HTTPS = `<html>
+<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>
+<body>
+<center><h1>400 Bad Request</h1></center>
+<center>The plain HTTP request was sent to HTTPS port</center>
+<hr><center>nginx</center>
+</body>
+</html>
+`;
+
 const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** A plain-http server on loopback answering 204 to everything; it answers a ClientHello with 400 and hangs up. */
-async function plainServer(): Promise<{ url: string; port: number; requests: string[] }> {
+/** A plain-http server on loopback answering everything with `answer` (204); it answers a ClientHello with 400 and hangs up. */
+async function plainServer(
+  answer: (res: http.ServerResponse) => void = (res) => res.writeHead(204).end(),
+): Promise<{ url: string; port: number; requests: string[] }> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
-    res.writeHead(204).end();
+    answer(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(

@@ -5,6 +5,7 @@ import { Exit } from '../../../src/errors.js';
 import { verdictOf } from '../../../src/http/classify.js';
 import type { FailedAttempt, Route } from '../../../src/http/outcome.js';
 import { failedRequest } from '../../../src/http/request-errors.js';
+import { wantsTls } from '../../../src/http/tls-problem.js';
 
 const ROUTE: Route = { host: '127.0.0.1:8443' };
 
@@ -90,5 +91,22 @@ describe('a plain-http connection closed before any answer: the port may speak T
   });
   it('not for a reset', () => {
     expect(read({ code: 'ECONNRESET' }, { plainHttp: true })).not.toHaveProperty('plainHttp');
+  });
+});
+
+describe('wantsTls: a 400 whose body is a web server saying the port speaks TLS', () => {
+  it.each<[string, number, string, boolean]>([
+    ['nginx', 400, '<title>400 The plain HTTP request was sent to HTTPS port</title>', true],
+    ["Go's net/http", 400, 'Client sent an HTTP request to an HTTPS server.\n', true],
+    [
+      'Apache',
+      400,
+      "<p>Your browser sent a request that this server could not understand.<br />Reason: You're speaking plain HTTP to an SSL-enabled server port.",
+      true,
+    ],
+    ['an API 400', 400, '{"error":1,"message":"no such plant"}', false],
+    ['the words under another status', 404, 'The plain HTTP request was sent to HTTPS port', false],
+  ])('%s: %s', (_name, status, body, wants) => {
+    expect(wantsTls(status, body)).toBe(wants);
   });
 });

@@ -17,6 +17,11 @@ describe('describeTransportFailure: TLS', () => {
       'the server does not speak TLS at 127.0.0.1:8443: use http:// or check the port',
     ],
     [
+      'a server that says it speaks TLS there',
+      { ...AT, kind: 'tls', problem: 'speaks-tls', status: 400, reason: '400 The plain HTTP request was sent to HTTPS port' },
+      'the server speaks TLS at 127.0.0.1:8443: use https://',
+    ],
+    [
       'a certificate for one other name',
       { ...AT, kind: 'tls', problem: 'altname', names: ['other.example'], asked: '127.0.0.1', reason: 'x' },
       'the certificate of 127.0.0.1:8443 names other.example, not 127.0.0.1: use a name it names in the base URL',
@@ -79,6 +84,12 @@ describe('the --verbose trace adds the lower layer text the sentence put in word
   it('for a TLS failure in words', () => {
     expect(failed({ ...AT, kind: 'tls', problem: 'not-tls', reason: OPENSSL })).toEqual([
       `[42] * failed after 3.0 ms: the server does not speak TLS at 127.0.0.1:8443: use http:// or check the port (Node.js said: ${OPENSSL})`,
+    ]);
+  });
+  it("for a server's own words that it speaks TLS", () => {
+    const reason = '400 The plain HTTP request was sent to HTTPS port';
+    expect(failed({ ...AT, kind: 'tls', problem: 'speaks-tls', status: 400, reason })).toEqual([
+      `[42] * failed after 3.0 ms: the server speaks TLS at 127.0.0.1:8443: use https:// (it answered 400: ${reason})`,
     ]);
   });
   it('not when the sentence quotes it already', () => {
