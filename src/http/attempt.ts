@@ -12,6 +12,7 @@ import type { FailedAttempt, HttpRequest, Route, TransportEvent } from './outcom
 import { failedRequest } from './request-errors.js';
 import { decodeBody } from './response-body.js';
 import { parseRetryAfter } from './retry.js';
+import { wantsTls } from './tls-problem.js';
 
 /** What one attempt that was sent ended with, and when the server asked us to come back. */
 export interface Attempt {
@@ -27,6 +28,8 @@ export interface AttemptSetup {
   basePath: string;
   headers: Record<string, string>;
   route: Route;
+  /** The CA bundle's file, when the run trusts one besides the default store (for the words of a TLS failure). */
+  caFile?: string;
   timeoutMs: number;
   mask: Mask;
   /** What every exchange is told (undici sending a request again on its own, for --rate); a trace adds its own. */
@@ -87,7 +90,7 @@ export async function sendOnce(
   if (head !== undefined && error === undefined) {
     const text = await decodedBody(head.headers, body, limit);
     return {
-      outcome: failedAnswer(head.status, head.headers, text, mask),
+      outcome: failedAnswer(head.status, head.headers, text, { route, mask }),
       retryAfterMs: parseRetryAfter(header(head.headers, 'retry-after'), Date.now()),
     };
   }
@@ -109,6 +112,8 @@ export async function sendOnce(
           // A body cut short after the head is still a failure to answer (reset or timeout), but the status is kept.
           route: head === undefined ? route : { ...route, status: head.status },
           mask,
+          plainHttp: setup.origin.startsWith('http:'),
+          ...(setup.caFile === undefined ? {} : { caFile: setup.caFile }),
         });
   onEvent?.({ kind: 'failed', label, elapsedMs, failure: outcome });
   // A 429 or 503 cut short still said when to come back.
@@ -149,12 +154,14 @@ async function successOf(
 }
 
 /** A complete answer that is not a success: a redirect, or what the body says went wrong. */
-function failedAnswer(status: number, headers: Headers, body: string, mask: Mask): FailedAttempt {
+function failedAnswer(status: number, headers: Headers, body: string, { route, mask }: { route: Route; mask: Mask }): FailedAttempt {
   if (classifyStatus(status).kind === 'redirect') {
     const location = header(headers, 'location')?.trim();
     return { kind: 'redirect', status, ...(location ? { location: serverLine(location, mask) } : {}) };
   }
   const details = parseErrorBody(status, header(headers, 'content-type'), body, mask);
+  // A web server that speaks TLS on that port, saying so: the same request is refused again (exit 7, as for TLS).
+  if (wantsTls(status, body)) return { ...route, kind: 'tls', problem: 'speaks-tls', status, reason: details.message };
   return { kind: 'api-error', status, code: details.code, message: details.message };
 }
 

@@ -54,14 +54,20 @@ export type FailedAttempt =
   /**
    * `idleClose`: the server closed a reused keep-alive connection as the request went out on it,
    * before any byte of an answer (idle-reuse.ts): sent once more on another, whatever --retries says.
+   * `plainHttp`: a new plain-http connection closed before any byte of an answer, which is what a
+   * TLS server does with a request that is not TLS: the port may speak TLS.
    */
-  | ({ kind: 'network'; what: NetworkFailure; idleClose?: true } & Route)
+  | ({ kind: 'network'; what: NetworkFailure; idleClose?: true; plainHttp?: true } & Route)
   /** The proxy itself could not be reached. */
   | ({ kind: 'proxy-unreachable'; what: NetworkFailure; via: string } & Route)
   /** The proxy answered CONNECT with something other than 200. */
   | ({ kind: 'proxy-refused'; connectStatus: number; via: string } & Route)
-  /** The lower layer's reason, Node's advice and all. */
-  | ({ kind: 'tls'; reason: string } & Route)
+  /**
+   * The TLS handshake failed; `problem` says why, as far as Node's error tells (tls-problem.ts).
+   * `reason` is the lower layer's own text (OpenSSL's, Node's advice and all), for a trace.
+   * `caFile` names the CA bundle the run trusted besides the default store, when one was given.
+   */
+  | ({ kind: 'tls'; reason: string; caFile?: string } & TlsProblem & Route)
   | ({ kind: 'malformed'; headersTooLarge: boolean } & Route)
   /**
    * The server refused the request itself over HTTP/2 with ENHANCE_YOUR_CALM, on its stream or
@@ -75,6 +81,29 @@ export type FailedAttempt =
   | ({ kind: 'interrupted' } & Route)
   /** Anything else the lower layers threw; `reason` is their message, empty when they gave none. */
   | ({ kind: 'failed'; reason: string } & Route);
+
+/** Why a TLS handshake failed, from Node's error code (and the certificate it carries). */
+export type TlsProblem =
+  /** What answered the ClientHello does not speak TLS (a plain-http server: OpenSSL's "wrong version number"). */
+  | { problem: 'not-tls' }
+  /**
+   * A plain-http request answered by a server that says it wanted TLS on that port (nginx's
+   * 400 "The plain HTTP request was sent to HTTPS port"; `reason` is its words).
+   */
+  | { problem: 'speaks-tls'; status: number }
+  /**
+   * A trusted certificate made out to other names: `names` are the DNS names and IP addresses
+   * it holds (empty when Node gave none), `asked` the host of the base URL.
+   */
+  | { problem: 'altname'; names: string[]; asked: string }
+  /** No CA the run trusts signed it: self-signed, or an issuer not in the store. */
+  | { problem: 'untrusted' }
+  /** Past its end date (`notAfter`, as the certificate says it, when known). */
+  | { problem: 'expired'; notAfter?: string }
+  /** Before its start date (`notBefore`, when known). */
+  | { problem: 'not-yet-valid'; notBefore?: string }
+  /** Anything else: `reason` is all there is. */
+  | { problem: 'other' };
 
 /** Why a 2xx body that is not a web page is still not an API's answer (api-answer.ts says which is which). */
 export type NotApiBody =

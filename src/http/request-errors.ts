@@ -4,6 +4,7 @@ import { serverLine } from './error-body.js';
 import { crossedIdleClose } from './idle-reuse.js';
 import type { FailedAttempt, Route } from './outcome.js';
 import { tlsAlertBehind } from './tls-alerts.js';
+import { tlsProblemOf } from './tls-problem.js';
 
 export interface ErrorContext {
   /** Which of our own signals fired, since an abort looks the same from inside. */
@@ -13,6 +14,10 @@ export interface ErrorContext {
   route: Route;
   /** Hides the token in lower layers' words (a certificate name, a quoted header) before they are cut to length. */
   mask?: Mask;
+  /** The CA bundle the run trusts besides the default store (its file's name), when one was given. */
+  caFile?: string;
+  /** The connection is plain http (no TLS): a close before any answer may be a TLS server's. */
+  plainHttp?: boolean;
 }
 
 /** Turns what undici or the socket threw into a failed attempt: what happened, as data. */
@@ -21,8 +26,9 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
   // A TLS alert that arrived as the server hung up (it wants a client certificate) says more than "other side closed".
   const error = tlsAlertBehind(thrown) ?? thrown;
   const reason = reasonOf(error, context.mask);
+  const code = errorCode(error);
   const failure = classifyFailure({
-    code: h2Code(error) ?? errorCode(error),
+    code: h2Code(error) ?? code,
     aborted: context.aborted,
     answerBegun: route.status,
     viaProxy: route.via !== undefined,
@@ -39,13 +45,21 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
       return { ...route, kind: 'failed', reason };
     case 'request-too-large':
       return { ...route, kind: 'request-too-large' };
-    case 'tls':
+    case 'tls': {
+      const problem = tlsProblemOf(withCode(error, code), code, route.host, context.mask);
+      return { ...route, kind: 'tls', reason, ...problem, ...(context.caFile === undefined ? {} : { caFile: context.caFile }) };
+    }
     case 'not-loopback':
     case 'failed':
       return { ...route, kind: failure.kind, reason };
     case 'network':
       // Only before an answer began: a status that arrived is an answer, and says the request was read.
-      return crossedIdleClose(thrown) && route.status === undefined ? { ...route, ...failure, idleClose: true } : { ...route, ...failure };
+      if (route.status !== undefined) return { ...route, ...failure };
+      if (crossedIdleClose(thrown)) return { ...route, ...failure, idleClose: true };
+      // Node's TLS server closes, without a byte, a connection whose first bytes are not TLS.
+      return failure.what === 'closed' && context.plainHttp && route.via === undefined
+        ? { ...route, ...failure, plainHttp: true }
+        : { ...route, ...failure };
     default:
       return { ...route, ...failure };
   }
@@ -84,6 +98,15 @@ function rejectedByUndici(error: unknown, answerBegun: number | undefined): bool
   const code = errorCode(error);
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return answerBegun === undefined;
   return code === 'UND_ERR_SOCKET' && error instanceof Error && /^bad (response|upgrade)$/.test(error.message);
+}
+
+/** The error (or the cause) that carries `code`: Node's TLS error, with its certificate. */
+function withCode(error: unknown, code: string): unknown {
+  for (let current: unknown = error, depth = 0; current && depth < 4; depth++) {
+    if ((current as { code?: unknown }).code === code) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return error;
 }
 
 function errorCode(error: unknown): string {

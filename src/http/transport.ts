@@ -23,6 +23,8 @@ export interface NetworkOptions {
   maxRetryWaitMs: number;
   /** Extra trusted certificates (PEM). */
   caPem?: string;
+  /** The file caPem was read from: a certificate it does not vouch for is said to be "not signed by a CA in" it. */
+  caFile?: string;
   /** Connections kept per origin. */
   connections?: number;
 }
@@ -82,6 +84,7 @@ export function createTransport(options: TransportOptions): Transport {
     basePath: endpoint.baseUrl.slice(base.origin.length),
     headers: { 'user-agent': userAgent, accept: 'application/json' },
     route,
+    ...(options.caFile === undefined ? {} : { caFile: mask(options.caFile) }),
     timeoutMs: options.timeoutMs,
     mask,
     hooks: gate?.resent ? { onResend: () => gate.resent?.() } : {},

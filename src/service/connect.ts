@@ -46,7 +46,8 @@ export function found(target: Target | MissingSetting, config: () => ConfigFile)
 /** Everything that shapes how requests travel: deadline, retries, trust. */
 export async function networkOptions(settings: NetworkSettings, signal: AbortSignal): Promise<NetworkOptions> {
   const { caFile, ...network } = settings;
-  return caFile === undefined ? network : { ...network, caPem: await readCaBundle(caFile.value, caFile.source, signal) };
+  if (caFile === undefined) return network;
+  return { ...network, caPem: await readCaBundle(caFile.value, caFile.source, signal), caFile: caFile.value };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { statusText } from '../http/error-body.js';
 import type { FailedAttempt, TransportEvent } from '../http/outcome.js';
 import { formatMilliseconds, formatSeconds } from './duration.js';
+import { tlsDetail } from './tls-words.js';
 
 export function traceLines(event: TransportEvent, describe: (failure: FailedAttempt) => string): string[] {
   const tag = `[${event.label}]`;
@@ -22,10 +23,16 @@ export function traceLines(event: TransportEvent, describe: (failure: FailedAtte
     case 'not-sent':
       return [`${tag} * interrupted after ${formatMilliseconds(event.elapsedMs)}, before the request was sent`];
     case 'failed':
-      return [`${tag} * failed after ${formatMilliseconds(event.elapsedMs)}: ${describe(event.failure)}`];
+      return [`${tag} * failed after ${formatMilliseconds(event.elapsedMs)}: ${describe(event.failure)}${lowerLayer(event.failure)}`];
     case 'retrying':
       return [
         `${tag} * retrying in ${formatSeconds(event.delayMs)}${event.retryAfter ? ' (Retry-After)' : ''}: ${describe(event.failure)}`,
       ];
   }
+}
+
+/** The lower layer's own text, which the sentence put in words (OpenSSL's, for a TLS failure). */
+function lowerLayer(failure: FailedAttempt): string {
+  const detail = tlsDetail(failure);
+  return detail === undefined ? '' : ` (${detail})`;
 }

@@ -7,6 +7,7 @@
 import { statusText } from '../http/error-body.js';
 import type { FailedAttempt, NetworkFailure, NotApiBody, NotSentReason, Outcome, Route, Stop } from '../http/outcome.js';
 import { formatSeconds } from './duration.js';
+import { describeTls } from './tls-words.js';
 
 /** A socket or connection failure on the way to the service: `at` is where ("api.example.com:443 via proxy …"). */
 const NETWORK: Readonly<Record<NetworkFailure, (at: string) => string>> = {
@@ -144,18 +145,18 @@ export function describeTransportFailure(attempt: Exclude<FailedAttempt, Command
     case 'too-large':
       return `the ${attempt.status} answer from ${where(attempt)} was larger than the ${size(attempt.limitBytes)} this request reads`;
     case 'network':
-      return attempt.idleClose
-        ? `${NETWORK[attempt.what](where(attempt))}: the server closed its idle keep-alive connection as the request went out`
-        : NETWORK[attempt.what](where(attempt));
+      if (attempt.idleClose) {
+        return `${NETWORK[attempt.what](where(attempt))}: the server closed its idle keep-alive connection as the request went out`;
+      }
+      // What a TLS server does with plain http; a plain-http server that hung up looks the same.
+      if (attempt.plainHttp) return `${NETWORK[attempt.what](where(attempt))}: if that port speaks TLS, use https://`;
+      return NETWORK[attempt.what](where(attempt));
     case 'proxy-unreachable':
       return PROXY_UNREACHABLE[attempt.what](attempt.via, attempt.host);
     case 'proxy-refused':
       return `proxy ${attempt.via} refused to connect to ${attempt.host} (HTTP ${attempt.connectStatus} to CONNECT): ${proxyRefusedFix(attempt.connectStatus)}`;
-    case 'tls': {
-      // Node's own advice (--use-system-ca) is about Node's flags; ours is --cacert.
-      const reason = said(attempt.reason).replace(/;\s*if the root CA is installed locally.*$/i, '');
-      return `TLS failure talking to ${where(attempt)}: ${reason} (trust a private CA with --cacert)`;
-    }
+    case 'tls':
+      return describeTls(attempt, where(attempt));
     case 'malformed':
       return attempt.headersTooLarge
         ? `malformed HTTP answer from ${where(attempt)}: headers too large; check that the base URL points at the Plant Store API`

@@ -223,7 +223,7 @@ const cases: Case[] = [
       args: () => (tls ? ['--cacert', tls.caFile, '--base-url', `https://localhost:${tls.server.port}`, 'delete', '1'] : []),
       env: sources[source],
       exit: 7,
-      shows: () => 'DNS:***.example',
+      shows: () => 'names ***.example, not localhost: use a name it names in the base URL',
     },
   ]),
   {

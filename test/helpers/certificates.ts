@@ -54,8 +54,11 @@ export function createCa(dir: string, name = 'ca'): Issued {
   return read(dir, name);
 }
 
-/** A server certificate signed by `ca` for `altNames` (e.g. ['IP:127.0.0.1', 'DNS:localhost']). */
-export function issue(ca: Issued, dir: string, name: string, altNames: string[]): Issued {
+/**
+ * A server certificate signed by `ca` for `altNames` (e.g. ['IP:127.0.0.1', 'DNS:localhost']).
+ * `days` -1 makes one that has already expired (its end a day before its start, which is now).
+ */
+export function issue(ca: Issued, dir: string, name: string, altNames: string[], days = 2): Issued {
   const ext = path.join(dir, `${name}.ext`);
   writeFileSync(ext, `subjectAltName=${altNames.join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
   openssl(['req', '-new', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], dir);
@@ -73,7 +76,7 @@ export function issue(ca: Issued, dir: string, name: string, altNames: string[])
       '-out',
       `${name}.pem`,
       '-days',
-      '2',
+      String(days),
       '-extfile',
       ext,
     ],

@@ -82,7 +82,7 @@ describe('resolveService', () => {
     const service = await resolveService(settingsOf({ cacert: ca }, env), ctx);
     expect(service).toEqual({
       target: { profile: 'default', baseUrl: 'https://api.example.com', token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } },
-      network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000, caPem: expect.stringContaining('BEGIN CERTIFICATE') },
+      network: { timeoutMs: 30_000, retries: 2, maxRetryWaitMs: 30_000, caPem: expect.stringContaining('BEGIN CERTIFICATE'), caFile: ca },
     });
   });
 

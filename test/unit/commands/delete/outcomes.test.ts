@@ -74,15 +74,16 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
       "TLS, without Node's advice about Node's flags",
       {
         kind: 'tls',
+        problem: 'other',
         host: HOST,
         reason: 'unable to verify the first certificate; if the root CA is installed locally, try running Node.js with --use-system-ca',
       },
-      'TLS failure talking to api.example.com: unable to verify the first certificate (trust a private CA with --cacert)',
+      'TLS failure talking to api.example.com: unable to verify the first certificate',
     ],
     [
       'TLS with no words',
-      { kind: 'tls', host: HOST, reason: '' },
-      'TLS failure talking to api.example.com: unknown error (trust a private CA with --cacert)',
+      { kind: 'tls', problem: 'other', host: HOST, reason: '' },
+      'TLS failure talking to api.example.com: unknown error',
     ],
     [
       'headers too large',
@@ -136,8 +137,8 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     ['a direct close', { kind: 'network', host: HOST, what: 'closed' }, 'connection closed before a complete answer (api.example.com)'],
     [
       'a server that wants a client certificate',
-      { kind: 'tls', host: HOST, reason: 'the server requires a client certificate, which plantstore never sends' },
-      'TLS failure talking to api.example.com: the server requires a client certificate, which plantstore never sends (trust a private CA with --cacert)',
+      { kind: 'tls', problem: 'other', host: HOST, reason: 'the server requires a client certificate, which plantstore never sends' },
+      'TLS failure talking to api.example.com: the server requires a client certificate, which plantstore never sends',
     ],
     [
       'a proxy refusing the connection',
