@@ -34,10 +34,10 @@ export function isTokenCommand(token: TokenSource): token is TokenCommand {
 }
 
 /**
- * Token, strongest first: PLANTSTORE_TOKEN, a token file (--token-file,
- * PLANTSTORE_TOKEN_FILE: secrets mounted in CI), PLANTSTORE_TOKEN_COMMAND, the profile's
- * token-command, the profile's stored token. The config file is not read when an earlier
- * source has one.
+ * Token, strongest first, as every setting: the command line (--token-file), then the
+ * environment (PLANTSTORE_TOKEN, PLANTSTORE_TOKEN_FILE: secrets mounted in CI,
+ * PLANTSTORE_TOKEN_COMMAND), then the profile (its token-command, its stored token). The
+ * config file is not read when an earlier source has one.
  */
 export async function resolveToken(
   env: Env,
@@ -46,12 +46,15 @@ export async function resolveToken(
   tokenFile: Sourced<string> | undefined,
   signal?: AbortSignal,
 ): Promise<TokenSource | undefined> {
+  const fromFile = async (file: Sourced<string>): Promise<TokenSource> => {
+    const source = `token file ${file.value}`;
+    return { value: checkConfiguredToken(await readTokenFile(file.value, file.source, signal), source), source };
+  };
+  // Typed on this command line: it outranks the environment, as a flag always does.
+  if (tokenFile !== undefined && tokenFile.source !== 'PLANTSTORE_TOKEN_FILE') return fromFile(tokenFile);
   const fromEnv = env['PLANTSTORE_TOKEN'];
   if (fromEnv) return { value: checkConfiguredToken(fromEnv, 'PLANTSTORE_TOKEN'), source: 'PLANTSTORE_TOKEN' };
-  if (tokenFile !== undefined) {
-    const source = `token file ${tokenFile.value}`;
-    return { value: checkConfiguredToken(await readTokenFile(tokenFile.value, tokenFile.source, signal), source), source };
-  }
+  if (tokenFile !== undefined) return fromFile(tokenFile);
   const commandFromEnv = env['PLANTSTORE_TOKEN_COMMAND']?.trim();
   if (commandFromEnv) {
     const control = firstControl(commandFromEnv);
