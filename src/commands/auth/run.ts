@@ -79,18 +79,23 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
   const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
   // A profile only the environment backs is fine; one that would have to supply something is checked.
   if (!token || !baseUrl) checkProfileExists(ctx.config(), profile);
+  const { missingError, profileSource } = opts;
   if (opts.json) {
     ctx.io.outObject({
       profile,
+      profileSource: profileSource ?? 'default',
       token: token ? { masked: maskToken(token.value), source: token.source } : null,
       baseUrl: baseUrl ? { value: baseUrl.value, source: baseUrl.source } : null,
+      missingError: missingError ? { codes: missingError.value, source: missingError.source } : null,
       configPath: ctx.config().path,
     });
   } else {
-    ctx.io.out(`Profile:  ${profile}`);
+    ctx.io.out(`Profile:  ${profile}${profileSource ? ` (from ${profileSource})` : ''}`);
     // Sources name files and paths the user or the environment supplied: shown, not raw.
     ctx.io.out(`Token:    ${token ? `${maskToken(token.value)} (from ${shown(token.source)})` : 'none'}`);
     ctx.io.out(`Base URL: ${baseUrl ? `${shown(baseUrl.value)} (from ${shown(baseUrl.source)})` : 'not set'}`);
+    // What delete counts as "no such plant" besides a 404, when something sets it.
+    if (missingError) ctx.io.out(`Missing:  error ${missingError.value.join(',')} (from ${shown(missingError.source)})`);
     ctx.io.out(`Config:   ${shown(ctx.config().path)}`);
   }
   if (!token) {

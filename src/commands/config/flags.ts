@@ -1,12 +1,13 @@
 import type { FlagReader } from '../../flags/flag.js';
-import { COLOR, JSON_OUTPUT, PROFILE, QUIET } from '../../flags/global.js';
+import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
+import type { GivenOnCommandLine } from './in-force.js';
 
 export const READ_GLOBALS = [PROFILE, JSON_OUTPUT, COLOR] as const;
 export const WRITE_GLOBALS = [PROFILE, QUIET, COLOR] as const;
 export const PATH_GLOBALS = [JSON_OUTPUT, COLOR] as const;
 
-/** config get, config list. */
-export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number]>;
+/** config get, config list; list also reads the program's --base-url and --token-file, typed on this command line, which outrank the profile. */
+export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number] | typeof BASE_URL | typeof TOKEN_FILE>;
 /** config set, config unset. */
 export type WriteFlags = FlagReader<(typeof WRITE_GLOBALS)[number]>;
 /** config path. */
@@ -54,10 +55,16 @@ export function unsetOptions(flags: WriteFlags, key: string): UnsetOptions {
 export interface ListOptions {
   profile: string;
   json: boolean;
+  /** What this command line sets that outranks the profile (config list says so). */
+  given: GivenOnCommandLine;
 }
 
 export function listOptions(flags: ReadFlags): ListOptions {
-  return { profile: flags.value(PROFILE), json: flags.value(JSON_OUTPUT) };
+  return {
+    profile: flags.value(PROFILE),
+    json: flags.value(JSON_OUTPUT),
+    given: { baseUrl: flags.given(BASE_URL)?.value, tokenFile: flags.given(TOKEN_FILE)?.value },
+  };
 }
 
 /** What `plantstore config path` was asked. */

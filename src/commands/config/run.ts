@@ -8,6 +8,7 @@ import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
 import type { GetOptions, ListOptions, PathOptions, SetOptions, UnsetOptions } from './flags.js';
+import { settingsInForce } from './in-force.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).
 
@@ -24,8 +25,19 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   checkProfileExists(config, profile);
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
-  if (opts.json) ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null });
-  else for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
+  const inForce = settingsInForce(stored, `profile '${profile}' in ${config.path}`, opts.given, ctx.env);
+  if (opts.json) {
+    const sources = Object.fromEntries(inForce.map(({ key, ...rest }) => [key, rest]));
+    ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null, inForce: sources });
+    return Exit.ok;
+  }
+  for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
+  // stdout lists the profile; what outranks it for a run here is said on stderr, one line each.
+  for (const { key, source, value } of inForce) {
+    if (source.startsWith('profile ')) continue;
+    const what = value === undefined ? key : `${key} ${shownOnOneLine(value)}`;
+    ctx.io.err(`note: ${what} comes from ${shown(source)} here, which outranks the profile`);
+  }
   return Exit.ok;
 }
 

@@ -56,7 +56,13 @@ describe('missing-error: flag, then variable, then profile, then none, with the 
     { given: 'variable', parsed: {}, env: { PLANTSTORE_MISSING_ERROR: '5' }, value: [5], source: 'PLANTSTORE_MISSING_ERROR' },
     { given: 'profile (default)', parsed: {}, env: {}, value: [7], source: `profile 'default' in` },
     { given: 'profile (named)', parsed: { profile: 'staging' }, env: {}, value: [7], source: `profile 'staging' in` },
-    { given: 'profile (from PLANTSTORE_PROFILE)', parsed: {}, env: { PLANTSTORE_PROFILE: 'staging' }, value: [7], source: `profile 'staging' in` },
+    {
+      given: 'profile (from PLANTSTORE_PROFILE)',
+      parsed: {},
+      env: { PLANTSTORE_PROFILE: 'staging' },
+      value: [7],
+      source: `profile 'staging' in`,
+    },
   ])('from the $given', ({ parsed, env, value, source }) => {
     place('ours');
     const { flags } = reader(parsed, { ...FROM_OUTSIDE, ...env });
@@ -104,7 +110,13 @@ describe.each<FileState>(['absent', 'unreadable', 'not JSON', 'foreign', 'writab
 
 describe('base-url: flag, then variable, then profile, then none', () => {
   it.each([
-    { given: 'flag', parsed: { baseUrl: 'https://flag.example.com' }, env: FROM_OUTSIDE, source: '--base-url', value: 'https://flag.example.com' },
+    {
+      given: 'flag',
+      parsed: { baseUrl: 'https://flag.example.com' },
+      env: FROM_OUTSIDE,
+      source: '--base-url',
+      value: 'https://flag.example.com',
+    },
     { given: 'variable', parsed: {}, env: FROM_OUTSIDE, source: 'PLANTSTORE_BASE_URL', value: 'https://env.example.com' },
     { given: 'profile', parsed: {}, env: { PLANTSTORE_TOKEN: ENV_TOKEN }, source: `profile 'default' in`, value: PROFILE['base-url'] },
   ])('from the $given', ({ parsed, env, value, source }) => {

@@ -43,8 +43,12 @@ describe('config: argv to options', () => {
       () => unset(['config', 'unset', 'base-url', '--quiet'], { env: { PLANTSTORE_PROFILE: 'ci' } }),
       { key: 'base-url', profile: 'ci', quiet: true },
     ],
-    ['list', () => list(['config', 'list']), { profile: 'default', json: false }],
-    ['list --json --profile', () => list(['--json', 'config', 'list', '--profile', 'work']), { profile: 'work', json: true }],
+    ['list', () => list(['config', 'list']), { profile: 'default', json: false, given: { baseUrl: undefined, tokenFile: undefined } }],
+    [
+      'list --json --profile --base-url',
+      () => list(['--json', 'config', 'list', '--profile', 'work', '--base-url', 'https://flag.example.com']),
+      { profile: 'work', json: true, given: { baseUrl: 'https://flag.example.com', tokenFile: undefined } },
+    ],
     ['path', () => path(['config', 'path']), { json: false }],
     ['path --json', () => path(['config', 'path', '--json']), { json: true }],
   ])('%s', async (_name, options, expected) => {
