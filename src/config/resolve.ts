@@ -4,6 +4,7 @@ import { firstControl } from '../text/shown.js';
 import { assertSafeForToken } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { ConfigFile } from './file.js';
+import { commandFor } from './profiles.js';
 import { normalizeToken } from './token.js';
 import { checkTrusted } from './trust.js';
 
@@ -16,6 +17,8 @@ export interface Sourced<T> {
 /** What chooses where requests go and with which token, as the command read it. */
 export interface TargetSettings {
   profile: string;
+  /** The variable that named the profile (PLANTSTORE_PROFILE), for messages; undefined when typed or the default. */
+  profileSource?: string | undefined;
   baseUrl: Sourced<string> | undefined;
   tokenFile: Sourced<string> | undefined;
 }
@@ -74,7 +77,7 @@ export async function resolveToken(
     const control = firstControl(command);
     if (control !== undefined) {
       throw new ConfigError(
-        `the token-command of ${source} holds the control character ${control}, which could rewrite the terminal wherever the command is shown; set it again on one line, without control or bidi characters (plantstore config set token-command)`,
+        `the token-command of ${source} holds the control character ${control}, which could rewrite the terminal wherever the command is shown; set it again on one line, without control or bidi characters (${commandFor(profile, 'config set token-command')})`,
       );
     }
     return { command, source };
@@ -116,6 +119,7 @@ export interface Target {
 export interface MissingSetting {
   missing: 'base-url' | 'token';
   profile: string;
+  profileSource?: string | undefined;
 }
 
 /**
@@ -130,11 +134,11 @@ export async function resolveTarget(
   redact: (secret: string) => void = () => {},
   signal?: AbortSignal,
 ): Promise<Target | MissingSetting> {
-  const { profile, baseUrl } = settings;
+  const { profile, profileSource, baseUrl } = settings;
   const token = await resolveToken(env, config, profile, settings.tokenFile, signal);
   if (token && !isTokenCommand(token)) redact(token.value);
-  if (!baseUrl) return { missing: 'base-url', profile };
-  if (!token) return { missing: 'token', profile };
+  if (!baseUrl) return { missing: 'base-url', profile, profileSource };
+  if (!token) return { missing: 'token', profile, profileSource };
   assertSafeForToken(baseUrl.value, baseUrl.source);
   return { profile, baseUrl: baseUrl.value, token };
 }

@@ -1,5 +1,6 @@
 import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
 import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TIMEOUT, TOKEN_FILE } from '../../flags/global.js';
+import { profileVariable } from '../../service/settings.js';
 import { MISSING_ERROR } from '../delete/flags.js';
 
 export const WITH_TOKEN = Flag.switch({ key: 'withToken', flags: '--with-token', help: 'read the token from standard input' });
@@ -45,11 +46,13 @@ export function loginOptions(flags: LoginFlags): LoginOptions {
 /** What `plantstore auth logout` was asked. */
 export interface LogoutOptions {
   profile: string;
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   quiet: boolean;
 }
 
 export function logoutOptions(flags: LogoutFlags): LogoutOptions {
-  return { profile: flags.value(PROFILE), quiet: flags.value(QUIET) };
+  return { profile: flags.value(PROFILE), profileVariable: profileVariable(flags), quiet: flags.value(QUIET) };
 }
 
 /** What `plantstore auth status` was asked. */
@@ -82,11 +85,18 @@ export function statusOptions(flags: StatusFlags): StatusOptions {
 /** What `plantstore auth token` was asked. */
 export interface TokenOptions {
   profile: string;
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   tokenFile: Sourced<string> | undefined;
   /** --timeout: how long a token command may take to answer. */
   timeoutMs: number;
 }
 
 export function tokenOptions(flags: TokenFlags): TokenOptions {
-  return { profile: flags.value(PROFILE), tokenFile: flags.sourced(TOKEN_FILE), timeoutMs: flags.value(TIMEOUT) };
+  return {
+    profile: flags.value(PROFILE),
+    profileVariable: profileVariable(flags),
+    tokenFile: flags.sourced(TOKEN_FILE),
+    timeoutMs: flags.value(TIMEOUT),
+  };
 }

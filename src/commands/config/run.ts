@@ -2,7 +2,7 @@ import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
 import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
-import { checkProfileExists, DEFAULT_PROFILE } from '../../config/profiles.js';
+import { checkProfileExists, commandFor } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
@@ -22,7 +22,7 @@ export async function runPath(opts: PathOptions, ctx: Context): Promise<ExitCode
 export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  checkProfileExists(config, profile);
+  checkProfileExists(config, profile, opts.profileVariable);
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
   const inForce = settingsInForce(stored, `profile '${profile}' in ${config.path}`, opts.given, ctx.env);
@@ -44,14 +44,13 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
 export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  const key = checkKey(opts.key);
-  checkProfileExists(config, profile);
+  const key = checkKey(opts.key, profile);
+  checkProfileExists(config, profile, opts.profileVariable);
   const value = config.profile(profile)[key];
   // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing
   // setting, and with --json the one object every failure prints.
   if (value === undefined) {
-    const flag = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
-    throw new ConfigError(`${key} is not set for profile '${profile}'; set it with plantstore${flag} config set ${key} <value>`);
+    throw new ConfigError(`${key} is not set for profile '${profile}'; set it with ${commandFor(profile, `config set ${key} <value>`)}`);
   }
   if (opts.json) ctx.io.outObject({ profile, key, value });
   else ctx.io.out(shownOnOneLine(value));
@@ -61,7 +60,7 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
 export async function runSet(opts: SetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  const key = checkKey(opts.key);
+  const key = checkKey(opts.key, profile);
   const value = checkedValue(key, opts.value);
   await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
   done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${shown(value)}`);
@@ -101,8 +100,8 @@ function checkedTokenCommand(raw: string): string {
 export async function runUnset(opts: UnsetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  const key = checkKey(opts.key);
-  checkProfileExists(config, profile);
+  const key = checkKey(opts.key, profile);
+  checkProfileExists(config, profile, opts.profileVariable);
   await config.updateProfile(profile, ({ [key]: _removed, ...rest }) => rest);
   done(ctx, opts.quiet, `Unset ${key} for profile '${profile}'`);
   return Exit.ok;
@@ -115,9 +114,9 @@ function checkedBaseUrl(raw: string): string {
   return value;
 }
 
-function checkKey(key: string): ProfileKey {
+function checkKey(key: string, profile: string): ProfileKey {
   const known = PROFILE_KEYS as readonly string[];
   if (known.includes(key)) return key as ProfileKey;
-  const hint = key === 'token' ? '; the token is managed by plantstore auth login/logout' : '';
+  const hint = key === 'token' ? `; the token is managed by ${commandFor(profile, 'auth login/logout')}` : '';
   throw new UsageError(`unknown config key '${key}': known keys are ${PROFILE_KEYS.join(', ')}${hint}`);
 }

@@ -70,7 +70,12 @@ describe('auth logout: argv to options', () => {
   it.each<[string, string[], OptionsOfRun, LogoutOptions]>([
     ['defaults', ['auth', 'logout'], {}, { profile: 'default', quiet: false }],
     ['--profile -q', ['auth', 'logout', '--profile', 'work', '-q'], {}, { profile: 'work', quiet: true }],
-    ['PLANTSTORE_PROFILE', ['auth', 'logout'], { env: { PLANTSTORE_PROFILE: 'ci' } }, { profile: 'ci', quiet: false }],
+    [
+      'PLANTSTORE_PROFILE',
+      ['auth', 'logout'],
+      { env: { PLANTSTORE_PROFILE: 'ci' } },
+      { profile: 'ci', profileVariable: 'PLANTSTORE_PROFILE', quiet: false },
+    ],
   ])('%s', async (_name, argv, run, expected) => {
     expect(await logout(argv, run)).toEqual(expected);
   });

@@ -25,7 +25,7 @@ describe('config: argv to options', () => {
     [
       'get: PLANTSTORE_PROFILE',
       () => get(['config', 'get', 'missing-error'], { env: { PLANTSTORE_PROFILE: 'ci' } }),
-      { key: 'missing-error', profile: 'ci', json: false },
+      { key: 'missing-error', profile: 'ci', profileVariable: 'PLANTSTORE_PROFILE', json: false },
     ],
     [
       'set: the value as typed',
@@ -41,7 +41,7 @@ describe('config: argv to options', () => {
     [
       'unset -q, PLANTSTORE_PROFILE',
       () => unset(['config', 'unset', 'base-url', '--quiet'], { env: { PLANTSTORE_PROFILE: 'ci' } }),
-      { key: 'base-url', profile: 'ci', quiet: true },
+      { key: 'base-url', profile: 'ci', profileVariable: 'PLANTSTORE_PROFILE', quiet: true },
     ],
     ['list', () => list(['config', 'list']), { profile: 'default', json: false, given: { baseUrl: undefined, tokenFile: undefined } }],
     [
