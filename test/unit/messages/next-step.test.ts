@@ -639,21 +639,30 @@ describe('messages that fit the case', () => {
   it.each<[string, () => string[], Record<string, string>, number, string]>([
     [
       'no base URL for a named profile: the hint sets it in that profile',
-      () => (staging({ token: TOKEN }), ['--profile', 'staging', 'delete', '1']),
+      () => {
+        staging({ token: TOKEN });
+        return ['--profile', 'staging', 'delete', '1'];
+      },
       {},
       Exit.config,
       "no base URL for profile 'staging': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore --profile staging config set base-url <url>",
     ],
     [
       'no token for a profile named by PLANTSTORE_PROFILE: the hint logs in to that profile',
-      () => (staging({ 'base-url': BASE }), ['delete', '1']),
+      () => {
+        staging({ 'base-url': BASE });
+        return ['delete', '1'];
+      },
       { PLANTSTORE_PROFILE: 'staging' },
       Exit.auth,
       "no token for profile 'staging': run plantstore --profile staging auth login, or set PLANTSTORE_TOKEN",
     ],
     [
       'auth token, no token in a named profile',
-      () => (staging({ 'base-url': BASE }), ['--profile', 'staging', 'auth', 'token']),
+      () => {
+        staging({ 'base-url': BASE });
+        return ['--profile', 'staging', 'auth', 'token'];
+      },
       {},
       Exit.auth,
       "no token for profile 'staging': run plantstore --profile staging auth login, or set PLANTSTORE_TOKEN",
@@ -667,14 +676,20 @@ describe('messages that fit the case', () => {
     ],
     [
       'config get token, for a named profile',
-      () => (staging({ 'base-url': BASE }), ['--profile', 'staging', 'config', 'get', 'token']),
+      () => {
+        staging({ 'base-url': BASE });
+        return ['--profile', 'staging', 'config', 'get', 'token'];
+      },
       {},
       Exit.usage,
       "unknown config key 'token': known keys are base-url, missing-error, token-command; the token is managed by plantstore --profile staging auth login/logout",
     ],
     [
       'an unknown profile from PLANTSTORE_PROFILE says where the name came from',
-      () => (twoProfiles(), ['delete', '1']),
+      () => {
+        twoProfiles();
+        return ['delete', '1'];
+      },
       { PLANTSTORE_PROFILE: 'stagng' },
       Exit.config,
       `unknown profile 'stagng' (from PLANTSTORE_PROFILE; did you mean staging?): the profiles in ${path.join('<dir>', 'config.json')} are default, staging; create it with plantstore --profile stagng auth login, or set PLANTSTORE_PROFILE to a profile there is`,
