@@ -27,7 +27,9 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
   const inForce = settingsInForce(stored, `profile '${profile}' in ${config.path}`, opts.given, ctx.env);
   if (opts.json) {
-    const sources = Object.fromEntries(inForce.map(({ key, ...rest }) => [key, rest]));
+    const sources = Object.fromEntries(
+      inForce.map(({ key, value, source }) => [key, value === undefined ? { source } : { value, source }]),
+    );
     ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null, inForce: sources });
     return Exit.ok;
   }
