@@ -41,7 +41,9 @@ it("the profile's missing-error applies with the token and base URL from the env
   expect(status.stdout).toContain(`Base URL: ${server.url} (from PLANTSTORE_BASE_URL)`);
   const list = await runPlantstore(['config', 'list'], { env: outside() });
   expect(list.stdout).toBe('missing-error=1\n');
-  expect(list.stderr).toContain(`note: base-url ${server.url} comes from PLANTSTORE_BASE_URL here, which outranks the profile`);
+  expect(list.stderr).toBe(
+    `note: base-url ${server.url} comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n`,
+  );
 });
 
 const isRoot = process.getuid?.() === 0;

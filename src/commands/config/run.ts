@@ -38,7 +38,8 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   for (const { key, source, value } of inForce) {
     if (source.startsWith('profile ')) continue;
     const what = value === undefined ? key : `${key} ${shownOnOneLine(value)}`;
-    ctx.io.err(`note: ${what} comes from ${shown(source)} here, which outranks the profile`);
+    const profileHasOne = key === 'token' || key === 'token-command' ? (stored.token ?? stored['token-command']) : stored[key];
+    ctx.io.err(`note: ${what} comes from ${shown(source)} here${profileHasOne === undefined ? '' : ', which outranks the profile'}`);
   }
   return Exit.ok;
 }
