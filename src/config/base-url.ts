@@ -6,6 +6,11 @@ import { ConfigError } from '../errors.js';
  */
 export function normalizeBaseUrl(raw: string, source: string): string {
   let url: URL;
+  // `localhost:8080` parses, as scheme "localhost:": the scheme left out is the likelier typo.
+  const meant = withScheme(raw.trim());
+  if (meant !== undefined) {
+    throw new ConfigError(`invalid base URL '${raw}' (from ${source}): did you mean ${meant}? A base URL starts with http:// or https://`);
+  }
   try {
     url = new URL(raw.trim());
   } catch {
@@ -31,6 +36,19 @@ export function normalizeBaseUrl(raw: string, source: string): string {
     );
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * The URL meant by a base URL written without its scheme (`localhost:8080`, `api.example.com/v1`):
+ * http:// for this machine, where plain http is allowed, https:// anywhere else. Undefined when
+ * `raw` has a scheme, or is not a host with an optional port and path.
+ */
+function withScheme(raw: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || !/^[\w.-]+(?::[0-9]{1,5})?(?:\/(?!\/)[^\s?#]*)?$/.test(raw)) return undefined;
+  if (!URL.canParse(`http://${raw}`)) return undefined;
+  const { hostname } = new URL(`http://${raw}`);
+  if (hostname === 'http' || hostname === 'https') return undefined;
+  return `${isLoopbackHost(hostname) ? 'http' : 'https'}://${raw.replace(/\/+$/, '')}`;
 }
 
 /**

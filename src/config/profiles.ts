@@ -20,17 +20,32 @@ export function profileNames(config: ConfigFile): string[] {
   return config.profileNames().filter(isProfileName);
 }
 
-/** "unknown profile 'stagng' (did you mean staging?): …", exit 3, with the names there are and how to make one. */
-export function unknownProfile(config: ConfigFile, name: string): ConfigError {
+/**
+ * A command to copy and paste for the profile in use: `plantstore --profile staging auth login`.
+ * The flag is left out for the default profile, where it changes nothing.
+ */
+export function commandFor(profile: string, command: string): string {
+  return profile === DEFAULT_PROFILE ? `plantstore ${command}` : `plantstore --profile ${profile} ${command}`;
+}
+
+/**
+ * "unknown profile 'stagng' (did you mean staging?): …", exit 3, with the names there are and
+ * how to make one. `source` names where the name came from when it was not typed on this
+ * command line (PLANTSTORE_PROFILE), so a name set long ago in a shell is found.
+ */
+export function unknownProfile(config: ConfigFile, name: string, source?: string): ConfigError {
   const names = profileNames(config);
   const near = nearest(name, [DEFAULT_PROFILE, ...names]);
+  const fromVariable = source !== undefined && !source.startsWith('-');
+  const notes = [...(fromVariable ? [`from ${source}`] : []), ...(near === undefined ? [] : [`did you mean ${near}?`])];
   const there = names.length === 0 ? `${config.path} holds no profiles` : `the profiles in ${config.path} are ${names.join(', ')}`;
+  const orChange = fromVariable ? `, or set ${source} to a profile there is` : '';
   return new ConfigError(
-    `unknown profile '${name}'${near === undefined ? '' : ` (did you mean ${near}?)`}: ${there}; create it with plantstore --profile ${name} auth login`,
+    `unknown profile '${name}'${notes.length === 0 ? '' : ` (${notes.join('; ')})`}: ${there}; create it with plantstore --profile ${name} auth login${orChange}`,
   );
 }
 
 /** Throws unknownProfile unless the profile exists. */
-export function checkProfileExists(config: ConfigFile, name: string): void {
-  if (!profileExists(config, name)) throw unknownProfile(config, name);
+export function checkProfileExists(config: ConfigFile, name: string, source?: string): void {
+  if (!profileExists(config, name)) throw unknownProfile(config, name, source);
 }

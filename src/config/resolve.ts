@@ -4,6 +4,7 @@ import { firstControl } from '../text/shown.js';
 import { assertSafeForToken } from './base-url.js';
 import { MAX_TOKEN_INPUT_BYTES, readConfiguredFile } from './bounded-read.js';
 import type { ConfigFile } from './file.js';
+import { commandFor } from './profiles.js';
 import { normalizeToken } from './token.js';
 import { checkTrusted } from './trust.js';
 
@@ -16,6 +17,8 @@ export interface Sourced<T> {
 /** What chooses where requests go and with which token, as the command read it. */
 export interface TargetSettings {
   profile: string;
+  /** The variable that named the profile (PLANTSTORE_PROFILE), for messages; undefined when typed or the default. */
+  profileSource?: string | undefined;
   baseUrl: Sourced<string> | undefined;
   tokenFile: Sourced<string> | undefined;
 }
@@ -34,10 +37,10 @@ export function isTokenCommand(token: TokenSource): token is TokenCommand {
 }
 
 /**
- * Token, strongest first: PLANTSTORE_TOKEN, a token file (--token-file,
- * PLANTSTORE_TOKEN_FILE: secrets mounted in CI), PLANTSTORE_TOKEN_COMMAND, the profile's
- * token-command, the profile's stored token. The config file is not read when an earlier
- * source has one.
+ * Token, strongest first, as every setting: the command line (--token-file), then the
+ * environment (PLANTSTORE_TOKEN, PLANTSTORE_TOKEN_FILE: secrets mounted in CI,
+ * PLANTSTORE_TOKEN_COMMAND), then the profile (its token-command, its stored token). The
+ * config file is not read when an earlier source has one.
  */
 export async function resolveToken(
   env: Env,
@@ -46,12 +49,15 @@ export async function resolveToken(
   tokenFile: Sourced<string> | undefined,
   signal?: AbortSignal,
 ): Promise<TokenSource | undefined> {
+  const fromFile = async (file: Sourced<string>): Promise<TokenSource> => {
+    const source = `token file ${file.value}`;
+    return { value: checkConfiguredToken(await readTokenFile(file.value, file.source, signal), source), source };
+  };
+  // Typed on this command line: it outranks the environment, as a flag always does.
+  if (tokenFile !== undefined && tokenFile.source !== 'PLANTSTORE_TOKEN_FILE') return fromFile(tokenFile);
   const fromEnv = env['PLANTSTORE_TOKEN'];
   if (fromEnv) return { value: checkConfiguredToken(fromEnv, 'PLANTSTORE_TOKEN'), source: 'PLANTSTORE_TOKEN' };
-  if (tokenFile !== undefined) {
-    const source = `token file ${tokenFile.value}`;
-    return { value: checkConfiguredToken(await readTokenFile(tokenFile.value, tokenFile.source, signal), source), source };
-  }
+  if (tokenFile !== undefined) return fromFile(tokenFile);
   const commandFromEnv = env['PLANTSTORE_TOKEN_COMMAND']?.trim();
   if (commandFromEnv) {
     const control = firstControl(commandFromEnv);
@@ -71,7 +77,7 @@ export async function resolveToken(
     const control = firstControl(command);
     if (control !== undefined) {
       throw new ConfigError(
-        `the token-command of ${source} holds the control character ${control}, which could rewrite the terminal wherever the command is shown; set it again on one line, without control or bidi characters (plantstore config set token-command)`,
+        `the token-command of ${source} holds the control character ${control}, which could rewrite the terminal wherever the command is shown; set it again on one line, without control or bidi characters (${commandFor(profile, 'config set token-command')})`,
       );
     }
     return { command, source };
@@ -113,6 +119,7 @@ export interface Target {
 export interface MissingSetting {
   missing: 'base-url' | 'token';
   profile: string;
+  profileSource?: string | undefined;
 }
 
 /**
@@ -127,11 +134,11 @@ export async function resolveTarget(
   redact: (secret: string) => void = () => {},
   signal?: AbortSignal,
 ): Promise<Target | MissingSetting> {
-  const { profile, baseUrl } = settings;
+  const { profile, profileSource, baseUrl } = settings;
   const token = await resolveToken(env, config, profile, settings.tokenFile, signal);
   if (token && !isTokenCommand(token)) redact(token.value);
-  if (!baseUrl) return { missing: 'base-url', profile };
-  if (!token) return { missing: 'token', profile };
+  if (!baseUrl) return { missing: 'base-url', profile, profileSource };
+  if (!token) return { missing: 'token', profile, profileSource };
   assertSafeForToken(baseUrl.value, baseUrl.source);
   return { profile, baseUrl: baseUrl.value, token };
 }

@@ -1,14 +1,18 @@
 import type { Command } from 'commander';
 import type { ConfigFile } from '../config/file.js';
 import { checkTrusted } from '../config/trust.js';
+import { ConfigError } from '../errors.js';
 import type { Env } from '../platform/env.js';
-import { type AnyFlag, FlagReader } from './flag.js';
+import { shown } from '../text/shown.js';
+import { type AnyFlag, FlagReader, type ProfileSettings } from './flag.js';
 import { BASE_URL, PROFILE, TOKEN_FILE } from './global.js';
 
 /** Where values come from besides the command line. */
 export interface ReaderSources {
   env: Env;
   config: () => ConfigFile;
+  /** Where a config file skipped (outsideFileSkip) is said; without it, the skip is silent. */
+  io?: { err(line: string): void };
 }
 
 /**
@@ -19,32 +23,45 @@ export function readFlags<F extends AnyFlag>(command: Command, ctx: ReaderSource
   return flagReader<F>(command.optsWithGlobals(), ctx);
 }
 
-/** The same, from options already parsed. */
+/**
+ * The same, from options already parsed. Every key follows one order, as gh, kubectl and the
+ * AWS CLI do: flag, then variable, then the profile (named, or the default), then the
+ * default. The file is read only when a key with a profile key has neither flag nor variable.
+ */
 export function flagReader<F extends AnyFlag>(parsed: Readonly<Record<string, unknown>>, ctx: ReaderSources): FlagReader<F> {
+  let profile: ProfileSettings | undefined;
   const reader: FlagReader<F | typeof PROFILE> = new FlagReader({
     parsed,
     env: ctx.env,
-    profile() {
-      const name = reader.value(PROFILE);
-      if (reader.sourced(PROFILE) === undefined && configuredOutsideFile(parsed, ctx.env)) {
-        return { settings: {}, source: 'no profile: token and base URL come from the environment' };
-      }
-      const config = ctx.config();
-      return {
-        settings: config.profile(name),
-        source: `profile '${name}' in ${config.path}`,
-        check: (key) => checkTrusted(config, name, key),
-      };
-    },
+    profile: () => (profile ??= profileSettings(reader.value(PROFILE), parsed, ctx)),
   });
   return reader;
 }
 
+function profileSettings(name: string, parsed: Readonly<Record<string, unknown>>, ctx: ReaderSources): ProfileSettings {
+  const config = ctx.config();
+  const source = `profile '${name}' in ${config.path}`;
+  if (!configuredOutsideFile(parsed, ctx.env)) {
+    return { settings: config.profile(name), source, check: (key) => checkTrusted(config, name, key) };
+  }
+  try {
+    const settings = config.profile(name);
+    // Others could have written it: it supplies nothing, and file.ts has already said so in one line.
+    if (Object.keys(settings).length > 0 && config.distrust() !== undefined) return { settings: {}, source };
+    return { settings, source };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    ctx.io?.err(shown(`warning: config file skipped, its settings not used: ${error.message}`));
+    return { settings: {}, source };
+  }
+}
+
 /**
- * A run with its token and base URL from the command line or the environment, and no
- * profile named, never opens the config file: a CI job with PLANTSTORE_TOKEN and
- * PLANTSTORE_BASE_URL must not be stopped or steered by whatever stands at that path.
- * Its other profile settings (missing-error) then come from flags and variables only.
+ * A run with its token and base URL from the command line or the environment needs nothing
+ * from the config file: a CI job with PLANTSTORE_TOKEN and PLANTSTORE_BASE_URL must not be
+ * stopped by whatever stands at that path. It still takes the profile's other settings
+ * (missing-error) from a file it can use; one it cannot (absent, unreadable, not ours, not
+ * JSON, writable by others) is skipped, said in at most one line on stderr.
  */
 function configuredOutsideFile(parsed: Readonly<Record<string, unknown>>, env: Env): boolean {
   const token =

@@ -13,7 +13,11 @@ const ID_SYNTAX = /^-?[0-9]+$/;
  * drop leading zeros. Returns the canonical decimal form ("007" -> "7", "-0" -> "0").
  */
 export function parsePlantId(raw: string, where = ''): string {
-  if (!ID_SYNTAX.test(raw)) throw invalidId(raw, where, 'an id is a whole number such as 42');
+  if (!ID_SYNTAX.test(raw)) {
+    const listed = joinedIds(raw);
+    const why = listed === undefined ? 'an id is a whole number such as 42' : `one id at a time: ${separateThem(listed, where)}`;
+    throw invalidId(raw, where, why);
+  }
   const value = BigInt(raw);
   if (value < INT64_MIN || value > INT64_MAX) throw invalidId(raw, where, `out of range (ids are 64-bit, ${INT64_MIN} to ${INT64_MAX})`);
   return value.toString();
@@ -22,6 +26,21 @@ export function parsePlantId(raw: string, where = ''): string {
 /** The one shape of an id error: `invalid plant id '<id>'<where>: <why>`, where says e.g. " on line 7 of standard input". */
 export function invalidId(raw: string, where: string, why: string): UsageError {
   return new UsageError(`invalid plant id '${printable(raw)}'${where}: ${why}`);
+}
+
+/** The ids of `42,43` or `42;43` (a list written as other tools take it), or undefined when `raw` is not one. */
+function joinedIds(raw: string): string[] | undefined {
+  if (!/^-?[0-9]+(?:\s*[,;]\s*-?[0-9]+)+[,;]?$/.test(raw.trim())) return undefined;
+  return raw
+    .split(/[,;]/)
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+}
+
+/** "separate ids with spaces: 42 43", as the command line or standard input takes them. */
+function separateThem(ids: string[], where: string): string {
+  const shown = truncate(ids.join(' '), 40);
+  return where === '' ? `separate ids with spaces: ${shown}` : `separate ids with spaces or line breaks: ${shown}`;
 }
 
 /** Bad ids on the command line named in one message, up to this many: the rest are counted. */
@@ -40,7 +59,9 @@ export function parsePlantIds(raws: readonly string[]): IdList {
     const named = bad.slice(0, MAX_NAMED_BAD_IDS).map((raw) => `'${printable(raw)}'`);
     const more = bad.length - named.length;
     const list = more > 0 ? `${named.join(', ')} and ${more} more` : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
-    throw new UsageError(`invalid plant ids ${list}: an id is a whole number from ${INT64_MIN} to ${INT64_MAX}, such as 42`);
+    const listed = bad.map(joinedIds).find((ids) => ids !== undefined);
+    const hint = listed === undefined ? '' : `; ${separateThem(listed, '')}`;
+    throw new UsageError(`invalid plant ids ${list}: an id is a whole number from ${INT64_MIN} to ${INT64_MAX}, such as 42${hint}`);
   }
   return IdList.from(raws.map((raw) => parsePlantId(raw)));
 }

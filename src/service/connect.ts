@@ -5,7 +5,7 @@
 
 import { readCaBundle } from '../config/ca-bundle.js';
 import type { ConfigFile } from '../config/file.js';
-import { checkProfileExists } from '../config/profiles.js';
+import { checkProfileExists, commandFor } from '../config/profiles.js';
 import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../config/resolve.js';
 import type { TokenEvent, TokenLeases } from '../config/token-lease.js';
 import type { Context } from '../context.js';
@@ -34,13 +34,14 @@ export async function resolveService(settings: ServiceSettings, ctx: Context): P
 export function found(target: Target | MissingSetting, config: () => ConfigFile): Target {
   if (!('missing' in target)) return target;
   // What is missing was to come from the profile: a typo in its name is the better thing to report.
-  checkProfileExists(config(), target.profile);
+  const { profile, profileSource } = target;
+  checkProfileExists(config(), profile, profileSource);
   if (target.missing === 'base-url') {
     throw new ConfigError(
-      `no base URL for profile '${target.profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>`,
+      `no base URL for profile '${profile}': pass --base-url, set PLANTSTORE_BASE_URL, or run ${commandFor(profile, 'config set base-url <url>')}`,
     );
   }
-  throw new AuthError(`no token for profile '${target.profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
+  throw new AuthError(`no token for profile '${profile}': run ${commandFor(profile, 'auth login')}, or set PLANTSTORE_TOKEN`);
 }
 
 /** Everything that shapes how requests travel: deadline, retries, trust. */

@@ -26,10 +26,25 @@ export interface ServiceSettings {
   network: NetworkSettings;
 }
 
+/**
+ * Where the profile's name came from when a variable set it (PLANTSTORE_PROFILE), for messages
+ * about that name: one set long ago in a shell is not what the user thinks of. Undefined when
+ * it was typed (--profile) or is the default.
+ */
+export function profileVariable(flags: FlagReader<typeof PROFILE>): string | undefined {
+  const source = flags.sourced(PROFILE)?.source;
+  return source === undefined || source.startsWith('-') ? undefined : source;
+}
+
 /** Reads the target's flags, then the network's, in that order: a bad value is reported by the first read that meets it. */
 export function serviceSettings(flags: ServiceFlags): ServiceSettings {
   return {
-    target: { profile: flags.value(PROFILE), baseUrl: flags.sourced(BASE_URL), tokenFile: flags.sourced(TOKEN_FILE) },
+    target: {
+      profile: flags.value(PROFILE),
+      profileSource: profileVariable(flags),
+      baseUrl: flags.sourced(BASE_URL),
+      tokenFile: flags.sourced(TOKEN_FILE),
+    },
     network: {
       timeoutMs: flags.value(TIMEOUT),
       retries: flags.value(RETRIES),

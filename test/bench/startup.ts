@@ -109,7 +109,7 @@ export async function benchStartup(options: Options): Promise<Row[]> {
 
     try {
       const pair = await timePair(fromEnv, floor, options, 'delete (PLANTSTORE_TOKEN)', oneDelete);
-      // That such a run never opens the config file is test/e2e/config-hazards' (a FIFO there).
+      // Such a run reads the config file only for missing-error (here the folder does not exist): one failed open.
       rows.push(ratioRow('delete, PLANTSTORE_TOKEN+_BASE_URL / undici script', pair, 1.25, []));
     } catch (error) {
       rows.push(failedRow('plantstore delete, PLANTSTORE_TOKEN', '≤ 1.25×', error));

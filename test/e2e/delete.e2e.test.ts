@@ -155,7 +155,12 @@ describe('without stored settings', () => {
     expect(await plantstore(['config', 'get', 'base-url'])).toMatchObject({ code: 0, stdout: `${sandbox.url}\n`, stderr: '' });
     const list = await plantstore(['--json', 'config', 'list']);
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.stdout)).toEqual({ profile: 'default', 'base-url': sandbox.url, token: null });
+    expect(JSON.parse(list.stdout)).toEqual({
+      profile: 'default',
+      'base-url': sandbox.url,
+      token: null,
+      inForce: { 'base-url': { value: sandbox.url, source: `profile 'default' in ${file}` } },
+    });
     expect(await plantstore(['config', 'path'])).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: '' });
     // The stored base URL is the one a delete uses.
     expect(await plantstore(['delete', '45'], { env: { PLANTSTORE_TOKEN: TOKEN } })).toMatchObject({

@@ -1,5 +1,7 @@
 import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
 import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TIMEOUT, TOKEN_FILE } from '../../flags/global.js';
+import { profileVariable } from '../../service/settings.js';
+import { MISSING_ERROR } from '../delete/flags.js';
 
 export const WITH_TOKEN = Flag.switch({ key: 'withToken', flags: '--with-token', help: 'read the token from standard input' });
 
@@ -10,7 +12,8 @@ export const TOKEN_GLOBALS = [PROFILE, COLOR, TOKEN_FILE, TIMEOUT] as const;
 
 export type LoginFlags = FlagReader<typeof WITH_TOKEN | (typeof LOGIN_GLOBALS)[number]>;
 export type LogoutFlags = FlagReader<(typeof LOGOUT_GLOBALS)[number]>;
-export type StatusFlags = FlagReader<(typeof STATUS_GLOBALS)[number]>;
+/** Status also reads delete's missing-error, not an option of its own: from its variable, then the profile. */
+export type StatusFlags = FlagReader<(typeof STATUS_GLOBALS)[number] | typeof MISSING_ERROR>;
 export type TokenFlags = FlagReader<(typeof TOKEN_GLOBALS)[number]>;
 
 // Each function below reads every flag its command declares, once, in the order written: a bad
@@ -43,19 +46,25 @@ export function loginOptions(flags: LoginFlags): LoginOptions {
 /** What `plantstore auth logout` was asked. */
 export interface LogoutOptions {
   profile: string;
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   quiet: boolean;
 }
 
 export function logoutOptions(flags: LogoutFlags): LogoutOptions {
-  return { profile: flags.value(PROFILE), quiet: flags.value(QUIET) };
+  return { profile: flags.value(PROFILE), profileVariable: profileVariable(flags), quiet: flags.value(QUIET) };
 }
 
 /** What `plantstore auth status` was asked. */
 export interface StatusOptions {
   profile: string;
+  /** Where the profile's name came from (--profile, PLANTSTORE_PROFILE); undefined for the default. */
+  profileSource: string | undefined;
   tokenFile: Sourced<string> | undefined;
   /** Where the base URL comes from (flag, variable or profile), as status shows it. */
   baseUrl: Sourced<string> | undefined;
+  /** The codes that mean "no such plant" for delete, and where they come from. */
+  missingError: Sourced<number[]> | undefined;
   json: boolean;
   /** --timeout: how long a token command may take to answer. */
   timeoutMs: number;
@@ -64,8 +73,10 @@ export interface StatusOptions {
 export function statusOptions(flags: StatusFlags): StatusOptions {
   return {
     profile: flags.value(PROFILE),
+    profileSource: flags.sourced(PROFILE)?.source,
     tokenFile: flags.sourced(TOKEN_FILE),
     baseUrl: flags.sourced(BASE_URL),
+    missingError: flags.sourced(MISSING_ERROR),
     json: flags.value(JSON_OUTPUT),
     timeoutMs: flags.value(TIMEOUT),
   };
@@ -74,11 +85,18 @@ export function statusOptions(flags: StatusFlags): StatusOptions {
 /** What `plantstore auth token` was asked. */
 export interface TokenOptions {
   profile: string;
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   tokenFile: Sourced<string> | undefined;
   /** --timeout: how long a token command may take to answer. */
   timeoutMs: number;
 }
 
 export function tokenOptions(flags: TokenFlags): TokenOptions {
-  return { profile: flags.value(PROFILE), tokenFile: flags.sourced(TOKEN_FILE), timeoutMs: flags.value(TIMEOUT) };
+  return {
+    profile: flags.value(PROFILE),
+    profileVariable: profileVariable(flags),
+    tokenFile: flags.sourced(TOKEN_FILE),
+    timeoutMs: flags.value(TIMEOUT),
+  };
 }

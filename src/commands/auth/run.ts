@@ -1,6 +1,6 @@
 import { assertSafeForToken } from '../../config/base-url.js';
 import { MAX_TOKEN_INPUT_BYTES } from '../../config/bounded-read.js';
-import { checkProfileExists } from '../../config/profiles.js';
+import { checkProfileExists, commandFor, DEFAULT_PROFILE } from '../../config/profiles.js';
 import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
 import type { Context } from '../../context.js';
@@ -15,7 +15,7 @@ export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCo
   const { profile, baseUrl, withToken } = opts;
   // Checked before asking for the token, so a typo costs no paste.
   if (baseUrl) assertSafeForToken(baseUrl, '--base-url');
-  const token = tokenToStore(await readToken(withToken, ctx), withToken ? 'standard input' : 'the prompt');
+  const token = tokenToStore(await readToken(withToken, profile, ctx), withToken ? 'standard input' : 'the prompt');
   ctx.io.redact(token);
   // A signal that came as the input ended still means "stop": nothing is stored.
   if (ctx.signal.aborted) throw new InterruptedError(NOT_STORED);
@@ -39,7 +39,7 @@ function tokenToStore(raw: string, source: string): string {
   }
 }
 
-async function readToken(withToken: boolean, ctx: Context): Promise<string> {
+async function readToken(withToken: boolean, profile: string, ctx: Context): Promise<string> {
   if (withToken) {
     return readAllStdin(ctx.stdin, MAX_TOKEN_INPUT_BYTES, {
       signal: ctx.signal,
@@ -47,7 +47,7 @@ async function readToken(withToken: boolean, ctx: Context): Promise<string> {
     });
   }
   if (!ctx.io.stdinIsTTY) {
-    throw new UsageError('standard input is not a terminal: pipe the token with plantstore auth login --with-token');
+    throw new UsageError(`standard input is not a terminal: pipe the token with ${commandFor(profile, 'auth login --with-token')}`);
   }
   return readHiddenLine(ctx.stdin, ctx.io.errText, 'Paste your Plant Store token (input hidden): ', {
     signal: ctx.signal,
@@ -59,12 +59,16 @@ async function readToken(withToken: boolean, ctx: Context): Promise<string> {
 export async function runLogout(opts: LogoutOptions, ctx: Context): Promise<ExitCode> {
   const { profile, quiet } = opts;
   const config = ctx.config();
-  checkProfileExists(config, profile);
-  if (config.profile(profile).token === undefined) {
+  checkProfileExists(config, profile, opts.profileVariable);
+  const { token, ...rest } = config.profile(profile);
+  if (token === undefined) {
     if (!quiet) ctx.io.err(`No token was stored for profile '${profile}'; nothing to do`);
   } else {
-    await config.updateProfile(profile, ({ token: _removed, ...rest }) => rest);
-    done(ctx, quiet, `Token removed from profile '${profile}'`);
+    await config.updateProfile(profile, ({ token: _removed, ...kept }) => kept);
+    // A profile that held only the token is gone with it (config files keep no empty profiles): said, as
+    // --profile NAME now answers "unknown profile". The default always exists, so it is not worth a word.
+    const gone = Object.keys(rest).length === 0 && profile !== DEFAULT_PROFILE;
+    done(ctx, quiet, `Token removed from profile '${profile}'${gone ? `; the profile held nothing else, so it was removed too` : ''}`);
   }
   if (ctx.env['PLANTSTORE_TOKEN']) ctx.io.err('note: PLANTSTORE_TOKEN is still set in this environment');
   return Exit.ok;
@@ -75,26 +79,30 @@ export async function runLogout(opts: LogoutOptions, ctx: Context): Promise<Exit
  * read-only operation. A token command is run once, to show that it works (exit 4 if not).
  */
 export async function runStatus(opts: StatusOptions, ctx: Context): Promise<ExitCode> {
-  const { profile, baseUrl } = opts;
+  const { profile, baseUrl, missingError, profileSource } = opts;
   const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
   // A profile only the environment backs is fine; one that would have to supply something is checked.
-  if (!token || !baseUrl) checkProfileExists(ctx.config(), profile);
+  if (!token || !baseUrl) checkProfileExists(ctx.config(), profile, profileSource?.startsWith('-') ? undefined : profileSource);
   if (opts.json) {
     ctx.io.outObject({
       profile,
+      profileSource: profileSource ?? 'default',
       token: token ? { masked: maskToken(token.value), source: token.source } : null,
       baseUrl: baseUrl ? { value: baseUrl.value, source: baseUrl.source } : null,
+      missingError: missingError ? { codes: missingError.value, source: missingError.source } : null,
       configPath: ctx.config().path,
     });
   } else {
-    ctx.io.out(`Profile:  ${profile}`);
+    ctx.io.out(`Profile:  ${profile}${profileSource ? ` (from ${profileSource})` : ''}`);
     // Sources name files and paths the user or the environment supplied: shown, not raw.
     ctx.io.out(`Token:    ${token ? `${maskToken(token.value)} (from ${shown(token.source)})` : 'none'}`);
     ctx.io.out(`Base URL: ${baseUrl ? `${shown(baseUrl.value)} (from ${shown(baseUrl.source)})` : 'not set'}`);
+    // What delete counts as "no such plant" besides a 404, when something sets it.
+    if (missingError) ctx.io.out(`Missing:  error ${missingError.value.join(',')} (from ${shown(missingError.source)})`);
     ctx.io.out(`Config:   ${shown(ctx.config().path)}`);
   }
   if (!token) {
-    ctx.io.err(`No token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
+    ctx.io.err(`No token for profile '${profile}': run ${commandFor(profile, 'auth login')}, or set PLANTSTORE_TOKEN`);
     return Exit.auth;
   }
   return Exit.ok;
@@ -104,8 +112,8 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
 export async function runToken(opts: TokenOptions, ctx: Context): Promise<ExitCode> {
   const { profile } = opts;
   const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
-  if (!token) checkProfileExists(ctx.config(), profile);
-  if (!token) throw new AuthError(`no token for profile '${profile}': run plantstore auth login, or set PLANTSTORE_TOKEN`);
+  if (!token) checkProfileExists(ctx.config(), profile, opts.profileVariable);
+  if (!token) throw new AuthError(`no token for profile '${profile}': run ${commandFor(profile, 'auth login')}, or set PLANTSTORE_TOKEN`);
   ctx.io.outUnredacted(token.value);
   return Exit.ok;
 }

@@ -19,7 +19,9 @@ export async function runCompletion(opts: CompletionOptions, ctx: Context): Prom
   }
   const shell = opts.shell;
   const supported = `${SHELLS.slice(0, -1).join(', ')} and ${SHELLS.at(-1)}`;
-  if (shell === undefined) throw new UsageError(`completion needs a shell (${supported}): plantstore completion bash, say`);
+  if (shell === undefined) {
+    throw new UsageError(`name your shell: plantstore completion ${SHELLS[0]} (or ${SHELLS.slice(1).join(', ')})`);
+  }
   if (!(SHELLS as readonly string[]).includes(shell)) {
     throw new UsageError(`unknown shell '${shell}': plantstore completion supports ${supported}`);
   }

@@ -1,12 +1,14 @@
 import type { FlagReader } from '../../flags/flag.js';
-import { COLOR, JSON_OUTPUT, PROFILE, QUIET } from '../../flags/global.js';
+import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
+import { profileVariable } from '../../service/settings.js';
+import type { GivenOnCommandLine } from './in-force.js';
 
 export const READ_GLOBALS = [PROFILE, JSON_OUTPUT, COLOR] as const;
 export const WRITE_GLOBALS = [PROFILE, QUIET, COLOR] as const;
 export const PATH_GLOBALS = [JSON_OUTPUT, COLOR] as const;
 
-/** config get, config list. */
-export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number]>;
+/** config get, config list; list also reads the program's --base-url and --token-file, typed on this command line, which outrank the profile. */
+export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number] | typeof BASE_URL | typeof TOKEN_FILE>;
 /** config set, config unset. */
 export type WriteFlags = FlagReader<(typeof WRITE_GLOBALS)[number]>;
 /** config path. */
@@ -18,13 +20,15 @@ export type PathFlags = FlagReader<(typeof PATH_GLOBALS)[number]>;
 
 /** What `plantstore config get <key>` was asked; the key as typed. */
 export interface GetOptions {
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   key: string;
   profile: string;
   json: boolean;
 }
 
 export function getOptions(flags: ReadFlags, key: string): GetOptions {
-  return { key, profile: flags.value(PROFILE), json: flags.value(JSON_OUTPUT) };
+  return { key, profile: flags.value(PROFILE), profileVariable: profileVariable(flags), json: flags.value(JSON_OUTPUT) };
 }
 
 /** What `plantstore config set <key> <value>` was asked; the key and value as typed. */
@@ -41,23 +45,34 @@ export function setOptions(flags: WriteFlags, key: string, value: string): SetOp
 
 /** What `plantstore config unset <key>` was asked; the key as typed. */
 export interface UnsetOptions {
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   key: string;
   profile: string;
   quiet: boolean;
 }
 
 export function unsetOptions(flags: WriteFlags, key: string): UnsetOptions {
-  return { key, profile: flags.value(PROFILE), quiet: flags.value(QUIET) };
+  return { key, profile: flags.value(PROFILE), profileVariable: profileVariable(flags), quiet: flags.value(QUIET) };
 }
 
 /** What `plantstore config list` was asked. */
 export interface ListOptions {
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   profile: string;
   json: boolean;
+  /** What this command line sets that outranks the profile (config list says so). */
+  given: GivenOnCommandLine;
 }
 
 export function listOptions(flags: ReadFlags): ListOptions {
-  return { profile: flags.value(PROFILE), json: flags.value(JSON_OUTPUT) };
+  return {
+    profile: flags.value(PROFILE),
+    profileVariable: profileVariable(flags),
+    json: flags.value(JSON_OUTPUT),
+    given: { baseUrl: flags.given(BASE_URL)?.value, tokenFile: flags.given(TOKEN_FILE)?.value },
+  };
 }
 
 /** What `plantstore config path` was asked. */

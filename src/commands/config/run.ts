@@ -2,13 +2,14 @@ import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
 import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
-import { checkProfileExists, DEFAULT_PROFILE } from '../../config/profiles.js';
+import { checkProfileExists, commandFor } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { maxDeletes } from '../../engine/guard.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
 import type { GetOptions, ListOptions, PathOptions, SetOptions, UnsetOptions } from './flags.js';
+import { settingsInForce } from './in-force.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).
 
@@ -22,25 +23,38 @@ export async function runPath(opts: PathOptions, ctx: Context): Promise<ExitCode
 export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  checkProfileExists(config, profile);
+  checkProfileExists(config, profile, opts.profileVariable);
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
-  if (opts.json) ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null });
-  else for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
+  const inForce = settingsInForce(stored, `profile '${profile}' in ${config.path}`, opts.given, ctx.env);
+  if (opts.json) {
+    const sources = Object.fromEntries(
+      inForce.map(({ key, value, source }) => [key, value === undefined ? { source } : { value, source }]),
+    );
+    ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null, inForce: sources });
+    return Exit.ok;
+  }
+  for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
+  // stdout lists the profile; what outranks it for a run here is said on stderr, one line each.
+  for (const { key, source, value } of inForce) {
+    if (source.startsWith('profile ')) continue;
+    const what = value === undefined ? key : `${key} ${shownOnOneLine(value)}`;
+    const profileHasOne = key === 'token' || key === 'token-command' ? (stored.token ?? stored['token-command']) : stored[key];
+    ctx.io.err(`note: ${what} comes from ${shown(source)} here${profileHasOne === undefined ? '' : ', which outranks the profile'}`);
+  }
   return Exit.ok;
 }
 
 export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  const key = checkKey(opts.key);
-  checkProfileExists(config, profile);
+  const key = checkKey(opts.key, profile);
+  checkProfileExists(config, profile, opts.profileVariable);
   const value = config.profile(profile)[key];
   // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing
   // setting, and with --json the one object every failure prints.
   if (value === undefined) {
-    const flag = profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
-    throw new ConfigError(`${key} is not set for profile '${profile}'; set it with plantstore${flag} config set ${key} <value>`);
+    throw new ConfigError(`${key} is not set for profile '${profile}'; set it with ${commandFor(profile, `config set ${key} <value>`)}`);
   }
   if (opts.json) ctx.io.outObject({ profile, key, value });
   else ctx.io.out(shownOnOneLine(value));
@@ -50,7 +64,7 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
 export async function runSet(opts: SetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  const key = checkKey(opts.key);
+  const key = checkKey(opts.key, profile);
   const value = checkedValue(key, opts.value);
   await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
   done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${shown(value)}`);
@@ -92,8 +106,8 @@ function checkedTokenCommand(raw: string): string {
 export async function runUnset(opts: UnsetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
-  const key = checkKey(opts.key);
-  checkProfileExists(config, profile);
+  const key = checkKey(opts.key, profile);
+  checkProfileExists(config, profile, opts.profileVariable);
   await config.updateProfile(profile, ({ [key]: _removed, ...rest }) => rest);
   done(ctx, opts.quiet, `Unset ${key} for profile '${profile}'`);
   return Exit.ok;
@@ -106,9 +120,9 @@ function checkedBaseUrl(raw: string): string {
   return value;
 }
 
-function checkKey(key: string): ProfileKey {
+function checkKey(key: string, profile: string): ProfileKey {
   const known = PROFILE_KEYS as readonly string[];
   if (known.includes(key)) return key as ProfileKey;
-  const hint = key === 'token' ? '; the token is managed by plantstore auth login/logout' : '';
+  const hint = key === 'token' ? `; the token is managed by ${commandFor(profile, 'auth login/logout')}` : '';
   throw new UsageError(`unknown config key '${key}': known keys are ${PROFILE_KEYS.join(', ')}${hint}`);
 }

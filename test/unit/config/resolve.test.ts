@@ -217,15 +217,21 @@ describe('a token command among the sources, strongest first', () => {
       expect((error as ConfigError).message).not.toContain(TOKEN);
     });
 
-    it('a missing-error is refused too (exit 3): a planted one would turn failures into "already absent"', () => {
+    it('a missing-error is refused too (exit 3) where the run needs the file: a planted one would turn failures into "already absent"', () => {
       writeConfig({ profiles: { default: { 'missing-error': '7' } } }, 0o646);
-      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN, PLANTSTORE_BASE_URL: 'https://api.example.com' });
+      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN });
       const flags = flagsFrom({ profile: 'default' }, e);
       const error = thrown(() => flags.value(MISSING_ERROR));
       expect((error as ConfigError).exit).toBe(3);
       expect((error as ConfigError).message).toBe(
         `refusing to use the missing-error of profile 'default': config file ${path.join(dir(), 'config.json')} is writable by others (mode 646), so someone else could have made failures read as plants already absent; ${fix()}`,
       );
+    });
+
+    it('with the token and base URL from the environment, its missing-error is simply not used: the run goes on', () => {
+      writeConfig({ profiles: { default: { 'missing-error': '7' } } }, 0o646);
+      const e = envWith({ PLANTSTORE_TOKEN: ENV_TOKEN, PLANTSTORE_BASE_URL: 'https://api.example.com' });
+      expect(flagsFrom({ profile: 'default' }, e).sourced(MISSING_ERROR)).toBeUndefined();
     });
 
     it('a run that needs nothing from it is told once, and goes on', async () => {

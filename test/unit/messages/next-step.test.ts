@@ -79,7 +79,7 @@ describe('a failure names the next step', () => {
       () => ['config', 'get', 'base-url'],
       { PLANTSTORE_PROFILE: 'work' },
       Exit.config,
-      /^unknown profile 'work': .*config\.json holds no profiles; create it with plantstore --profile work auth login$/,
+      /^unknown profile 'work' \(from PLANTSTORE_PROFILE\): .*config\.json holds no profiles; create it with plantstore --profile work auth login, or set PLANTSTORE_PROFILE to a profile there is$/,
     ],
     [
       'an unknown profile for auth status, when the profile would supply the token',
@@ -624,5 +624,123 @@ describe('a network failure the user can act on names what to check', () => {
     ],
   ])('%s', (_name, attempt, line) => {
     expect(describeTransportFailure(attempt)).toBe(line);
+  });
+});
+
+// Issue 36, item 4: a hint copied from a named profile's error acts on that profile, a name
+// from the environment says so, and the typos newcomers make get a "did you mean".
+describe('messages that fit the case', () => {
+  /** staging holds only what `drop` leaves of a base URL and a token. */
+  function staging(settings: Record<string, string>): void {
+    const profiles = { default: { 'base-url': BASE, token: TOKEN }, staging: settings };
+    writeFileSync(path.join(dir(), 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
+  }
+
+  it.each<[string, () => string[], Record<string, string>, number, string]>([
+    [
+      'no base URL for a named profile: the hint sets it in that profile',
+      () => {
+        staging({ token: TOKEN });
+        return ['--profile', 'staging', 'delete', '1'];
+      },
+      {},
+      Exit.config,
+      "no base URL for profile 'staging': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore --profile staging config set base-url <url>",
+    ],
+    [
+      'no token for a profile named by PLANTSTORE_PROFILE: the hint logs in to that profile',
+      () => {
+        staging({ 'base-url': BASE });
+        return ['delete', '1'];
+      },
+      { PLANTSTORE_PROFILE: 'staging' },
+      Exit.auth,
+      "no token for profile 'staging': run plantstore --profile staging auth login, or set PLANTSTORE_TOKEN",
+    ],
+    [
+      'auth token, no token in a named profile',
+      () => {
+        staging({ 'base-url': BASE });
+        return ['--profile', 'staging', 'auth', 'token'];
+      },
+      {},
+      Exit.auth,
+      "no token for profile 'staging': run plantstore --profile staging auth login, or set PLANTSTORE_TOKEN",
+    ],
+    [
+      'auth login at no terminal, for a named profile',
+      () => ['--profile', 'staging', 'auth', 'login'],
+      {},
+      Exit.usage,
+      'standard input is not a terminal: pipe the token with plantstore --profile staging auth login --with-token',
+    ],
+    [
+      'config get token, for a named profile',
+      () => {
+        staging({ 'base-url': BASE });
+        return ['--profile', 'staging', 'config', 'get', 'token'];
+      },
+      {},
+      Exit.usage,
+      "unknown config key 'token': known keys are base-url, missing-error, token-command; the token is managed by plantstore --profile staging auth login/logout",
+    ],
+    [
+      'an unknown profile from PLANTSTORE_PROFILE says where the name came from',
+      () => {
+        twoProfiles();
+        return ['delete', '1'];
+      },
+      { PLANTSTORE_PROFILE: 'stagng' },
+      Exit.config,
+      `unknown profile 'stagng' (from PLANTSTORE_PROFILE; did you mean staging?): the profiles in ${path.join('<dir>', 'config.json')} are default, staging; create it with plantstore --profile stagng auth login, or set PLANTSTORE_PROFILE to a profile there is`,
+    ],
+    [
+      'a base URL without its scheme: did you mean http:// (this machine)',
+      () => ['--base-url', 'localhost:8080', 'delete', '1'],
+      { PLANTSTORE_TOKEN: TOKEN },
+      Exit.config,
+      "invalid base URL 'localhost:8080' (from --base-url): did you mean http://localhost:8080? A base URL starts with http:// or https://",
+    ],
+    [
+      'a base URL without its scheme in the variable: https:// for another host',
+      () => ['delete', '1'],
+      { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: 'api.example.com/v1' },
+      Exit.config,
+      "invalid base URL 'api.example.com/v1' (from PLANTSTORE_BASE_URL): did you mean https://api.example.com/v1? A base URL starts with http:// or https://",
+    ],
+    [
+      'ids with commas: separate them with spaces',
+      () => ['--base-url', BASE, 'delete', '42,43'],
+      { PLANTSTORE_TOKEN: TOKEN },
+      Exit.usage,
+      "invalid plant id '42,43': one id at a time: separate ids with spaces: 42 43",
+    ],
+    [
+      'completion alone names a shell to give',
+      () => ['completion'],
+      {},
+      Exit.usage,
+      'name your shell: plantstore completion bash (or zsh, fish, powershell)',
+    ],
+  ])('%s', async (_name, argv, env, exit, message) => {
+    const result = await run(argv(), { env });
+    expect(result.exit).toBe(exit);
+    expect(result.error?.replaceAll(dir(), '<dir>')).toBe(message);
+  });
+
+  it('auth status with no token in a named profile: the hint logs in to it', async () => {
+    staging({ 'base-url': BASE });
+    const result = await run(['--profile', 'staging', 'auth', 'status']);
+    expect(result.exit).toBe(Exit.auth);
+    expect(result.stderr).toBe("No token for profile 'staging': run plantstore --profile staging auth login, or set PLANTSTORE_TOKEN\n");
+  });
+
+  it('auth logout says when the profile held only the token, and is gone with it', async () => {
+    staging({ token: TOKEN });
+    const result = await run(['--profile', 'staging', 'auth', 'logout']);
+    expect(result.exit).toBe(0);
+    expect(result.stderr).toBe("✓ Token removed from profile 'staging'; the profile held nothing else, so it was removed too\n");
+    const kept = await run(['--profile', 'default', 'auth', 'logout']);
+    expect(kept.stderr).toBe("✓ Token removed from profile 'default'\n");
   });
 });

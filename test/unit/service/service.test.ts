@@ -36,6 +36,7 @@ describe('serviceSettings: the target and the network, from flags, variables and
     expect(settings).toEqual({
       target: {
         profile: 'work',
+        profileSource: 'PLANTSTORE_PROFILE',
         baseUrl: { value: 'https://work.example.com', source: expect.stringContaining("profile 'work'") },
         tokenFile: { value: 't.txt', source: '--token-file' },
       },
@@ -55,9 +56,9 @@ describe('found: the target, or the setting that is missing and how to supply it
       'base-url',
       ConfigError,
       Exit.config,
-      /^no base URL for profile 'work': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore config set base-url <url>$/,
+      /^no base URL for profile 'work': pass --base-url, set PLANTSTORE_BASE_URL, or run plantstore --profile work config set base-url <url>$/,
     ],
-    ['token', AuthError, Exit.auth, /^no token for profile 'work': run plantstore auth login, or set PLANTSTORE_TOKEN$/],
+    ['token', AuthError, Exit.auth, /^no token for profile 'work': run plantstore --profile work auth login, or set PLANTSTORE_TOKEN$/],
   ] as const)('missing %s', (missing, kind, exit, message) => {
     writeConfig({ profiles: { work: {} } });
     const error = thrown(() => found({ missing, profile: 'work' }, configFor(envWith())));

@@ -70,7 +70,12 @@ describe('auth logout: argv to options', () => {
   it.each<[string, string[], OptionsOfRun, LogoutOptions]>([
     ['defaults', ['auth', 'logout'], {}, { profile: 'default', quiet: false }],
     ['--profile -q', ['auth', 'logout', '--profile', 'work', '-q'], {}, { profile: 'work', quiet: true }],
-    ['PLANTSTORE_PROFILE', ['auth', 'logout'], { env: { PLANTSTORE_PROFILE: 'ci' } }, { profile: 'ci', quiet: false }],
+    [
+      'PLANTSTORE_PROFILE',
+      ['auth', 'logout'],
+      { env: { PLANTSTORE_PROFILE: 'ci' } },
+      { profile: 'ci', profileVariable: 'PLANTSTORE_PROFILE', quiet: false },
+    ],
   ])('%s', async (_name, argv, run, expected) => {
     expect(await logout(argv, run)).toEqual(expected);
   });
@@ -78,15 +83,30 @@ describe('auth logout: argv to options', () => {
 
 describe('auth status: argv to options', () => {
   it.each<[string, string[], OptionsOfRun, StatusOptions]>([
-    ['defaults', ['auth', 'status'], {}, { profile: 'default', tokenFile: undefined, baseUrl: undefined, json: false, timeoutMs: 30_000 }],
+    [
+      'defaults',
+      ['auth', 'status'],
+      {},
+      {
+        profile: 'default',
+        profileSource: undefined,
+        tokenFile: undefined,
+        baseUrl: undefined,
+        missingError: undefined,
+        json: false,
+        timeoutMs: 30_000,
+      },
+    ],
     [
       '--token-file, --base-url, --json',
       ['auth', 'status', '--token-file', 'tok.txt', '--base-url', BASE, '--json', '--timeout', '5'],
       {},
       {
         profile: 'default',
+        profileSource: undefined,
         tokenFile: { value: 'tok.txt', source: '--token-file' },
         baseUrl: { value: BASE, source: '--base-url' },
+        missingError: undefined,
         json: true,
         timeoutMs: 5_000,
       },
@@ -94,20 +114,30 @@ describe('auth status: argv to options', () => {
     [
       'the variables',
       ['auth', 'status'],
-      { env: { PLANTSTORE_TOKEN_FILE: 't', PLANTSTORE_BASE_URL: BASE, PLANTSTORE_PROFILE: 'ci' } },
+      { env: { PLANTSTORE_TOKEN_FILE: 't', PLANTSTORE_BASE_URL: BASE, PLANTSTORE_PROFILE: 'ci', PLANTSTORE_MISSING_ERROR: '1' } },
       {
         profile: 'ci',
+        profileSource: 'PLANTSTORE_PROFILE',
         tokenFile: { value: 't', source: 'PLANTSTORE_TOKEN_FILE' },
         baseUrl: { value: BASE, source: 'PLANTSTORE_BASE_URL' },
+        missingError: { value: [1], source: 'PLANTSTORE_MISSING_ERROR' },
         json: false,
         timeoutMs: 30_000,
       },
     ],
     [
-      'the base URL of the profile',
+      'the base URL and missing-error of the profile',
       ['auth', 'status'],
-      { profiles: { default: { 'base-url': BASE } } },
-      { profile: 'default', tokenFile: undefined, baseUrl: { value: BASE, source: FROM_PROFILE }, json: false, timeoutMs: 30_000 },
+      { profiles: { default: { 'base-url': BASE, 'missing-error': '1' } } },
+      {
+        profile: 'default',
+        profileSource: undefined,
+        tokenFile: undefined,
+        baseUrl: { value: BASE, source: FROM_PROFILE },
+        missingError: { value: [1], source: FROM_PROFILE },
+        json: false,
+        timeoutMs: 30_000,
+      },
     ],
   ])('%s', async (_name, argv, run, expected) => {
     expect(await status(argv, run)).toEqual(expected);

@@ -43,7 +43,7 @@ describe('a token that is not a bearer token is refused (exit 2) and nothing is 
   });
 });
 
-describe('where the token comes from: PLANTSTORE_TOKEN, then a token file, then the profile', () => {
+describe('where the token comes from: --token-file, then PLANTSTORE_TOKEN, then PLANTSTORE_TOKEN_FILE, then the profile', () => {
   const ENV = 'env-Token-5f6e7d8c9b';
   const FROM_FLAG = 'flagfile-Token-11aa22bb';
   const FROM_ENV_FILE = 'envfile-Token-33cc44dd';
@@ -60,8 +60,14 @@ describe('where the token comes from: PLANTSTORE_TOKEN, then a token file, then 
 
   const cases = [
     {
-      name: 'PLANTSTORE_TOKEN over everything',
+      name: '--token-file over PLANTSTORE_TOKEN: a flag outranks every variable',
       args: () => ['--token-file', flagFile],
+      env: () => ({ PLANTSTORE_TOKEN: ENV, PLANTSTORE_TOKEN_FILE: envFile }),
+      token: FROM_FLAG,
+    },
+    {
+      name: 'PLANTSTORE_TOKEN over PLANTSTORE_TOKEN_FILE and the profile',
+      args: () => [],
       env: () => ({ PLANTSTORE_TOKEN: ENV, PLANTSTORE_TOKEN_FILE: envFile }),
       token: ENV,
     },

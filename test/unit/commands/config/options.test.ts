@@ -25,7 +25,7 @@ describe('config: argv to options', () => {
     [
       'get: PLANTSTORE_PROFILE',
       () => get(['config', 'get', 'missing-error'], { env: { PLANTSTORE_PROFILE: 'ci' } }),
-      { key: 'missing-error', profile: 'ci', json: false },
+      { key: 'missing-error', profile: 'ci', profileVariable: 'PLANTSTORE_PROFILE', json: false },
     ],
     [
       'set: the value as typed',
@@ -41,10 +41,14 @@ describe('config: argv to options', () => {
     [
       'unset -q, PLANTSTORE_PROFILE',
       () => unset(['config', 'unset', 'base-url', '--quiet'], { env: { PLANTSTORE_PROFILE: 'ci' } }),
-      { key: 'base-url', profile: 'ci', quiet: true },
+      { key: 'base-url', profile: 'ci', profileVariable: 'PLANTSTORE_PROFILE', quiet: true },
     ],
-    ['list', () => list(['config', 'list']), { profile: 'default', json: false }],
-    ['list --json --profile', () => list(['--json', 'config', 'list', '--profile', 'work']), { profile: 'work', json: true }],
+    ['list', () => list(['config', 'list']), { profile: 'default', json: false, given: { baseUrl: undefined, tokenFile: undefined } }],
+    [
+      'list --json --profile --base-url',
+      () => list(['--json', 'config', 'list', '--profile', 'work', '--base-url', 'https://flag.example.com']),
+      { profile: 'work', json: true, given: { baseUrl: 'https://flag.example.com', tokenFile: undefined } },
+    ],
     ['path', () => path(['config', 'path']), { json: false }],
     ['path --json', () => path(['config', 'path', '--json']), { json: true }],
   ])('%s', async (_name, options, expected) => {

@@ -87,7 +87,7 @@ describe('completion install advice', () => {
 describe('usage errors point at the next step', () => {
   it.each([
     [['completion', 'tcsh'], /^unknown shell 'tcsh': plantstore completion supports bash, zsh, fish and powershell$/],
-    [['completion'], /^completion needs a shell \(bash, zsh, fish and powershell\)/],
+    [['completion'], /^name your shell: plantstore completion bash \(or zsh, fish, powershell\)/],
     [['delete', '--jsn', '1'], /^unknown option '--jsn' \(did you mean --json\?\); see plantstore delete --help$/],
     [['auth', 'status', '--bogus'], /^unknown option '--bogus'; see plantstore auth status --help$/],
     [['config', 'lsit'], /; see plantstore config --help$/],

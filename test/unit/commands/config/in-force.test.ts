@@ -1,0 +1,102 @@
+// Issue 36: the profile's settings add up with the environment's (flag, then variable, then
+// profile, then default, for every key), and auth status and config list say where each
+// setting in force comes from.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { inProcess, refused } from '../../../helpers/in-process.js';
+
+const { run, file } = inProcess();
+const TOKEN = 'env-token-abcdefghijkl';
+const OUTSIDE = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: 'https://env.example.com' };
+const noSuchPlant = (id: string) => refused(id, { status: 400, error: 1, message: 'Plant not found' });
+
+function profile(settings: Record<string, string>, mode = 0o600): void {
+  writeFileSync(file(), JSON.stringify({ profiles: { default: settings } }), { mode });
+  chmodSync(file(), mode);
+}
+
+describe("the profile's missing-error with the token and base URL from the environment (the README's --port 0 snippet)", () => {
+  it('is used: --ignore-missing counts error 1 as already absent, exit 0', async () => {
+    profile({ 'missing-error': '1' });
+    const result = await run(['delete', '--ignore-missing', '42'], { env: OUTSIDE, answer: noSuchPlant });
+    expect(result).toMatchObject({ exit: 0, sent: ['42'], stderr: '' });
+  });
+
+  it('PLANTSTORE_MISSING_ERROR outranks it, and --missing-error outranks both', async () => {
+    profile({ 'missing-error': '1' });
+    const env = { ...OUTSIDE, PLANTSTORE_MISSING_ERROR: '7' };
+    expect((await run(['delete', '--ignore-missing', '42'], { env, answer: noSuchPlant })).exit).toBe(1);
+    expect((await run(['delete', '--ignore-missing', '--missing-error', '1', '42'], { env, answer: noSuchPlant })).exit).toBe(0);
+  });
+
+  it('from a file others can write, it is not used: one warning line, and the run goes on', async () => {
+    profile({ 'missing-error': '1' }, 0o666);
+    const result = await run(['delete', '--ignore-missing', '42'], { env: OUTSIDE, answer: noSuchPlant });
+    expect(result.exit).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('warning:'))).toHaveLength(1);
+    expect(result.stderr).toContain(`config file ${file()} is writable by others (mode 666)`);
+  });
+});
+
+describe('auth status says where each setting in force comes from', () => {
+  it('the profile from PLANTSTORE_PROFILE, the token and base URL from variables, the missing-error from the profile', async () => {
+    writeFileSync(file(), JSON.stringify({ profiles: { staging: { 'missing-error': '1' } } }), { mode: 0o600 });
+    const status = await run(['auth', 'status'], { env: { ...OUTSIDE, PLANTSTORE_PROFILE: 'staging' } });
+    expect(status.exit).toBe(0);
+    expect(status.stdout).toBe(
+      [
+        'Profile:  staging (from PLANTSTORE_PROFILE)',
+        'Token:    env-… (from PLANTSTORE_TOKEN)',
+        'Base URL: https://env.example.com (from PLANTSTORE_BASE_URL)',
+        `Missing:  error 1 (from profile 'staging' in ${file()})`,
+        `Config:   ${file()}`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--json carries the same sources', async () => {
+    profile({ 'missing-error': '1' });
+    const status = await run(['--profile', 'default', '--json', 'auth', 'status'], {
+      env: { ...OUTSIDE, PLANTSTORE_MISSING_ERROR: '1,7' },
+    });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      profile: 'default',
+      profileSource: '--profile',
+      token: { source: 'PLANTSTORE_TOKEN' },
+      baseUrl: { value: 'https://env.example.com', source: 'PLANTSTORE_BASE_URL' },
+      missingError: { codes: [1, 7], source: 'PLANTSTORE_MISSING_ERROR' },
+    });
+  });
+});
+
+describe('config list says which settings the flags and variables outrank', () => {
+  it('lists the profile on stdout, and each setting taken from elsewhere on stderr', async () => {
+    profile({ 'base-url': 'https://profile.example.com', 'missing-error': '1', token: 'stored-token-0123456789' });
+    const list = await run(['config', 'list'], { env: { ...OUTSIDE, PLANTSTORE_MISSING_ERROR: '7' } });
+    expect(list.exit).toBe(0);
+    expect(list.stdout).toBe('base-url=https://profile.example.com\nmissing-error=1\n');
+    expect(list.stderr).toBe(
+      [
+        'note: base-url https://env.example.com comes from PLANTSTORE_BASE_URL here, which outranks the profile',
+        'note: missing-error 7 comes from PLANTSTORE_MISSING_ERROR here, which outranks the profile',
+        'note: token comes from PLANTSTORE_TOKEN here, which outranks the profile',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('nothing from elsewhere: nothing on stderr; --json names every source', async () => {
+    profile({ 'base-url': 'https://profile.example.com', 'token-command': 'pass show ps' });
+    const list = await run(['config', 'list']);
+    expect(list.stderr).toBe('');
+    const json = await run(['--json', '--base-url', 'https://flag.example.com', 'config', 'list']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      'base-url': 'https://profile.example.com',
+      inForce: {
+        'base-url': { value: 'https://flag.example.com', source: '--base-url' },
+        'token-command': { value: 'pass show ps', source: `profile 'default' in ${file()}` },
+      },
+    });
+  });
+});
