@@ -682,7 +682,7 @@ describe('messages that fit the case', () => {
       },
       {},
       Exit.usage,
-      "unknown config key 'token': known keys are base-url, missing-error, token-command; the token is managed by plantstore --profile staging auth login/logout",
+      "unknown config key 'token': known keys are base-url, missing-error, token-command, max-deletes; the token is managed by plantstore --profile staging auth login/logout",
     ],
     [
       'an unknown profile from PLANTSTORE_PROFILE says where the name came from',
