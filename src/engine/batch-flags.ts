@@ -1,7 +1,7 @@
 // The flags of any batch, declared once: where the ids come from, the pace, the journal, when
 // to stop, progress. A command that runs a batch adds them all (BATCH_FLAGS) to its own.
 
-import { DEFAULT_AUTO_CEILING } from '../batch/latency-tuning.js';
+import { DEFAULT_AUTO_CEILING } from '../batch/adaptive/latency-tuning.js';
 import { MAX_CONCURRENCY } from '../batch/ordered-pool.js';
 import type { Rate } from '../batch/rate-limit.js';
 import type { Concurrency } from '../batch/throttle/throttle.js';

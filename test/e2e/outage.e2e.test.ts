@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_AUTO_CONCURRENCY } from '../../src/batch/latency-tuning.js';
+import { MAX_AUTO_CONCURRENCY } from '../../src/batch/adaptive/latency-tuning.js';
 import { OUTAGE_AFTER_FIRSTS, PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { runPlantstore, tempConfigDir } from '../helpers/cli.js';

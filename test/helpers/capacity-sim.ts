@@ -3,7 +3,7 @@
 // an answer's latency is the base latency plus the time it waited. Optionally it answers 503 at
 // once past a queue length. The client keeps as many requests in flight as the limiter allows.
 
-import type { LatencyLimit, LimitChange } from '../../src/batch/latency-limit.js';
+import type { LatencyLimit, LimitChange } from '../../src/batch/adaptive/latency-limit.js';
 import { seeded } from './seeded.js';
 
 export interface ServerModel {

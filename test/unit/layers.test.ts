@@ -79,6 +79,33 @@ function upwardImports(edges: Array<{ from: string; to: string }>): string[] {
     .map(({ from, to }) => `${from} -> ${to}`);
 }
 
+/** Each import cycle once, as `a -> b -> a` (modules without their extension). */
+function cycles(edges: Array<{ from: string; to: string }>): string[] {
+  const name = (file: string) => file.replace(/\.(ts|js)$/, '');
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(name(from), [...(next.get(name(from)) ?? []), name(to)]);
+  const found = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    path.push(node);
+    for (const to of next.get(node) ?? []) {
+      if (state.get(to) === 'open') {
+        const loop = path.slice(path.indexOf(to));
+        // The same cycle from any of its modules: named from its smallest.
+        const start = loop.indexOf([...loop].sort()[0] as string);
+        const turned = [...loop.slice(start), ...loop.slice(0, start)];
+        found.add([...turned, turned[0]].join(' -> '));
+      } else if (state.get(to) === undefined) visit(to);
+    }
+    path.pop();
+    state.set(node, 'done');
+  };
+  for (const node of next.keys()) if (state.get(node) === undefined) visit(node);
+  return [...found].sort();
+}
+
 describe('the import graph of src/', () => {
   it('has every import pointing down the layers', () => {
     expect(upwardImports(imports())).toEqual([]);
@@ -107,6 +134,19 @@ describe('the import graph of src/', () => {
 
   it('reads neither a package nor a word that only looks like an import', () => {
     expect(specifiers("import { x } from 'commander';\nconst reimport = 1; // from the docs\nimport('node:fs');\n")).toEqual([]);
+  });
+
+  it('has no import cycle, type-only imports included (a cycle is a module that cannot be read alone)', () => {
+    expect(cycles(imports())).toEqual([]);
+  });
+
+  it('would catch a cycle', () => {
+    expect(
+      cycles([
+        { from: 'batch/throttle/controller.ts', to: 'batch/throttle/overdue.js' },
+        { from: 'batch/throttle/overdue.ts', to: 'batch/throttle/controller.js' },
+      ]),
+    ).toEqual(['batch/throttle/controller -> batch/throttle/overdue -> batch/throttle/controller']);
   });
 
   it("is the order the maintainers' Layout gives (docs/maintainers.md)", () => {

@@ -2,8 +2,8 @@
 // where the fixed-ceiling limit (concurrency-limit.ts) stands otherwise, so a 503 cut and the
 // latency's growth and back-off move one limit, never two that fight.
 
-import { LatencyLimit, type LimitChange } from '../latency-limit.js';
-import { MAX_AUTO_CONCURRENCY } from '../latency-tuning.js';
+import { LatencyLimit, type LimitChange } from '../adaptive/latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../adaptive/latency-tuning.js';
 import type { InFlightLimit, Sample } from './concurrency-limit.js';
 import { overdueAfterMs } from './overdue.js';
 

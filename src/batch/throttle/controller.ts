@@ -6,7 +6,7 @@
 
 import type { LoadRefusal } from '../../http/classify.js';
 import type { Feedback } from '../../http/gate.js';
-import { MAX_AUTO_CONCURRENCY, startingLimit } from '../latency-tuning.js';
+import { MAX_AUTO_CONCURRENCY, startingLimit } from '../adaptive/latency-tuning.js';
 import { AdaptiveRate } from './adaptive-rate.js';
 import { AutoConcurrency } from './auto-concurrency.js';
 import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';

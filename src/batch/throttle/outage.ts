@@ -6,7 +6,7 @@
 // good between. Then the batch pauses and sends one probe at a time, one a pause apart, until an
 // answer is good again. Like the other parts it keeps no clock.
 
-import type { Started } from './controller.js';
+import type { Started } from './throttle-types.js';
 
 /**
  * First attempts failing in a row (502, 503, 504 or a failed connection) with no good answer

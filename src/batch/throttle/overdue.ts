@@ -8,7 +8,7 @@
 // holding a place under the limit. At most the limit's worth of them is excused at a time, so
 // never more than twice the limit is in flight, and never more than the ceiling.
 
-import type { Started } from './controller.js';
+import type { Started } from './throttle-types.js';
 
 /** An unanswered request is overdue after this many base latencies... */
 export const OVERDUE_BASES = 4;

@@ -2,7 +2,7 @@
 // and what the controller knows of each start: shared by controller.ts, throttle.ts and the
 // parts that watch starts (overdue.ts, outage.ts).
 
-import type { LimitChangeReason } from '../latency-limit.js';
+import type { LimitChangeReason } from '../adaptive/latency-limit.js';
 import type { PauseReason } from './pause.js';
 
 /** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */

@@ -3,9 +3,9 @@
 // counts as a round that used its limit (onStarted). Scripted answers on a fake clock and a
 // fake event loop; nothing here sleeps.
 import { describe, expect, it } from 'vitest';
-import { CLIENT_BUSY, type LoopMark, type LoopUse, serverShare } from '../../../src/batch/client-busy.js';
-import { LatencyLimit, type LimitChange } from '../../../src/batch/latency-limit.js';
-import { QUEUE_PERSISTS_MS, QUEUEING_ABOVE, ROUND_MIN_SAMPLES, startingLimit } from '../../../src/batch/latency-tuning.js';
+import { CLIENT_BUSY, type LoopMark, type LoopUse, serverShare } from '../../../src/batch/adaptive/client-busy.js';
+import { LatencyLimit, type LimitChange } from '../../../src/batch/adaptive/latency-limit.js';
+import { QUEUE_PERSISTS_MS, QUEUEING_ABOVE, ROUND_MIN_SAMPLES, startingLimit } from '../../../src/batch/adaptive/latency-tuning.js';
 import { type Server, simulateBatch } from './throttle/virtual-batch.js';
 
 /** An event loop on the test's clock, busy `share` of the time from when the test says so. */

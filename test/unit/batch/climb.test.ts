@@ -1,8 +1,8 @@
 // The climb of the latency-based limit (issue 28): in slow start a round is half the limit's
 // answers, so each doubling takes about one round trip, not two. Virtual time (capacity-sim.ts).
 import { describe, expect, it } from 'vitest';
-import { LatencyLimit } from '../../../src/batch/latency-limit.js';
-import { MAX_AUTO_CONCURRENCY } from '../../../src/batch/latency-tuning.js';
+import { LatencyLimit } from '../../../src/batch/adaptive/latency-limit.js';
+import { MAX_AUTO_CONCURRENCY } from '../../../src/batch/adaptive/latency-tuning.js';
 import { recorded, simulate } from '../../helpers/capacity-sim.js';
 
 describe('slow start', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LatencyLimit, type LimitChange } from '../../../src/batch/latency-limit.js';
+import { LatencyLimit, type LimitChange } from '../../../src/batch/adaptive/latency-limit.js';
 import {
   BASE_PROBE_LIMIT,
   MAX_AUTO_CONCURRENCY,
@@ -7,7 +7,7 @@ import {
   QUEUE_PERSISTS_MS,
   RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
-} from '../../../src/batch/latency-tuning.js';
+} from '../../../src/batch/adaptive/latency-tuning.js';
 import { CONCURRENCY_DECREASE } from '../../../src/batch/throttle/concurrency-limit.js';
 import { recorded, type ServerModel, SimClock, type SimResult, simulate } from '../../helpers/capacity-sim.js';
 

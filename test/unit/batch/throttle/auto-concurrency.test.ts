@@ -3,7 +3,7 @@
 // throttle feeds it each processed answer's round trip, lets exactly its limit be in flight,
 // and a 503 cuts that same limit. Fake clocks and scripted latencies throughout.
 import { describe, expect, it } from 'vitest';
-import { BASE_PROBE_LIMIT, MAX_AUTO_CONCURRENCY } from '../../../../src/batch/latency-tuning.js';
+import { BASE_PROBE_LIMIT, MAX_AUTO_CONCURRENCY } from '../../../../src/batch/adaptive/latency-tuning.js';
 import { CONCURRENCY_DECREASE } from '../../../../src/batch/throttle/concurrency-limit.js';
 import type { ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
 import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';

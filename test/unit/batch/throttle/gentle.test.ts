@@ -1,7 +1,7 @@
 // The default (auto up to 64) against small servers, beside the old default of a fixed 8, in
 // virtual time: it must load them no more than 8 did, and carry about as much.
 import { describe, expect, it } from 'vitest';
-import { startingLimit } from '../../../../src/batch/latency-tuning.js';
+import { startingLimit } from '../../../../src/batch/adaptive/latency-tuning.js';
 import { queueingServer, type Server, simulateBatch } from './virtual-batch.js';
 
 const DEFAULT: { auto: number } = { auto: 64 };

@@ -18,6 +18,7 @@
 //
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
+import { CONCURRENCY_DECREASE } from '../throttle/concurrency-limit.js';
 import { CLIENT_BUSY, EVENT_LOOP, IDLE_LOOP, type LoopMark, type LoopUse, serverShare } from './client-busy.js';
 import { doublingStaysShort, LatencyGrowth, queueingCut } from './latency-growth.js';
 import type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
@@ -41,7 +42,6 @@ import {
   ROUND_MIN_SAMPLES,
   SLOW_START_ROUND_SHARE,
 } from './latency-tuning.js';
-import { CONCURRENCY_DECREASE } from './throttle/concurrency-limit.js';
 import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
 
 export type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
