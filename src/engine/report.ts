@@ -22,16 +22,22 @@ export interface Reporter<R> {
 
 /** Ids never sent are listed on stderr up to this many; a stopped run of a million ids gets one more line, not a million. */
 const MAX_NOT_SENT_LINES = 10;
+/** The same for ids a signal caught in flight: 64 of them would push the summary and the advice off the screen. */
+const MAX_IN_FLIGHT_LINES = 10;
+const SIGNAL_EXITS: ReadonlySet<number> = new Set([129, 130, 143]);
 
 export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>): Reporter<R> {
   let notSent = 0;
+  let inFlight = 0;
   let muted = false;
   return {
     mute() {
       muted = true;
     },
     finish() {
-      if (notSent > MAX_NOT_SENT_LINES) io.err(`${io.errStyle().red('✗')} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
+      const mark = io.errStyle().red('✗');
+      if (inFlight > MAX_IN_FLIGHT_LINES) io.err(`${mark} … and ${inFlight - MAX_IN_FLIGHT_LINES} more in flight when interrupted`);
+      if (notSent > MAX_NOT_SENT_LINES) io.err(`${mark} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
     },
     result(result) {
       const kind = results.kindOf(result);
@@ -44,6 +50,8 @@ export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>)
         if (!mode.json && !mode.quiet) io.out(results.line(io, result));
       } else {
         if (kind === 'not-sent' && ++notSent > MAX_NOT_SENT_LINES) return;
+        // A signal's code on a request that went out: it was in flight when the run was interrupted.
+        if (kind === 'failed' && SIGNAL_EXITS.has(results.exitOf(result) ?? 0) && ++inFlight > MAX_IN_FLIGHT_LINES) return;
         // Failures always reach stderr, even with --quiet or --json: a human may be watching.
         io.err(results.line(io, result));
       }

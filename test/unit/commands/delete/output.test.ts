@@ -114,6 +114,34 @@ describe('createReporter', () => {
     return { stdout: io.stdout(), stderr: io.stderr() };
   };
 
+  it('folds the ids a signal caught in flight after ten, as it folds ids never sent, and keeps every JSON line', () => {
+    const caught = (id: string): Failed => ({
+      id,
+      deleted: false,
+      status: null,
+      error: null,
+      message: 'interrupted while waiting for the answer; the server may or may not have deleted it',
+      exit: Exit.terminated,
+      attempted: true,
+      uncertain: true,
+    });
+    const ids = Array.from({ length: 64 }, (_, i) => String(i + 1));
+    const io = createTestIO();
+    const reporter = createReporter(io, { json: true, quiet: false }, DELETE_RESULTS);
+    for (const id of ids) reporter.result(caught(id));
+    reporter.finish();
+    const lines = io.stderr().trimEnd().split('\n');
+    expect(lines).toHaveLength(11);
+    expect(lines.at(-1)).toBe('✗ … and 54 more in flight when interrupted');
+    expect(io.stdout().trimEnd().split('\n')).toHaveLength(64);
+    // A failure of another kind is never folded.
+    const other = createTestIO();
+    const plain = createReporter(other, { json: false, quiet: false }, DELETE_RESULTS);
+    for (const id of ids) plain.result({ ...caught(id), exit: Exit.timeout });
+    plain.finish();
+    expect(other.stderr().trimEnd().split('\n')).toHaveLength(64);
+  });
+
   it('human: a success line on stdout, nothing on stderr', () => {
     expect(run({ json: false, quiet: false }, [deleted('42')])).toMatchInlineSnapshot(`
       {
