@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ThrottleStats } from '../../../src/batch/throttle/throttle.js';
 import { DELETE_RESULTS } from '../../../src/commands/delete/operation.js';
 import { describeChange, summaryLine } from '../../../src/engine/summary.js';
 import { Tally } from '../../../src/engine/tally.js';
+import { CALM } from './calm-stats.js';
 
-const calm: ThrottleStats = {
-  refusals: 0,
-  failures: 0,
-  outages: 0,
-  rateCuts: 0,
-  concurrencyCuts: 0,
-  pauses: 0,
-  pausedMs: 0,
-  ratePerSecond: undefined,
-  concurrencyLimit: 8,
-};
+const calm = CALM;
 
 describe('an outage, in words', () => {
   it('--verbose says when the service went down and when it answered again, once each', () => {

@@ -1,7 +1,6 @@
 // `--concurrency auto` as the user sees it: --help, completion, the --verbose line for each
 // change of the limit, and the summary naming where the run settled (and today's bytes without auto).
 import { describe, expect, it } from 'vitest';
-import type { ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
 import { buildProgram } from '../../../../src/cli.js';
 import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
 import type { DeleteResult } from '../../../../src/commands/delete/result.js';
@@ -13,21 +12,12 @@ import type { Stdin } from '../../../../src/platform/stdin.js';
 import { createTestIO } from '../../../../src/ui/io.js';
 import { inProcess } from '../../../helpers/in-process.js';
 import { scriptedDispatcher } from '../../../helpers/scripted-dispatcher.js';
+import { CALM } from '../../engine/calm-stats.js';
+
+const calm = CALM;
 
 const READY = { PLANTSTORE_BASE_URL: 'https://api.example.com', PLANTSTORE_TOKEN: 'sandbox-token-0123456789' };
 const { run } = inProcess();
-
-const calm: ThrottleStats = {
-  refusals: 0,
-  failures: 0,
-  outages: 0,
-  rateCuts: 0,
-  concurrencyCuts: 0,
-  pauses: 0,
-  pausedMs: 0,
-  ratePerSecond: undefined,
-  concurrencyLimit: 8,
-};
 
 function tallyOf(deleted: number): Tally<DeleteResult> {
   const tally = new Tally(DELETE_RESULTS);
