@@ -93,7 +93,19 @@ interface Sink {
   backlog?(): Promise<void> | undefined;
 }
 
+/**
+ * Under `npx plantstore` (npm sets npm_command=exec), `plantstore` is not on the PATH: a hint
+ * that names a command must say `npx plantstore …` for the user to paste it. The rule is on the
+ * words that follow, so it holds for every hint of every layer: a command word or an option
+ * after "plantstore", never the "plantstore: " that starts an error line.
+ */
+const HINTED_COMMAND = /(^|[^\w/.-])plantstore (?=(?:auth|config|delete|sandbox|journal|help|completion)\b|--[a-z])/g;
+export function npxHints(line: string): string {
+  return line.replace(HINTED_COMMAND, '$1npx plantstore ');
+}
+
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
+  const hint = env['npm_command'] === 'exec' ? npxHints : (line: string) => line;
   let disabledByFlag = false;
   const secrets = new Set<string>();
   const leased: string[] = [];
@@ -121,7 +133,7 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
       void stdout.write(`${JSON.stringify(value, (_key, field: unknown) => (typeof field === 'string' ? scrub(field) : field))}\n`),
     mask: (text) => scrub(text),
     outUnredacted: (line) => void stdout.write(`${line}\n`),
-    err: (line) => void stderr.write(`${scrub(line)}\n`),
+    err: (line) => void stderr.write(`${hint(scrub(line))}\n`),
     errText: (text) => void stderr.write(scrub(text)),
     errColumns: () => (stderr.isTTY === true ? stderr.columns : undefined),
     redact: (secret) => {

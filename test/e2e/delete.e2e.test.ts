@@ -231,3 +231,19 @@ describe('nothing to delete is not an error', () => {
     }
   });
 });
+
+describe('run with npx plantstore (npm sets npm_command=exec)', () => {
+  it('the hints name npx plantstore, which the user can paste; the error prefix stays', async () => {
+    const config = tempConfigDir();
+    try {
+      const env = { PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: 'npx-Token-4c2a9e1f7b' };
+      const viaNpx = await runPlantstore(['delete', '42'], { env: { ...env, npm_command: 'exec' } });
+      expect(viaNpx.code).toBe(3);
+      expect(viaNpx.stderr).toMatch(/^plantstore: no base URL .* or run npx plantstore config set base-url <url>\n$/);
+      const installed = await runPlantstore(['delete', '42'], { env });
+      expect(installed.stderr).toMatch(/ or run plantstore config set base-url <url>\n$/);
+    } finally {
+      config.cleanup();
+    }
+  });
+});
