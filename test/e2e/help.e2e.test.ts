@@ -20,7 +20,7 @@ it('the built help ends with where to read more, and help reaches nested command
   const top = await runPlantstore(['--help']);
   expect(top.stdout).toContain('\nExamples:\n');
   expect(top.stdout).toMatch(
-    /\nLearn more:\n.*\n {2}Read the manual with man plantstore, and the README at\n {2}https:\/\/www\.npmjs\.com\/package\/plantstore\n$/,
+    /\nLearn more:\n.*\n {2}Read the README at https:\/\/www\.npmjs\.com\/package\/plantstore\n {2}and, after npm install -g plantstore, the manual: man plantstore\n$/,
   );
   const nested = await runPlantstore(['help', 'auth', 'login']);
   expect(nested).toMatchObject({ code: 0, stderr: '' });

@@ -10,8 +10,9 @@ const README_URL = 'https://www.npmjs.com/package/plantstore';
 const LEARN_MORE = [
   'Learn more:',
   '  Use plantstore help <command> for the help of any command.',
-  '  Read the manual with man plantstore, and the README at',
-  `  ${README_URL}`,
+  `  Read the README at ${README_URL}`,
+  // man finds the page only where npm linked it: a global install, not npx or a clone.
+  '  and, after npm install -g plantstore, the manual: man plantstore',
 ].join('\n');
 
 /**

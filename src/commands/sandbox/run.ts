@@ -42,7 +42,9 @@ export async function runSandbox(
   if (!quiet && listening.usableByPlantstore) {
     ctx.io.err(`  echo ${shownToken(token)} | plantstore auth login --with-token --base-url ${listening.baseUrl}`);
     // The sandbox's code for "no such plant": a --journal run killed and run again then settles the ids it left in flight.
-    ctx.io.err(`  plantstore config set missing-error ${SANDBOX_NOT_FOUND_ERROR}`);
+    ctx.io.err(
+      `  plantstore config set missing-error ${SANDBOX_NOT_FOUND_ERROR}   # its error for "no such plant": re-runs and resumed journals count those as done`,
+    );
   }
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();

@@ -39,7 +39,7 @@ describe('help', () => {
 
 describe('help for every command, as gh gives it', () => {
   const LEARN_MORE =
-    'Learn more:\n  Use plantstore help <command> for the help of any command.\n  Read the manual with man plantstore, and the README at\n  https://www.npmjs.com/package/plantstore';
+    'Learn more:\n  Use plantstore help <command> for the help of any command.\n  Read the README at https://www.npmjs.com/package/plantstore\n  and, after npm install -g plantstore, the manual: man plantstore';
 
   /** The names in the Commands: section of a help text (help itself aside). */
   function subcommands(help: string): string[] {

@@ -52,7 +52,7 @@ describe("each command's help", () => {
     for (const name of variables) expect(environment).toMatch(new RegExp(`^ {2}${name}\\b`, 'm'));
     const codes = [...(section(help, 'Exit codes(?: \\(.*\\))?:') ?? '').matchAll(/^ {2}\s*(\d+) {2}/gm)].map((match) => Number(match[1]));
     expect(codes).toEqual(expect.arrayContaining(exits));
-    expect(help).toContain('Read the manual with man plantstore');
+    expect(help).toContain('after npm install -g plantstore, the manual: man plantstore');
   });
 
   it('lists no variable of a flag the command does not read', async () => {
