@@ -13,6 +13,7 @@ import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
 import { OutageWatch, PROBE_EVERY_MS } from './outage.js';
 import { OverdueWatch } from './overdue.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
+import { RefusalShare } from './refusal-share.js';
 import type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
 export type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
@@ -35,6 +36,8 @@ export class LoadController {
   readonly #overdue: OverdueWatch | undefined;
   readonly #pauses: PauseRule;
   readonly #outage = new OutageWatch();
+  /** Which 503s say overload, and which a server failing a few at random (refusal-share.ts). */
+  readonly #shed = new RefusalShare();
   /** When the current outage began. */
   #outageSince = 0;
   readonly #onChange: ((change: ThrottleChange) => void) | undefined;
@@ -166,6 +169,7 @@ export class LoadController {
   }
 
   #onAdmitted(start: Started, now: number, sampled: boolean): void {
+    if (!start.retry) this.#shed.admitted(start.inFlightAtStart);
     this.#rate.onAdmitted(now);
     this.#pauses.onAdmitted();
     if (this.#outage.onGood(start)) this.#serviceBack(now);
@@ -181,6 +185,8 @@ export class LoadController {
     if (load === 'overloaded' && this.#onServiceFailing(start, now, true)) return undefined;
     // A retry's 503 is its id's again: its first attempt's was the evidence. (A 429 is always the pace's.)
     if (start.retry && load === 'overloaded') return undefined;
+    // A 503 among mostly good answers, at a load the server takes, is a few failing at random: that id's own.
+    if (load === 'overloaded' && !this.#shed.refused(start.inFlightAtStart)) return undefined;
     this.#limit.onRefused();
     if (start.sequence > this.#reactedAtSequence) this.#react(start, load, status, retryAfterMs, now);
     if (retryAfterMs !== undefined && retryAfterMs > LONG_RETRY_AFTER_MS) this.#pause(retryAfterMs, 'retry-after', now);

@@ -87,6 +87,31 @@ describe('--concurrency auto: the throttle feeds the latency limit and obeys it'
     expect((await fill()).length).toBe(expected);
   });
 
+  it('a few 503s at random, at a load the server has been taking, cut nothing: that id retries on its own', async () => {
+    const { fill, clock, limitChanges, throttle, round } = setup();
+    // Up to 32 in flight, each round answered in full: the server takes 32.
+    for (let i = 0; i < 5; i += 1) await round(50);
+    const cuts = () => limitChanges().filter((change) => change.reason === 'overloaded (503)').length;
+    // Then rounds of 32 (flat latency keeps the limit) with one 503 each, from the middle of the load: 1 in 32, about 3%.
+    for (let r = 0; r < 4; r += 1) {
+      const permits = await fill();
+      clock.now += 50;
+      for (const [i, permit] of permits.entries()) permit.release(i === 10 ? feedbackFor(503) : ok);
+    }
+    expect(cuts()).toBe(0);
+    expect(throttle.stats().refusals).toBe(4);
+  });
+
+  it('503s past a tenth of the recent answers cut, even at a load the server has been taking', async () => {
+    const { fill, clock, limitChanges, round } = setup();
+    for (let i = 0; i < 5; i += 1) await round(50);
+    const permits = await fill();
+    clock.now += 50;
+    // 8 of 32 refused, from the middle of the load: a quarter.
+    for (const [i, permit] of permits.entries()) permit.release(i >= 8 && i < 16 ? feedbackFor(503) : ok);
+    expect(limitChanges().filter((change) => change.reason === 'overloaded (503)')).toHaveLength(1);
+  });
+
   it('a 429 cuts the rate and leaves the auto limit where it was', async () => {
     const { fill, clock, changes, throttle, round } = setup();
     for (let i = 0; i < 3; i += 1) await round(50);
