@@ -4,11 +4,12 @@
 // late is simply waited for. The signal goes only once the process has the FIFO open.
 // A terminal (--token-file /dev/tty) is not a pipe: it is read as typed, up to Ctrl-D.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, cleanEnv, finished, tempConfigDir } from '../helpers/cli.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { untilOpen } from '../helpers/terminal.js';
 
 const LINUX = process.platform === 'linux';
 const HAS_SCRIPT = LINUX && commandExists('script');
@@ -56,24 +57,6 @@ async function holding(file: string, args: string[], env: Record<string, string>
   });
   await untilOpen(child, file);
   return child;
-}
-
-/** Resolves once `child`, or a process it started, holds `file` open. */
-async function untilOpen(child: ChildProcess, file: string): Promise<void> {
-  const holds = (pid: number): boolean => {
-    try {
-      if (readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === file)) return true;
-      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-      return children !== '' && children.split(' ').some((next) => holds(Number(next)));
-    } catch {
-      return false; // not started yet, or a descriptor closed while we looked
-    }
-  };
-  // Polls a condition, not the clock: the test's own timeout is the only limit.
-  while (child.pid === undefined || !holds(child.pid)) {
-    if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before opening ${file}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const signals = [
