@@ -43,43 +43,38 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join('\n')
 
 describe('a reader that stops reading stdout', () => {
   it('the first SIGTERM ends the run: report on stderr, exit 143, without waiting for the reader', async () => {
-    const child = start(['--json', 'delete', '--stdin'], ['pipe', 'pipe', 'pipe']);
-    child.stdin?.end(ids(20_000));
-    // Never read: the pipe fills, the run is held back by it.
-    child.stdout?.pause();
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    // The run parks once the pipe (64 KiB) is full and the reader is behind: the answers stop.
-    // (A readiness poll, not a timing assertion: signalling earlier only makes the test weaker.)
-    await answeredAtLeast(1_000);
-    for (let before = -1; before !== answered; ) {
-      before = answered;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    child.kill('SIGTERM');
-    const result = await endsWithin(child, 20_000);
-    expect(result.code).toBe(143);
+    const { code, stderr } = await terminatedWithReaderStalled(20_000);
+    expect(code).toBe(143);
     expect(stderr).toMatch(/^interrupted: \d+ of 20000 deleted before the interrupt/m);
   });
 });
 
+/**
+ * `--json delete --stdin` of `total` ids with stdout never read, sent SIGTERM once the run is
+ * parked: the pipe (64 KiB) is full and the reader behind, so the answers stop. (A readiness
+ * poll, not a timing assertion: signalling earlier only makes a test weaker.)
+ */
+async function terminatedWithReaderStalled(total: number): Promise<{ code: number | null; stderr: string }> {
+  const child = start(['--json', 'delete', '--stdin'], ['pipe', 'pipe', 'pipe']);
+  child.stdin?.end(ids(total));
+  child.stdout?.pause();
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  await answeredAtLeast(1_000);
+  for (let before = -1; before !== answered; ) {
+    before = answered;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  child.kill('SIGTERM');
+  const result = await endsWithin(child, 20_000);
+  return { code: result.code, stderr };
+}
+
 describe('a reader that stops reading stdout, in a large batch', () => {
   it('SIGTERM: the ids left are counted, not written for it: the summary and the folded line still add up to every id', async () => {
     const total = 200_000;
-    const child = start(['--json', 'delete', '--stdin'], ['pipe', 'pipe', 'pipe']);
-    child.stdin?.end(ids(total));
-    child.stdout?.pause();
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    // Parked by the full pipe, as above (a readiness poll, not a timing assertion).
-    await answeredAtLeast(1_000);
-    for (let before = -1; before !== answered; ) {
-      before = answered;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    child.kill('SIGTERM');
-    const result = await endsWithin(child, 20_000);
-    expect(result.code).toBe(143);
+    const { code, stderr } = await terminatedWithReaderStalled(total);
+    expect(code).toBe(143);
     const counts = /^(\d+) deleted, (\d+) already absent, (\d+) failed, (\d+) not sent in /m.exec(stderr);
     expect(counts).not.toBeNull();
     const [deleted, absent, failed, notSent] = (counts as RegExpExecArray).slice(1).map(Number) as [number, number, number, number];
