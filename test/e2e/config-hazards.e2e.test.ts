@@ -142,7 +142,12 @@ describe('a full disk', () => {
 describe.skipIf(process.platform === 'win32')('a config file others can write', () => {
   let server: ScriptedServer;
   beforeEach(async () => {
-    server = await startScriptedServer((_req, res) => res.writeHead(204).end());
+    // Plant 7 is not there: 400 with error 7, which a planted missing-error would turn into "absent".
+    server = await startScriptedServer((req, res) =>
+      req.url?.endsWith('/plants/7')
+        ? res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":7,"message":"plant 7 does not exist"}')
+        : res.writeHead(204).end(),
+    );
   });
   afterEach(() => server.close());
 
@@ -190,14 +195,15 @@ describe.skipIf(process.platform === 'win32')('a config file others can write', 
   // Issue 34: a planted missing-error turned the server's failures into "already absent".
   it('mode 666, token and base URL from the environment: its missing-error is not used, said in one line, and the run goes on', async () => {
     planted({ 'missing-error': '7' }, 0o666);
-    const result = await runGuarded(['--profile', 'default', 'delete', '--ignore-missing', '1'], {
+    const result = await runGuarded(['--profile', 'default', 'delete', '--ignore-missing', '7'], {
       PLANTSTORE_TOKEN: 'env-Token-12345678',
       PLANTSTORE_BASE_URL: server.url,
     });
+    // Error 7 stays a failure: the planted code did not make it "already absent".
     expect(result).toMatchObject({
-      code: 0,
-      stdout: 'Deleted plant 1\n',
-      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n`,
+      code: 1,
+      stdout: '',
+      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n✗ plant 7: error 7: plant 7 does not exist (HTTP 400)\n`,
     });
     expect(server.requests).toHaveLength(1);
   });

@@ -1,6 +1,7 @@
 // The rule for the sandbox's request log and its "Ctrl-C stops it": stderr a terminal, and the
 // process in that terminal's foreground, read from /proc/self/stat (test/e2e/sandbox-terminal
 // plays it on a real pseudo-terminal).
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { foregroundFromStat, readForeground, watchedAtTerminal } from '../../../../src/commands/sandbox/terminal.js';
 
@@ -18,8 +19,13 @@ describe('foregroundFromStat', () => {
     expect(foregroundFromStat(text)).toBe(expected);
   });
 
-  it.runIf(process.platform === 'linux')('reads this process: the test runner is in no terminal’s foreground, or is', () => {
-    expect(typeof readForeground()).toBe('boolean');
+  it.runIf(process.platform === 'linux')('reads this process as ps(1) sees it: in its terminal’s foreground or not', () => {
+    // ps reads the same kernel fields by another route: the process group and the terminal's foreground group.
+    const [pgid, tpgid] = execFileSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(process.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    expect(readForeground()).toBe(tpgid !== -1 && tpgid === pgid);
   });
 });
 
