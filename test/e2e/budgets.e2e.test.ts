@@ -106,3 +106,34 @@ it('--max-duration with the time left over ends as any run does', async () => {
   expect(result.code).toBe(0);
   expect(result.stderr).not.toContain('max-duration');
 });
+
+it('--max-duration waits for a request in flight only up to --timeout: a held answer ends as an uncertain timeout, and the journal settles it', async () => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'plantstore-budget-'));
+  const journal = path.join(scratch, 'job.journal');
+  // Plant 1 is deleted on arrival, and its answer never comes; after that it is "no such plant" (a 404 Error).
+  const seen = new Set<string>();
+  const server = await serve((req, res) => {
+    const id = idOf(req.url ?? '');
+    const first = !seen.has(id);
+    seen.add(id);
+    if (id === '1' && first) return; // held: never answered
+    if (!first) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":404,"message":"no such plant"}');
+    else setTimeout(() => res.writeHead(204).end(), 100);
+  });
+  const ids = range(1, 30);
+  const args = ['--json', 'delete', '--concurrency', '2', '--retries', '0', '--timeout', '2', '--max-duration', '1s', '--journal', journal];
+  const first = await runPlantstore([...args, ...ids], { env: envFor(server.url) });
+  expect(first.code).toBe(10);
+  const held = jsonLines(first.stdout).find((r) => r['id'] === 1);
+  // Not waited for without end: --timeout ended it, and nothing says it was deleted.
+  expect(held).toMatchObject({ deleted: false, status: null, exit: 8, uncertain: true });
+  const again = await runPlantstore([...args, ...ids], { env: envFor(server.url) });
+  expect(again.code).toBe(0);
+  expect(jsonLines(again.stdout).find((r) => r['id'] === 1)).toEqual({
+    id: 1,
+    deleted: false,
+    absent: true,
+    status: 404,
+    earlierRun: true,
+  });
+});

@@ -48,20 +48,3 @@ export function runHoldsLock(file: string): boolean {
 function refused(file: string, why: string, advice: string): JournalRefusedError {
   return new JournalRefusedError('unopenable', `cannot read journal ${shownPath(file)}: ${why}; ${advice}`);
 }
-
-/**
- * The header line's fields as written, for those this plantstore's header parser may not return
- * (a `shard` another version writes): readJournal checks the header itself. Empty when the first
- * line is not a JSON object.
- */
-export function rawHeader(fd: number): Record<string, unknown> {
-  const bytes = Buffer.alloc(64 * 1024);
-  const read = fs.readSync(fd, bytes, 0, bytes.length, 0);
-  const end = bytes.subarray(0, read).indexOf(10);
-  try {
-    const value: unknown = JSON.parse(bytes.toString('utf8', 0, end === -1 ? read : end));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}

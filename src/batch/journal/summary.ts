@@ -5,7 +5,7 @@ import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from 
 import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
 import { readJournal } from './read.js';
-import { openForReading, rawHeader, runHoldsLock } from './read-only.js';
+import { openForReading, runHoldsLock } from './read-only.js';
 import type { RecordedIds } from './recorded-ids.js';
 
 /**
@@ -68,7 +68,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
       const running = runHoldsLock(file);
       const contents = await readJournal(fd, file, signal, (id, text) => lastFailures.record(id, details.intern(failureDetail(text))));
       const header = contents.header;
-      const shard = header === undefined ? undefined : shardOf(rawHeader(fd));
+      const shard = header?.shard;
       summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
       if (header !== undefined) {
         if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile };
@@ -173,17 +173,6 @@ function stateOf(kind: RecordedCode): number {
     default:
       return STATE.inFlight;
   }
-}
-
-/** The header's shard, if a plantstore that writes one wrote it: "I/N", or {index, count}. */
-function shardOf(header: Record<string, unknown>): string | undefined {
-  const shard = header['shard'];
-  if (typeof shard === 'string' && /^\d+\/\d+$/.test(shard)) return shard;
-  if (typeof shard === 'object' && shard !== null) {
-    const { index, count } = shard as Record<string, unknown>;
-    if (Number.isSafeInteger(index) && Number.isSafeInteger(count)) return `${index}/${count}`;
-  }
-  return undefined;
 }
 
 function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
