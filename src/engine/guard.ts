@@ -65,18 +65,21 @@ export function overLimit(toSend: ToSend, guard: GuardSettings, target: Target, 
  * a terminal (stdin or stderr one) and above ASK_ABOVE ids, the question, unless --yes.
  */
 export async function guardBatch(
-  toSend: ToSend,
+  count: () => ToSend,
   guard: GuardSettings,
   target: Target,
   words: OperationWords,
   ctx: Context,
 ): Promise<ExitCode | undefined> {
+  const atTerminal = ctx.io.stdinIsTTY || ctx.io.stderrIsTTY;
+  // Nothing to check, nothing to ask: a CI run without --max-deletes does not walk its million ids for it.
+  if (guard.maxDeletes === undefined && (guard.yes || !atTerminal)) return undefined;
+  const toSend = count();
   const refused = overLimit(toSend, guard, target, words);
   if (refused !== undefined) {
     ctx.io.err(refused);
     return Exit.refused;
   }
-  const atTerminal = ctx.io.stdinIsTTY || ctx.io.stderrIsTTY;
   if (guard.yes || !atTerminal || toSend.count <= ASK_ABOVE) return undefined;
   const question =
     `About to ${words.verb} ${toSend.count} plants at ${target.baseUrl} (profile '${target.profile}'): ` +

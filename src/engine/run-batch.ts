@@ -75,7 +75,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   try {
     // Asked, and refused, before the token: a list refused needs no credentials.
     const refused = await guardBatch(
-      idsToSend(ids, journal && ((id) => journal.doneEarlier(id) !== undefined)),
+      () => idsToSend(ids, journal && ((id) => journal.isDone(id))),
       opts,
       target,
       op.words,

@@ -17,6 +17,8 @@ import { describeShard, type Shard } from './shard.js';
 export interface RunJournal<R> {
   /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. */
   doneEarlier(id: string): R | undefined;
+  /** Whether an earlier run finished `id` (deleted, or absent): it is not sent again. */
+  isDone(id: string): boolean;
   /** Whether the journal records every one of `ids` as done: then nothing is to be sent. */
   allDone(ids: IdList): boolean;
   /** Whether an earlier run's request for `id` was in flight when that run stopped (it may have deleted the plant). */
@@ -65,6 +67,7 @@ export async function openRunJournal<R>(
       const kind = journal.recorded(id);
       return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
     },
+    isDone: (id) => journal.isDone(id),
     allDone(ids) {
       const { deleted, absent } = journal.counts();
       // Counted first: a run with ids left to send is not slowed by asking about each.
