@@ -74,13 +74,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   let exit: ExitCode;
   try {
     // Asked, and refused, before the token: a list refused needs no credentials.
-    const refused = await guardBatch(
-      () => idsToSend(ids, journal && ((id) => journal.isDone(id))),
-      opts,
-      target,
-      op.words,
-      ctx,
-    );
+    const refused = await guardBatch(() => idsToSend(ids, journal && ((id) => journal.isDone(id))), opts, target, op.words, ctx);
     if (refused !== undefined) return refused;
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
@@ -276,7 +270,6 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   return tally.firstFailure ?? Exit.ok;
 }
 
-/** Where the run is, for the progress line: the limit only when it adapts. */
 /** Where the run is, for the progress line: the limit of its ceiling, and the ids this run sent apart from those the journal skipped. */
 function progressState<R>(tally: Tally<R>, throttle: Throttle): ProgressState {
   const stats = throttle.stats();

@@ -16,7 +16,7 @@ export type Feedback =
   | { kind: 'refused'; load: LoadRefusal; status: number; retryAfterMs: number | undefined }
   /**
    * The service, or the way to it, is failing: a gateway's 502 or 504, a refused or reset
-   * connection. One such answer is one id's bad luck; most answers across ids, an outage
+   * connection. One such answer is one id's bad luck; 8 ids in a row failing on their first attempt, with no good answer between, an outage
    * (throttle/outage.ts). `status` is the answer's, undefined for a connection that failed.
    */
   | { kind: 'failing'; status: number | undefined }
@@ -44,8 +44,8 @@ export interface AttemptGate {
   /** A request the HTTP layer sent again on its own (HTTP/2): it counts against --rate like any start. */
   resent?(): void;
   /**
-   * Whether the whole service is failing now (most answers across ids 502/503/504 or failed
-   * connections): the batch is paused and probing, and a failure then is the service's, not
+   * Whether the whole service is failing now (8 ids in a row failing on their first attempt, with no good answer between:
+   * 502/503/504 or failed connections): the batch is paused and probing, and a failure then is the service's, not
    * the id's, so it costs the id a fifth of a retry, as a paced refusal does.
    */
   outage?(): boolean;

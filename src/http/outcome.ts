@@ -141,9 +141,10 @@ export interface HttpRequest {
   /** What trace events name the request by (the plant id); the path when absent. */
   label?: string;
   /**
-   * Whether the body of a 2xx is the answer. 'ignored' (DELETE): the status says it all, and
-   * a body cut short changes nothing. 'read' (GET): a body cut short is a failure, retried
-   * like a reset, and one past `bodyLimitBytes` a failure ('too-large').
+   * Whether the body of a 2xx is the answer. Either way it must be what an API sends to count
+   * as success (api-answer.ts: empty, JSON, a short plain acknowledgement), and one cut short
+   * before it could be judged is a failure, retried like a reset. 'ignored' (DELETE): past
+   * `bodyLimitBytes` it is judged on what was read. 'read' (GET): one past it is a failure ('too-large').
    */
   successBody: 'ignored' | 'read';
   /**

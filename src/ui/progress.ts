@@ -26,7 +26,7 @@ export interface ProgressState {
   sent: number;
   /** Of those, failures so far. */
   failed: number;
-  /** Requests allowed in flight now, when that limit adapts (--concurrency auto, or cut for load). */
+  /** Requests allowed in flight now (the adaptive limit, or a fixed --concurrency as cut for load). */
   limit?: number | undefined;
   /** The most the limit may reach (64 by default, N with auto:N, the number with a fixed --concurrency). */
   ceiling?: number | undefined;

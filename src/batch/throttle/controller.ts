@@ -1,5 +1,7 @@
 // What the server's answers decide: when the next start may go, by the three parts (the
-// adaptive rate, the concurrency limit, the pause rule), and which one reacts to a refusal.
+// adaptive rate, the concurrency limit, the pause rule), and which one reacts to a refusal; the
+// outage watch (outage.ts) and the share of 503s (refusal-share.ts) say which failures are the
+// service's and which refusals are load.
 // Requests already under way at a cut answer with refusals too, so a round trip of refusals
 // gets one reaction: a cut of the rate or of the limit, or a pause. The queue that waits on
 // these decisions is throttle.ts.

@@ -19,7 +19,7 @@ const STALL_MIN_IDS = 2;
 /** Cuts in a row with no good answer between, after which a refusal pauses instead of cutting again. */
 const CUTS_BEFORE_PAUSE = 2;
 
-/** 'failing': most answers across ids said the service is failing (outage.ts). */
+/** 'failing': 8 ids in a row failing on their first attempt, with no good answer between said the service is failing (outage.ts). */
 export type PauseReason = 'retry-after' | 'refusing' | 'failing';
 
 export class PauseRule {

@@ -162,7 +162,7 @@ export class Throttle implements AttemptGate {
     return this.#load.admitting(this.#now());
   }
 
-  /** The whole service is failing (most answers across ids): the run pauses and probes, and a failure now is the service's. */
+  /** The whole service is failing (8 ids in a row failing on their first attempt, with no good answer between): the run pauses and probes, and a failure now is the service's. */
   outage(): boolean {
     return this.#load.inOutage;
   }
