@@ -83,10 +83,19 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
     if (shown) io.errText('\r\x1b[K');
     shown = false;
   };
+  // Put back once per turn of the event loop, after every line of that turn: a redraw after each
+  // of 10,000 lines would interleave stderr with stdout and cost a write each.
+  let restoring = false;
+  const putBack = (): void => {
+    restoring = false;
+    if (drawn !== '' && !shown) write(fitTo(io.errColumns(), drawn));
+  };
   return {
     clear,
     restore() {
-      if (drawn !== '' && !shown) write(fitTo(io.errColumns(), drawn));
+      if (drawn === '' || shown || restoring) return;
+      restoring = true;
+      setImmediate(putBack);
     },
     stop() {
       clearInterval(timer);

@@ -86,7 +86,14 @@ describe('at a terminal', () => {
     progress.clear();
     stderr.io.errText('✗ plant 7: refused\n');
     progress.restore();
-    expect(stderr.written().slice(before.length)).toBe(`\r\x1b[K✗ plant 7: refused\n\r\x1b[K${before.split('\r\x1b[K').at(-1)}`);
+    progress.clear();
+    stderr.io.errText('✗ plant 8: refused\n');
+    progress.restore();
+    // Put back once, after every line of the turn.
+    vi.advanceTimersByTime(0);
+    expect(stderr.written().slice(before.length)).toBe(
+      `\r\x1b[K✗ plant 7: refused\n✗ plant 8: refused\n\r\x1b[K${before.split('\r\x1b[K').at(-1)}`,
+    );
     progress.stop();
   });
 
