@@ -3,7 +3,7 @@
 // read and checked, the journal, the throttle, progress, signals, the summary) is the engine's.
 
 import type { ExitCode } from '../errors.js';
-import type { HttpRequest } from '../http/outcome.js';
+import type { FailedAttempt, HttpRequest } from '../http/outcome.js';
 import type { Transport } from '../http/transport.js';
 import type { Mask } from '../text/secret-mask.js';
 import type { IO } from '../ui/io.js';
@@ -63,4 +63,6 @@ export interface Operation<R> {
   send(transport: Transport, id: string, interrupt: AbortSignal, uncertainEarlier: boolean): Promise<R>;
   results: Results<R>;
   words: OperationWords;
+  /** One attempt's failure in words, for the --verbose trace. */
+  describeAttempt(attempt: FailedAttempt): string;
 }

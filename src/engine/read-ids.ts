@@ -29,7 +29,7 @@ export async function idsOfRun(
 }
 
 /** A batch's ids, from the command line or standard input, every one checked before anything is sent. */
-export async function readIds(opts: { ids: string[]; stdin: boolean }, ctx: Context): Promise<IdList> {
+async function readIds(opts: { ids: string[]; stdin: boolean }, ctx: Context): Promise<IdList> {
   const dash = opts.ids.length === 1 && opts.ids[0] === '-';
   if (opts.stdin || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');

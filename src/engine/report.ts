@@ -1,6 +1,7 @@
 // Prints a batch's results as they are decided, in input order: the operation's human lines,
 // or one JSON object per id (NDJSON). Ids never sent are folded after the first few.
 
+import { Exit } from '../errors.js';
 import type { IO } from '../ui/io.js';
 import type { Results } from './operation.js';
 
@@ -24,7 +25,7 @@ export interface Reporter<R> {
 const MAX_NOT_SENT_LINES = 10;
 /** The same for ids a signal caught in flight: 64 of them would push the summary and the advice off the screen. */
 const MAX_IN_FLIGHT_LINES = 10;
-const SIGNAL_EXITS: ReadonlySet<number> = new Set([129, 130, 143]);
+const SIGNAL_EXITS: ReadonlySet<number> = new Set([Exit.hangup, Exit.interrupted, Exit.terminated]);
 
 export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>): Reporter<R> {
   let notSent = 0;

@@ -8,7 +8,6 @@ import type { Target } from '../config/resolve.js';
 import type { TokenLeases } from '../config/token-lease.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
-import type { FailedAttempt } from '../http/outcome.js';
 import type { NetworkOptions } from '../http/transport.js';
 import type { IdList } from '../ids/list.js';
 import { firstToken, resolveService } from '../service/connect.js';
@@ -40,10 +39,8 @@ export const HANDFUL = 8;
 const STALL_RETRY_WAITS = 4;
 const MIN_STALL_MS = 1000;
 
-/** How one operation's batch runs: its flags, and the --verbose wording of an attempt. */
-export interface BatchRun extends BatchOptions, ServiceSettings {
-  describeAttempt(attempt: FailedAttempt): string;
-}
+/** How one operation's batch runs: its flags, where and how its requests go. */
+export type BatchRun = BatchOptions & ServiceSettings;
 
 /** Runs `op` for each id; results come out in input order; the exit code is that of the first failing id. */
 export async function runBatch<R extends { id: string }>(op: Operation<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
@@ -132,7 +129,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     endpoint: { baseUrl: target.baseUrl, token },
     network: { ...network, connections: throttle.maxInFlight },
     gate: throttle,
-    ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, opts.describeAttempt).join('\n')) } : {}),
+    ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, op.describeAttempt).join('\n')) } : {}),
   });
   const withSignalExit = (result: R): R => signalExit(results, result, ctx.signal);
   const send = async (id: string, uncertainEarlier: boolean): Promise<R> => {

@@ -15,7 +15,7 @@ export interface Shard {
 }
 
 /** The most parts a job may be split into. */
-export const MAX_SHARDS = 1_000_000;
+const MAX_SHARDS = 1_000_000;
 
 /** `3/8`: part 3 of 8, counted from 0 (as JOB_COMPLETION_INDEX and matrix indexes are). */
 export const shard: Parse<Shard> = (raw, origin) => {

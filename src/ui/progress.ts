@@ -109,7 +109,7 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
  * `text` cut to fit one row of a terminal `columns` wide, one column spare: writing the last
  * column leaves some terminals waiting to wrap, and the next \r then clears the wrong row.
  */
-export function fitTo(columns: number | undefined, text: string): string {
+function fitTo(columns: number | undefined, text: string): string {
   if (columns === undefined || columns < 2) return text;
   const room = columns - 1;
   return text.length <= room ? text : `${text.slice(0, room - 1)}…`;

@@ -17,7 +17,7 @@ const WINDOW = 64;
 /** Below this many answers, any 503 is overload, as it always was. */
 const MIN_SAMPLE = 20;
 /** A share of 503s at or below this, at a load the server takes, is not ours to cut for. */
-export const TOLERATED_SHARE = 0.1;
+const TOLERATED_SHARE = 0.1;
 
 export class RefusalShare {
   /** 0 for a refusal; for an admitted first attempt, the requests in flight when it left (at least 1). */

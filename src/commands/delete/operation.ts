@@ -32,6 +32,7 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
     send: async (transport, id, interrupt, uncertainEarlier) =>
       explainOutcome(await deletePlant(transport, id, interrupt), missing, uncertainEarlier),
     results: DELETE_RESULTS,
+    describeAttempt,
     words: {
       verb: 'delete',
       doing: 'deleting',
@@ -47,7 +48,7 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
  * 404 Error object joins), or how to declare it, never a status the target may not use; and
  * --journal for next time, which needs none of this.
  */
-export function finishWithoutJournal(missing: MissingRule, profile: string): string {
+function finishWithoutJournal(missing: MissingRule, profile: string): string {
   const profileFlag = profile === 'default' ? '' : `--profile ${profile} `;
   const run =
     missing.codes.length > 0
@@ -55,5 +56,3 @@ export function finishWithoutJournal(missing: MissingRule, profile: string): str
       : `run it again with --ignore-missing --missing-error CODE to finish, CODE being the API's error code for "no such plant" (a 404 Error object counts without it)`;
   return `${run}; next time, give it a --journal FILE (plantstore ${profileFlag}delete --journal FILE …) to resume with the same command`;
 }
-
-export { describeAttempt };

@@ -77,7 +77,7 @@ const UNCERTAIN_NOTE = `the server ${MAY_OR_MAY_NOT}`;
  * Error object for a client error (a protected plant, say) is the API's word on this plant;
  * a 401, a 429 or a 5xx after a lost answer says nothing of what that lost attempt did.
  */
-export function isUncertain(outcome: Extract<PlantOutcome, { kind: 'failed' }>): boolean {
+function isUncertain(outcome: Extract<PlantOutcome, { kind: 'failed' }>): boolean {
   const { last } = outcome;
   if (!outcome.earlierAnswerLost && !verdictOf(last).answerLost) return false;
   return !(last.kind === 'api-error' && last.code !== null && API_DECIDED.has(classifyStatus(last.status).kind));
