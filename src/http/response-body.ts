@@ -28,30 +28,12 @@ export async function decodeBody(
   contentType: string | undefined,
   limit: number,
 ): Promise<string> {
-  return (await decode(raw, contentEncoding, contentType, limit)).text ?? '';
-}
-
-/** A body decoded: `text` undefined when it does not inflate; `overLimit` when it inflates past the limit. */
-export interface Decoded {
-  text: string | undefined;
-  overLimit: boolean;
-}
-
-/**
- * decodeBody for a body that is the answer (a 2xx whose body the request reads), which must be
- * had whole: it says when it cannot be.
- */
-export async function decode(
-  raw: Buffer,
-  contentEncoding: string | undefined,
-  contentType: string | undefined,
-  limit: number,
-): Promise<Decoded> {
   const decoded = await undoCodings(raw, contentEncoding, limit);
   // A coding we do not know: read as sent, as an error body is worth its words either way.
-  if (decoded === 'unknown') return { text: textOf(raw, contentType), overLimit: false };
-  if (decoded === 'broken') return { text: undefined, overLimit: false };
-  return { text: textOf(decoded.bytes, contentType), overLimit: decoded.overLimit };
+  if (decoded === 'unknown') return textOf(raw, contentType);
+  // Bytes that do not inflate: nothing to read.
+  if (decoded === 'broken') return '';
+  return textOf(decoded.bytes, contentType);
 }
 
 /**
