@@ -201,7 +201,7 @@ function warnIfReadable(file: string, fullMode: number, warn: (line: string) => 
  * trust.ts stops a run that needs any of it. A run that needs none of it is told once, and goes on.
  */
 function distrustWarning({ what, fix }: Distrust): string {
-  return `warning: ${what}: nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, ${fix}`;
+  return `warning: ${what}: nothing in it is used (${['token', ...PROFILE_KEYS].join(', ')}), and it is not rewritten; to use it, ${fix}`;
 }
 
 function fileDistrust(file: string, mode: number): Distrust {

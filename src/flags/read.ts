@@ -11,7 +11,7 @@ import { BASE_URL, PROFILE, TOKEN_FILE } from './global.js';
 export interface ReaderSources {
   env: Env;
   config: () => ConfigFile;
-  /** Where a config file skipped (outsideFileSkip) is said; without it, the skip is silent. */
+  /** Where a config file skipped (profileSettings) is said; without it, the skip is silent. */
   io?: { err(line: string): void };
 }
 

@@ -171,7 +171,7 @@ describe.skipIf(process.platform === 'win32')('a config file others can write', 
     const result = await runGuarded(['delete', '1'], { PLANTSTORE_BASE_URL: server.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
-      `warning: config file ${file} is writable by others (mode ${octal}): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n` +
+      `warning: config file ${file} is writable by others (mode ${octal}): nothing in it is used (token, base-url, missing-error, token-command, max-deletes), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n` +
         `plantstore: refusing to run the token-command of profile 'default': config file ${file} is writable by others (mode ${octal}), so someone else could have put it there; check it, then run chmod 600 ${file}\n`,
     );
     expect(existsSync(marker)).toBe(false);
@@ -203,7 +203,7 @@ describe.skipIf(process.platform === 'win32')('a config file others can write', 
     expect(result).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n✗ plant 7: error 7: plant 7 does not exist (HTTP 400)\n`,
+      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, base-url, missing-error, token-command, max-deletes), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n✗ plant 7: error 7: plant 7 does not exist (HTTP 400)\n`,
     });
     expect(server.requests).toHaveLength(1);
   });
@@ -217,7 +217,7 @@ describe.skipIf(process.platform === 'win32')('a config file others can write', 
     expect(result).toMatchObject({
       code: 0,
       stdout: 'Deleted plant 1\n',
-      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n`,
+      stderr: `warning: config file ${file} is writable by others (mode 666): nothing in it is used (token, base-url, missing-error, token-command, max-deletes), and it is not rewritten; to use it, check it, then run chmod 600 ${file}\n`,
     });
     expect(server.requests).toHaveLength(1);
   });

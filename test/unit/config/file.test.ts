@@ -128,7 +128,7 @@ describe('config file', () => {
       fix: `check the file, then run chmod go-w ${dir()}`,
     });
     expect(warnings()).toEqual([
-      `warning: ${distrust?.what}: nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check the file, then run chmod go-w ${dir()}`,
+      `warning: ${distrust?.what}: nothing in it is used (token, base-url, missing-error, token-command, max-deletes), and it is not rewritten; to use it, check the file, then run chmod go-w ${dir()}`,
     ]);
     const error = await rejection(config.updateProfile('default', (p) => ({ ...p, 'base-url': 'https://api.example.com' })));
     expect(error).toBeInstanceOf(ConfigError);
@@ -184,7 +184,7 @@ describe('config file', () => {
     const config = openConfig(envWith(), (line) => warnings().push(line));
     expect(config.profile('default').token).toBe(TOKEN);
     expect(warnings()).toEqual([
-      `warning: config file ${file()} is writable by others (mode ${octal}): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, check it, then run chmod 600 ${file()}`,
+      `warning: config file ${file()} is writable by others (mode ${octal}): nothing in it is used (token, base-url, missing-error, token-command, max-deletes), and it is not rewritten; to use it, check it, then run chmod 600 ${file()}`,
     ]);
     // A rewrite would give the file mode 0600 and keep the token-command: it would look like yours.
     const error = await rejection(config.updateProfile('default', (p) => ({ ...p, 'missing-error': '5' })));

@@ -242,7 +242,7 @@ describe('a token command among the sources, strongest first', () => {
       expect(flagsFrom({ profile: 'default' }, e, config).value(MISSING_ERROR)).toBeUndefined();
       expect(await resolveToken(e, config, 'default', undefined)).toMatchObject({ value: ENV_TOKEN });
       expect(warnings()).toEqual([
-        `warning: config file ${path.join(dir(), 'config.json')} is writable by others (mode 666): nothing in it is used (token, token-command, base-url, missing-error), and it is not rewritten; to use it, ${fix()}`,
+        `warning: config file ${path.join(dir(), 'config.json')} is writable by others (mode 666): nothing in it is used (token, base-url, missing-error, token-command, max-deletes), and it is not rewritten; to use it, ${fix()}`,
       ]);
     });
   });
