@@ -55,28 +55,6 @@ export class FailureBudget {
   }
 }
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
-
-/** The longest --max-duration: setTimeout's limit (about 24.8 days). */
-const MAX_DURATION_MS = 2 ** 31 - 1;
-
-/** `90s`, `45m`, `5h` (a whole number and a unit), in milliseconds. */
-export const duration: Parse<number> = (raw, origin) => {
-  const match = /^(\d+)([smh])$/.exec(raw);
-  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
-  if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
-    throw invalid(raw, origin, 'give a whole number of seconds, minutes or hours with its unit, such as 90s, 45m or 5h (at least 1s)');
-  }
-  return ms;
-};
-
-/** A --max-duration as it would be typed: 45m, 5h, 90s. */
-export function describeDuration(ms: number): string {
-  if (ms % UNIT_MS.h === 0) return `${ms / UNIT_MS.h}h`;
-  if (ms % UNIT_MS.m === 0) return `${ms / UNIT_MS.m}m`;
-  return `${ms / UNIT_MS.s}s`;
-}
-
 /**
  * Calls `reached` once, `ms` after now, unless cancelled first. `setTimer` is the clock: a test
  * gives its own to reach the deadline when it says so.

@@ -98,3 +98,18 @@ export const filePath: Parse<string> = (raw, origin) => {
 
 /** Text taken as given: a path, a name. */
 export const text: Parse<string> = (raw) => raw;
+
+const DURATION_UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** The longest --max-duration: setTimeout's limit (about 24.8 days). */
+const MAX_DURATION_MS = 2 ** 31 - 1;
+
+/** `90s`, `45m`, `5h` (a whole number and a unit), in milliseconds. */
+export const duration: Parse<number> = (raw, origin) => {
+  const match = /^(\d+)([smh])$/.exec(raw);
+  const ms = match ? Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS] : Number.NaN;
+  if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
+    throw invalid(raw, origin, 'give a whole number of seconds, minutes or hours with its unit, such as 90s, 45m or 5h (at least 1s)');
+  }
+  return ms;
+};

@@ -15,3 +15,12 @@ export function formatRunSeconds(ms: number): string {
 export function formatMilliseconds(ms: number): string {
   return `${ms.toFixed(1)} ms`;
 }
+
+const DURATION_UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** A --max-duration as it would be typed: 45m, 5h, 90s. */
+export function describeDuration(ms: number): string {
+  if (ms % DURATION_UNIT_MS.h === 0) return `${ms / DURATION_UNIT_MS.h}h`;
+  if (ms % DURATION_UNIT_MS.m === 0) return `${ms / DURATION_UNIT_MS.m}m`;
+  return `${ms / DURATION_UNIT_MS.s}s`;
+}

@@ -1,15 +1,10 @@
 // The budgets' arithmetic: what --max-failures and --max-duration accept, and when a share of
 // failures is spent. The runs that stop on them are in test/e2e/budgets.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
-import {
-  describeDuration,
-  duration,
-  FailureBudget,
-  MIN_DECIDED_FOR_SHARE,
-  maxFailures,
-  startDeadline,
-} from '../../../src/engine/budgets.js';
+import { FailureBudget, MIN_DECIDED_FOR_SHARE, maxFailures, startDeadline } from '../../../src/engine/budgets.js';
 import { Exit } from '../../../src/errors.js';
+import { duration } from '../../../src/flags/kinds.js';
+import { describeDuration } from '../../../src/ui/duration.js';
 import { thrown } from '../../helpers/thrown.js';
 
 const typed = { source: '--max-failures', onCommandLine: true };
