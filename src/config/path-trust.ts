@@ -10,6 +10,8 @@ import path from 'node:path';
  * it elsewhere at any time. Folders that do not exist yet are skipped: plantstore creates them 0700.
  */
 export interface PathProblem {
+  /** A folder another user owns, one others can write without the sticky bit; undefined for a link. */
+  kind?: 'foreign' | 'writable';
   /** The folder or link at fault, as a sentence's subject: "folder /srv/shared". */
   what: string;
   /** Why it cannot be trusted: "is writable by others (mode 777)". */
@@ -48,6 +50,7 @@ export function folderProblem(folder: string, trusted: (uid: number) => boolean)
   }
   if (!trusted(stat.uid)) {
     return {
+      kind: 'foreign',
       what: `folder ${folder}`,
       why: `belongs to another user (uid ${stat.uid})`,
       fix: 'use a folder of your own (set PLANTSTORE_CONFIG_DIR)',
@@ -55,7 +58,12 @@ export function folderProblem(folder: string, trusted: (uid: number) => boolean)
   }
   const mode = stat.mode & 0o7777;
   if (mode & 0o022 && !(mode & 0o1000)) {
-    return { what: `folder ${folder}`, why: `is writable by others (mode ${mode.toString(8)})`, fix: `run chmod go-w ${folder}` };
+    return {
+      kind: 'writable',
+      what: `folder ${folder}`,
+      why: `is writable by others (mode ${mode.toString(8)})`,
+      fix: `run chmod go-w ${folder}`,
+    };
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { folderProblem } from '../../config/path-trust.js';
 import { JournalRefusedError, shownPath } from './errors.js';
 
 /**
@@ -20,25 +21,20 @@ export function checkJournalFolder(file: string): void {
   const uid = you();
   if (uid === undefined) return;
   const folder = path.dirname(path.resolve(file));
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(folder);
-  } catch {
-    return; // a missing folder: creating the journal says so, as it always has
-  }
-  if (stat.uid !== uid && stat.uid !== 0) {
+  // The rule the config folder is held to (config/path-trust.ts), in the journal's words.
+  const problem = folderProblem(folder, (owner) => owner === uid || owner === 0);
+  if (problem === undefined) return; // also a missing folder: creating the journal says so, as it always has
+  const shownFolder = shownPath(folder);
+  if (problem.kind === 'foreign') {
     throw refused(
       file,
-      `its folder ${shownPath(folder)} belongs to another user (uid ${stat.uid}), who could replace it or add lines to it; give --journal a path in a folder of your own`,
+      `its folder ${shownFolder} ${problem.why}, who could replace it or add lines to it; give --journal a path in a folder of your own`,
     );
   }
-  const mode = stat.mode & 0o7777;
-  if (mode & 0o022 && !(mode & 0o1000)) {
-    throw refused(
-      file,
-      `its folder ${shownPath(folder)} is writable by others (mode ${mode.toString(8)}), so anyone could replace it; run chmod go-w ${shownPath(folder)}, or give --journal a path in a folder only you can write`,
-    );
-  }
+  throw refused(
+    file,
+    `its folder ${shownFolder} ${problem.why}, so anyone could replace it; run chmod go-w ${shownFolder}, or give --journal a path in a folder only you can write`,
+  );
 }
 
 /** Refuses a journal file (`stat` of what was opened) that others can write. */

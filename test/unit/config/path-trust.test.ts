@@ -63,6 +63,7 @@ describe.runIf(asRoot)('the path to the config folder', () => {
     expect(pathProblem(link, undefined)).toBeUndefined();
     chmodSync(yours, 0o777);
     expect(pathProblem(link, undefined)).toEqual({
+      kind: 'writable',
       what: `folder ${yours}`,
       why: 'is writable by others (mode 777)',
       fix: `run chmod go-w ${yours}`,
@@ -92,7 +93,9 @@ describe.runIf(asRoot)('the path to the config folder', () => {
     chmodSync(above, mode);
     const problem = pathProblem(folder, undefined);
     expect(problem).toEqual(
-      bad ? { what: `folder ${above}`, why: `is writable by others (mode ${octal})`, fix: `run chmod go-w ${above}` } : undefined,
+      bad
+        ? { kind: 'writable', what: `folder ${above}`, why: `is writable by others (mode ${octal})`, fix: `run chmod go-w ${above}` }
+        : undefined,
     );
   });
 
@@ -102,6 +105,7 @@ describe.runIf(asRoot)('the path to the config folder', () => {
     victimConfig(folder);
     chownSync(above, OTHER, OTHER);
     expect(pathProblem(folder, undefined)).toEqual({
+      kind: 'foreign',
       what: `folder ${above}`,
       why: `belongs to another user (uid ${OTHER})`,
       fix: 'use a folder of your own (set PLANTSTORE_CONFIG_DIR)',
