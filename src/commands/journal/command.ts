@@ -5,7 +5,13 @@ import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import { JOURNAL_GLOBALS, type JournalFlags, type JournalOptions, journalOptions } from './flags.js';
-import { runJournalFailed, runJournalStatus } from './run.js';
+
+// Loaded only when a journal command runs: every other run (a delete above all) starts without
+// the journal reader, as delete loads its journal's code only for --journal.
+const runJournalStatus = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
+  (await import('./run.js')).runJournalStatus(opts, ctx);
+const runJournalFailed = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
+  (await import('./run.js')).runJournalFailed(opts, ctx);
 
 /** Stand-ins for the run functions of the journal commands: a test of argv captures the options and runs nothing. */
 export interface JournalSeams {
