@@ -127,8 +127,8 @@ it('--max-duration waits for a request in flight only up to --timeout: a held an
   const held = jsonLines(first.stdout).find((r) => r['id'] === 1);
   // Not waited for without end: --timeout ended it, and nothing says it was deleted.
   expect(held).toMatchObject({ deleted: false, status: null, exit: 8, uncertain: true });
+  // The same command again: id 1 is settled by its first send, as the earlier run left it uncertain.
   const again = await runPlantstore([...args, ...ids], { env: envFor(server.url) });
-  expect(again.code).toBe(0);
   expect(jsonLines(again.stdout).find((r) => r['id'] === 1)).toEqual({
     id: 1,
     deleted: false,
@@ -136,4 +136,8 @@ it('--max-duration waits for a request in flight only up to --timeout: a held an
     status: 404,
     earlierRun: true,
   });
+  // And again until the time budget has let every id through, as the README's CI loop does.
+  let last = again;
+  for (let run = 0; run < 3 && last.code === 10; run++) last = await runPlantstore([...args, ...ids], { env: envFor(server.url) });
+  expect(last.code).toBe(0);
 });
