@@ -78,17 +78,24 @@ export function fatalFieldsOf(command: string | undefined): Readonly<Record<stri
   return command === 'delete' ? DELETE_FATAL_FIELDS : {};
 }
 
-/** The commands, one line each, and where the rest is. */
+/** The commands, one item each, and where the rest is: wrapped to the help's width, as --help is. */
 function shortUsage(program: Command): string {
   const commands = program.commands.filter((command) => command.name() !== 'help');
-  const width = Math.max(...commands.map((command) => command.name().length)) + 2;
+  const help = program.createHelp();
+  help.prepareContext({ helpWidth: HELP_WIDTH });
+  const termWidth = Math.max(...commands.map((command) => command.name().length));
   return [
     'Usage: plantstore [options] <command>',
     '',
     'Commands:',
-    ...commands.map((command) => `  ${command.name().padEnd(width)}${command.summary() || command.description().split('\n')[0]}`),
+    ...commands.map((command) =>
+      help.formatItem(command.name(), termWidth, command.summary() || command.description().split('\n')[0] || '', help),
+    ),
     '',
-    'Run plantstore help <command> for a command, or plantstore --help for everything: options, environment, exit codes.',
+    help.boxWrap(
+      'Run plantstore help <command> for a command, or plantstore --help for everything: options, environment, exit codes.',
+      HELP_WIDTH,
+    ),
     '',
   ].join('\n');
 }

@@ -55,6 +55,8 @@ it('bare plantstore prints a short usage on stderr (the commands, and where the 
   expect(bare.stdout).toBe('');
   const lines = bare.stderr.trimEnd().split('\n');
   expect(lines.length).toBeLessThanOrEqual(30);
+  // Wrapped as --help is, so an 80-column terminal shows no line broken mid-word.
+  for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
   for (const command of ['delete', 'auth', 'config', 'completion', 'sandbox'])
     expect(bare.stderr).toMatch(new RegExp(`^  ${command} `, 'm'));
   expect(bare.stderr).toContain('plantstore --help');
