@@ -60,12 +60,12 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
   let shown = false;
   /** The text last drawn, put back after a result line without working it out again. */
   let drawn = '';
-  const status = (): string => {
+  const status = (): StatusPart[] => {
     const at = now();
     const current = state();
     samples.push({ at, sent: current.sent });
     while (samples.length > 2 && (samples[1]?.at ?? at) <= at - RATE_WINDOW_MS) samples.shift();
-    return statusLine(total, current, at - started, ratePerSecond(samples));
+    return statusParts(total, current, at - started, ratePerSecond(samples));
   };
   const write = (text: string): void => {
     io.errText(`\r\x1b[K${io.errStyle().dim(text)}`);
@@ -73,10 +73,10 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
   };
   const draw = (): void => {
     if (now() - started < SHOW_AFTER_MS) return;
-    drawn = fitTo(io.errColumns(), `${doing}… ${status()}`);
+    drawn = fitTo(io.errColumns(), `${doing}… `, status());
     write(drawn);
   };
-  const print = (): void => io.err(`progress: ${status()}`);
+  const print = (): void => io.err(`progress: ${joined(status())}`);
   const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(print, PLAIN_EVERY_MS);
   timer.unref();
   const clear = (): void => {
@@ -88,7 +88,7 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
   let restoring = false;
   const putBack = (): void => {
     restoring = false;
-    if (drawn !== '' && !shown) write(fitTo(io.errColumns(), drawn));
+    if (drawn !== '' && !shown) write(cutTo(io.errColumns(), drawn));
   };
   return {
     clear,
@@ -106,10 +106,25 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
 }
 
 /**
- * `text` cut to fit one row of a terminal `columns` wide, one column spare: writing the last
- * column leaves some terminals waiting to wrap, and the next \r then clears the wrong row.
+ * The line for one row of a terminal `columns` wide, one column spare: writing the last column
+ * leaves some terminals waiting to wrap, and the next \r then clears the wrong row. Parts are
+ * left out, least telling first (time so far, the limit, the rate, "0 failed", the time left), before
+ * anything is cut, so an 80-column terminal still reads the limit and its ceiling, and 40 columns the
+ * count and the time left or the failures; only a line that still does not fit is cut, and ends with "…".
  */
-function fitTo(columns: number | undefined, text: string): string {
+function fitTo(columns: number | undefined, lead: string, parts: readonly StatusPart[]): string {
+  const room = columns === undefined || columns < 2 ? Number.POSITIVE_INFINITY : columns - 1;
+  let kept = [...parts];
+  for (let rank = 1; `${lead}${joined(kept)}`.length > room; rank++) {
+    const fewer = kept.filter((part) => part.leaveOut !== rank);
+    if (fewer.length === kept.length && rank > LEAST_TELLING) break;
+    kept = fewer;
+  }
+  return cutTo(columns, `${lead}${joined(kept)}`);
+}
+
+/** `text` cut to one row of a terminal `columns` wide, one column spare, said to be cut with "…". */
+function cutTo(columns: number | undefined, text: string): string {
   if (columns === undefined || columns < 2) return text;
   const room = columns - 1;
   return text.length <= room ? text : `${text.slice(0, room - 1)}…`;
@@ -123,18 +138,36 @@ function ratePerSecond(samples: ReadonlyArray<{ at: number; sent: number }>): nu
   return ((last.sent - first.sent) * 1000) / (last.at - first.at);
 }
 
+/** One part of the status line, and when it may be left out for a narrow terminal (1 first; never when absent). */
+interface StatusPart {
+  text: string;
+  leaveOut?: number;
+}
+
+/** The highest `leaveOut` rank: past it, only cutting is left. */
+const LEAST_TELLING = 5;
+
+const joined = (parts: readonly StatusPart[]): string => parts.map((part) => part.text).join(', ');
+
 /** `1234/5000 (24%), 85/s, 0:14 elapsed, 0:44 left, 3 failed, limit 32 of 64` */
 export function statusLine(total: number, state: ProgressState, elapsedMs: number, rate: number | undefined): string {
+  return joined(statusParts(total, state, elapsedMs, rate));
+}
+
+function statusParts(total: number, state: ProgressState, elapsedMs: number, rate: number | undefined): StatusPart[] {
   const percent = Math.floor((state.done / total) * 100);
-  const parts = [`${state.done}/${total} (${percent}%)`];
-  parts.push(rate === undefined ? '?/s' : `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`);
-  parts.push(`${clock(elapsedMs)} elapsed`);
   const left = total - state.done;
-  parts.push(rate === undefined || rate <= 0 ? '? left' : `${clock((left / rate) * 1000)} left`);
-  parts.push(`${state.failed} failed`);
+  const parts: StatusPart[] = [
+    { text: `${state.done}/${total} (${percent}%)` },
+    { text: rate === undefined ? '?/s' : `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`, leaveOut: 3 },
+    { text: `${clock(elapsedMs)} elapsed`, leaveOut: 1 },
+    { text: rate === undefined || rate <= 0 ? '? left' : `${clock((left / rate) * 1000)} left`, leaveOut: LEAST_TELLING },
+    // Failures are news: kept whenever there are any, before the time left.
+    state.failed === 0 ? { text: '0 failed', leaveOut: 4 } : { text: `${state.failed} failed` },
+  ];
   if (state.limit !== undefined)
-    parts.push(state.ceiling === undefined ? `limit ${state.limit}` : `limit ${state.limit} of ${state.ceiling}`);
-  return parts.join(', ');
+    parts.push({ text: state.ceiling === undefined ? `limit ${state.limit}` : `limit ${state.limit} of ${state.ceiling}`, leaveOut: 2 });
+  return parts;
 }
 
 /** A time as pv writes it: M:SS, or H:MM:SS from an hour on. */

@@ -61,7 +61,13 @@ describe('at a terminal', () => {
     expect(stderr.written()).toContain('deleting… 40/1000 (4%), 20/s, 0:02 elapsed, 0:48 left, 0 failed, limit 24 of 64');
   });
 
-  it.each([40, 60, 80])('at %i columns, every redraw fits one row, one column spare (a wrapped line leaves a stale row)', (columns) => {
+  it.each([
+    // The whole line is 91 characters: "deleting… 123456/1000000 (12%), 61728/s, 0:02 elapsed, 0:14 left, 7 failed, limit 48 of 256".
+    [80, 'deleting… 123456/1000000 (12%), 61728/s, 0:14 left, 7 failed, limit 48 of 256'],
+    [60, 'deleting… 123456/1000000 (12%), 0:14 left, 7 failed'],
+    // Nothing more may be left out (failures are kept): cut, and said to be cut.
+    [40, 'deleting… 123456/1000000 (12%), 7 fail…'],
+  ])('at %i columns, every redraw fits one row, one column spare, least telling parts left out first', (columns, line) => {
     const width = { columns };
     const stderr = terminal(true, width);
     const progress = startProgress(stderr.io, 1_000_000, () => fresh(123_456, 7, { limit: 48, ceiling: 256 }));
@@ -72,10 +78,22 @@ describe('at a terminal', () => {
     progress.stop();
     const drawn = stderr.written().split('\r\x1b[K').filter(Boolean);
     expect(drawn).toHaveLength(2);
+    expect(drawn[0]).toBe(line);
     expect(drawn[0]?.length).toBeLessThanOrEqual(columns - 1);
-    // The whole line is 90 characters: cut at every width here, and said to be cut.
-    expect(drawn[0]?.endsWith('…')).toBe(true);
     expect(drawn[1]?.length).toBeLessThanOrEqual(29);
+  });
+
+  it('leaves out "0 failed", then the time left, but never a count of failures', () => {
+    const width = { columns: 42 };
+    const stderr = terminal(true, width);
+    const state = fresh(400, 0);
+    const progress = startProgress(stderr.io, 1000, () => state);
+    vi.advanceTimersByTime(2000);
+    state.failed = 3;
+    vi.advanceTimersByTime(200);
+    progress.stop();
+    const drawn = stderr.written().split('\r\x1b[K').filter(Boolean);
+    expect(drawn).toEqual(['deleting… 400/1000 (40%), 0:03 left', 'deleting… 400/1000 (40%), 3 failed']);
   });
 
   it('cleared for a result line, it is put back below it as it was drawn', () => {
