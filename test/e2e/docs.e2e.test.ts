@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { matchesShown, type PageStep, pageSteps } from '../helpers/page-steps.js';
+import { playPage } from '../helpers/page-player.js';
+import { pageSteps } from '../helpers/page-steps.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { groupMembers, type ShellSession, startShellSession } from '../helpers/shell-session.js';
 
@@ -45,34 +46,6 @@ function readerShell(): ShellSession {
   return shell;
 }
 
-/** A hang guard with a message that names the step, not a speed limit: the test's own timeout would name none. */
-const STEP_HANG_MS = 20_000;
-
-function ended<T>(running: Promise<T>, where: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${where}: still running after ${STEP_HANG_MS / 1000} s (in the foreground? mark its block <!-- not run: REASON -->)`)),
-      STEP_HANG_MS,
-    );
-  });
-  return Promise.race([running, hung]).finally(() => clearTimeout(timer));
-}
-
-async function play(shell: ShellSession, step: PageStep, here: (text: string) => string): Promise<void> {
-  const where = `line ${step.line}: ${step.kind === 'console' ? '$ ' : ''}${step.command}`;
-  if (step.kind === 'console') {
-    const ran = await ended(step.tty ? shell.onTerminal(here(step.command)) : shell.run(here(step.command)), where);
-    const expected = step.output.map(here);
-    expect.soft(matchesShown(expected, ran.lines) ? expected : ran.lines, where).toEqual(expected);
-    expect.soft(ran.exit, `${where}: exit code`).toBe(step.exit);
-    return;
-  }
-  const ran = await ended(shell.run(here(step.command)), where);
-  const shown = ran.lines.length > 0 ? `\n${ran.lines.join('\n')}` : '';
-  expect.soft(ran.exit, `${where}: exit code (it printed:${shown || ' nothing'})`).toBe(step.kind === 'sh' ? step.exit : 0);
-}
-
 describe.each(PAGES)('%s, read and run in order in one shell', (page) => {
   const steps = pageSteps(readFileSync(path.join(ROOT, page), 'utf8'));
 
@@ -83,7 +56,7 @@ describe.each(PAGES)('%s, read and run in order in one shell', (page) => {
     onTestFinished(() => void sandbox.stop());
     const here = (text: string) => text.split(SHOWN_URL).join(sandbox.url);
     const shell = readerShell();
-    for (const step of steps) await play(shell, step, here);
+    expect(await playPage(steps, shell, here)).toEqual([]);
     // Whatever the page started in the background ends with its shell.
     await shell.close();
     expect(groupMembers(shell.pid)).toEqual([]);
