@@ -13,7 +13,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, it, type OnTestFinishedHandler } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
 import { playPage } from '../helpers/page-player.js';
 import { pageSteps } from '../helpers/page-steps.js';
@@ -29,7 +29,7 @@ const docs = existsSync(path.join(ROOT, 'docs'))
 const PAGES = ['README.md', ...docs];
 
 /** A shell as a reader's: `plantstore` on the PATH (the built CLI under the project's Node), a fresh HOME. */
-function readerShell(): ShellSession {
+function readerShell(onTestFinished: (fn: OnTestFinishedHandler) => void): ShellSession {
   const home = mkdtempSync(path.join(tmpdir(), 'plantstore-docs-'));
   const bin = path.join(home, 'bin');
   mkdirSync(bin);
@@ -46,16 +46,17 @@ function readerShell(): ShellSession {
   return shell;
 }
 
-describe.each(PAGES)('%s, read and run in order in one shell', (page) => {
+// The pages run side by side: each has its own shell, HOME and sandbox.
+describe.concurrent.each(PAGES)('%s, read and run in order in one shell', (page) => {
   const steps = pageSteps(readFileSync(path.join(ROOT, page), 'utf8'));
 
-  it('prints what the page shows, and each command ends as it says', async () => {
+  it('prints what the page shows, and each command ends as it says', async ({ expect, onTestFinished }) => {
     if (page === 'README.md') expect(steps.filter((step) => step.kind === 'sh').length).toBeGreaterThan(5);
     if (steps.length === 0) return;
     const sandbox = await startSandboxProcess();
     onTestFinished(() => void sandbox.stop());
     const here = (text: string) => text.split(SHOWN_URL).join(sandbox.url);
-    const shell = readerShell();
+    const shell = readerShell(onTestFinished);
     expect(await playPage(steps, shell, here)).toEqual([]);
     // Whatever the page started in the background ends with its shell.
     await shell.close();

@@ -38,7 +38,10 @@ function ended(running: Promise<StepResult>, where: string): Promise<StepResult>
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${where}: still running after ${STEP_HANG_MS / 1000} s (in the foreground? mark its block <!-- not run: REASON -->)`)),
+      () =>
+        reject(
+          new Error(`${where}: still running after ${STEP_HANG_MS / 1000} s (in the foreground? mark its block <!-- not run: REASON -->)`),
+        ),
       STEP_HANG_MS,
     );
   });

@@ -19,7 +19,10 @@ afterEach(async () => {
 function session(): { shell: ShellSession; dir: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-shell-'));
   const shell = startShellSession({ cwd: dir, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir } });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => shell.close());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => shell.close(),
+  );
   return { shell, dir };
 }
 
@@ -56,7 +59,10 @@ describe('startShellSession', () => {
 
   it("each step has its own output (stderr with stdout) and exit code, and `$?` is the step before's", async () => {
     const { shell } = session();
-    expect(await shell.run('echo out; echo err >&2; printf "no newline"; (exit 3)')).toEqual({ exit: 3, lines: ['out', 'err', 'no newline'] });
+    expect(await shell.run('echo out; echo err >&2; printf "no newline"; (exit 3)')).toEqual({
+      exit: 3,
+      lines: ['out', 'err', 'no newline'],
+    });
     expect(await shell.run('echo "was $?"')).toEqual({ exit: 0, lines: ['was 3'] });
     expect(await shell.onTerminal('exit 4')).toEqual({ exit: 4, lines: [] });
   });
@@ -90,22 +96,31 @@ describe('playPage', () => {
   it('a failing sh command fails the page with its line; the steps after it still run', async () => {
     const { shell } = session();
     const steps = pageSteps(['Text.', '```sh', 'true', 'false', 'echo after > after.txt', 'false   # (exit 1)', '```'].join('\n'));
-    expect(await playPage(steps, shell)).toEqual(["line 4: false\n  exit 1, the page says 0; it printed: nothing"]);
+    expect(await playPage(steps, shell)).toEqual(['line 4: false\n  exit 1, the page says 0; it printed: nothing']);
     expect((await shell.run('cat after.txt')).lines).toEqual(['after']);
   });
 
   it('a command that exits 0 where its comment announces another code fails too', async () => {
     const { shell } = session();
     expect(await playPage(pageSteps('```sh\necho hi   # (exit 1)\n```'), shell)).toEqual([
-      "line 2: echo hi   # (exit 1)\n  exit 0, the page says 1; it printed:\n    hi",
+      'line 2: echo hi   # (exit 1)\n  exit 0, the page says 1; it printed:\n    hi',
     ]);
   });
 
   it('a console command is held to its output and its exit code, with the state the page left', async () => {
     const { shell } = session();
-    const markdown = ['```sh', 'export WHO=reader', '```', '```console', '$ echo "hello $WHO"', 'hello reader', '$ echo other', 'shown', '[exit 2]', '```'].join(
-      '\n',
-    );
+    const markdown = [
+      '```sh',
+      'export WHO=reader',
+      '```',
+      '```console',
+      '$ echo "hello $WHO"',
+      'hello reader',
+      '$ echo other',
+      'shown',
+      '[exit 2]',
+      '```',
+    ].join('\n');
     expect(await playPage(pageSteps(markdown), shell)).toEqual([
       'line 7: $ echo other\n  the page shows:\n    shown\n  it printed:\n    other',
       'line 7: $ echo other\n  exit 0, the page says 2',
@@ -114,6 +129,8 @@ describe('playPage', () => {
 
   it('a setup step must exit 0', async () => {
     const { shell } = session();
-    expect(await playPage(pageSteps('<!-- setup: false -->\n'), shell)).toEqual(['line 1: false\n  exit 1, the page says 0; it printed: nothing']);
+    expect(await playPage(pageSteps('<!-- setup: false -->\n'), shell)).toEqual([
+      'line 1: false\n  exit 1, the page says 0; it printed: nothing',
+    ]);
   });
 });
