@@ -17,7 +17,8 @@
 // - `<!-- not run: REASON -->` on the line right before a fence: the block is not run. The
 //   reason is required (a server left in the foreground, a tool the suite has not, the test
 //   that runs it instead), and the comment must stand before a fence.
-// - Other fences (yaml, json, text, bare ```) are not run.
+// - Other fences (yaml, json, text, bare ```) are not run; a ```bash, ```shell or ```zsh fence
+//   is refused, so that no command hides from the run under another name.
 // - A line `<!-- setup: COMMAND -->` (not shown on the rendered page) runs COMMAND where it
 //   stands, for what a page assumes the reader has (a login, a list of ids): its output is not
 //   compared, and it must exit 0. Prefer an example that stands on its own.
@@ -61,6 +62,8 @@ const NOT_RUN = /^<!-- not run(.*)-->$/;
 const NOT_RUN_REASON = /^: (\S.*\S) $/;
 const EXIT_COMMENT = /\s#[^\n]*\(exit (\d+)(?::[^)]*)?\)\s*$/;
 const HEREDOC = /<<-?\s*['"]?\w/;
+/** Shell fences this reader would skip: a command in one would never be run. */
+const OTHER_SHELLS = /^(bash|shell|zsh|shell-session|shellsession|terminal)$/;
 
 /** Every step of `markdown`, in page order; throws on a block or comment it cannot read. */
 export function pageSteps(markdown: string): PageStep[] {
@@ -85,6 +88,10 @@ export function pageSteps(markdown: string): PageStep[] {
     if (end === -1) throw new Error(`${where}: a code block is not closed`);
     const body = lines.slice(i + 1, end);
     const language = fence[1];
+    if (OTHER_SHELLS.test(language ?? ''))
+      throw new Error(
+        `${where}: fence a shell block \`\`\`sh (it runs) or \`\`\`console (it runs, its output compared), not \`\`\`${language}`,
+      );
     if (!notRun && language === 'console') steps.push(...consoleSteps(body, i + 2, fence[2] === 'tty'));
     if (!notRun && language === 'sh') steps.push(...shSteps(body, i + 2));
     notRun = false;

@@ -114,6 +114,10 @@ describe('pageSteps: blocks not run', () => {
     expect(pageSteps(markdown).map((s) => s.command)).toEqual(['plantstore delete 1']);
   });
 
+  it.each(['bash', 'shell', 'zsh'])('refuses a ```%s fence, which would hide its commands from the run', (language) => {
+    expect(() => pageSteps(`text\n\`\`\`${language}\nplantstore delete 1\n\`\`\``)).toThrow(/line 2: fence a shell block ```sh/);
+  });
+
   it('other fences are not run', () => {
     expect(pageSteps(page('```yaml', 'run: plantstore delete 1', '```', '```json', '{}', '```', '```', 'text', '```'))).toEqual([]);
   });
