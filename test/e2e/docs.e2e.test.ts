@@ -1,17 +1,24 @@
-// The docs run: every ```console block of the README and of docs/*.md is played, command by
-// command, as a user would type it (sh, `plantstore` on the PATH, a fresh home), against a
-// sandbox of its own per file, and each command's output and exit code must be what the
-// page shows (test/helpers/console-blocks.ts reads the blocks). The pages say
-// http://127.0.0.1:8080, the sandbox's default; the file's sandbox listens on a free port
-// instead, and that URL is put in its place, in the commands and in the output alike.
-import { spawn } from 'node:child_process';
+// The docs run: each page (the README, docs/*.md) is read and run in order, as a newcomer does,
+// in ONE shell per page (test/helpers/shell-session.ts): what a step leaves (a cd, an export, a
+// file, a plant deleted, a sandbox started in the background) is there for the next. The page's
+// steps are read by test/helpers/page-steps.ts: each ```console command must print what the
+// page shows and end as it says; each ```sh command must exit 0, or the code its `(exit N)`
+// comment announces; a block after `<!-- not run: REASON -->` is not run. The shell has
+// `plantstore` on its PATH (the built CLI), a fresh HOME and a working folder of its own.
+//
+// The pages say http://127.0.0.1:8080, the default of a plain `plantstore sandbox`, which the
+// README starts in the foreground (so it is not run): this file starts that sandbox per page,
+// on a free port, and puts its URL in place of the shown one, in commands and output alike.
+// Whatever a page starts in the background ends with its shell's process group.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, it, type OnTestFinishedHandler } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { matchesShown, shownCommands } from '../helpers/console-blocks.js';
+import { playPage } from '../helpers/page-player.js';
+import { pageSteps } from '../helpers/page-steps.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
+import { groupMembers, type ShellSession, startShellSession } from '../helpers/shell-session.js';
 
 const SHOWN_URL = 'http://127.0.0.1:8080';
 const docs = existsSync(path.join(ROOT, 'docs'))
@@ -21,50 +28,38 @@ const docs = existsSync(path.join(ROOT, 'docs'))
   : [];
 const PAGES = ['README.md', ...docs];
 
-/**
- * Runs `command` with sh in `cwd`, stdout and stderr into one stream as a terminal shows them;
- * on a pseudo-terminal (util-linux `script`, which passes the exit code on) when `tty`.
- */
-function play(command: string, tty: boolean, cwd: string, env: Record<string, string>): Promise<{ exit: number | null; lines: string[] }> {
-  return new Promise((resolve, reject) => {
-    const child = tty
-      ? spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'ignore'] })
-      : spawn('sh', ['-c', `{ ${command}\n} 2>&1`], { cwd, env, stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', (exit) => {
-      const text = out.replace(/\r\n/g, '\n').replace(/\n$/, '');
-      resolve({ exit, lines: text === '' ? [] : text.split('\n') });
-    });
+/** A shell as a reader's: `plantstore` on the PATH (the built CLI under the project's Node), a fresh HOME. */
+function readerShell(onTestFinished: (fn: OnTestFinishedHandler) => void): ShellSession {
+  const home = mkdtempSync(path.join(tmpdir(), 'plantstore-docs-'));
+  const bin = path.join(home, 'bin');
+  mkdirSync(bin);
+  writeFileSync(path.join(bin, 'plantstore'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(path.join(bin, 'plantstore'), 0o755);
+  const cwd = path.join(home, 'work');
+  mkdirSync(cwd);
+  const shell = startShellSession({ cwd, env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: home, LANG: 'C.UTF-8' } });
+  // Its processes end before their folder goes.
+  onTestFinished(async () => {
+    await shell.close();
+    rmSync(home, { recursive: true, force: true });
   });
+  return shell;
 }
 
-describe.each(PAGES)('the sessions %s shows', (page) => {
-  const commands = shownCommands(readFileSync(path.join(ROOT, page), 'utf8'));
+// The pages run side by side: each has its own shell, HOME and sandbox.
+describe.concurrent.each(PAGES)('%s, read and run in order in one shell', (page) => {
+  const steps = pageSteps(readFileSync(path.join(ROOT, page), 'utf8'));
 
-  it('print what the page shows, and end as it says', async () => {
-    if (page === 'README.md') expect(commands.length).toBeGreaterThan(0);
-    if (commands.length === 0) return;
-    const home = mkdtempSync(path.join(tmpdir(), 'plantstore-docs-'));
-    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
-    // `plantstore` on the PATH, as after npm install -g: the built CLI under the project's Node.
-    const bin = path.join(home, 'bin');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'plantstore'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-    chmodSync(path.join(bin, 'plantstore'), 0o755);
+  it('prints what the page shows, and each command ends as it says', async ({ expect, onTestFinished }) => {
+    if (page === 'README.md') expect(steps.filter((step) => step.kind === 'sh').length).toBeGreaterThan(5);
+    if (steps.length === 0) return;
     const sandbox = await startSandboxProcess();
     onTestFinished(() => void sandbox.stop());
-    const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: home, LANG: 'C.UTF-8' };
-    const cwd = path.join(home, 'work');
-    mkdirSync(cwd);
     const here = (text: string) => text.split(SHOWN_URL).join(sandbox.url);
-    for (const shown of commands) {
-      const ran = await play(here(shown.command), shown.tty, cwd, env);
-      const expected = shown.output.map(here);
-      const where = `${page}:${shown.line}: $ ${shown.command}`;
-      if (!shown.setup) expect.soft(matchesShown(expected, ran.lines) ? expected : ran.lines, where).toEqual(expected);
-      expect.soft(ran.exit, `${where}: exit code`).toBe(shown.exit);
-    }
-  });
+    const shell = readerShell(onTestFinished);
+    expect(await playPage(steps, shell, here)).toEqual([]);
+    // Whatever the page started in the background ends with its shell.
+    await shell.close();
+    expect(groupMembers(shell.pid)).toEqual([]);
+  }, 60_000);
 });
