@@ -125,6 +125,8 @@ describe('config list says what a run here does, blank variables and max-deletes
     expect(deletion.exit).toBe(3);
     const problem = deletion.error;
     expect(problem).toContain(variable);
+    // Advice for where the value is: not "paste the token", which only a prompt can take.
+    expect(problem).not.toContain('paste');
     const list = await run(['config', 'list'], { env });
     expect(list.exit).toBe(0);
     expect(list.stderr).toContain(`note: ${key}: a run here stops: ${problem}\n`);
