@@ -1,8 +1,7 @@
-import type { Context } from '../../context.js';
 import type { FlagReader } from '../../flags/flag.js';
 import { COLOR, JSON_OUTPUT, PROFILE, QUIET } from '../../flags/global.js';
 import { profileVariable } from '../../service/settings.js';
-import { type InForce, type InForceFlag, settingsInForce } from './in-force.js';
+import { type InForce, type InForceContext, type InForceFlag, settingsInForce } from './in-force.js';
 
 export const READ_GLOBALS = [PROFILE, JSON_OUTPUT, COLOR] as const;
 export const WRITE_GLOBALS = [PROFILE, QUIET, COLOR] as const;
@@ -64,7 +63,7 @@ export interface ListOptions {
   profile: string;
   json: boolean;
   /** Each setting a run here would use and its source, read as the run reads it (config list says what outranks the profile). */
-  inForce: (ctx: Pick<Context, 'env' | 'config'>) => InForce[];
+  inForce: (ctx: InForceContext) => InForce[];
 }
 
 export function listOptions(flags: ReadFlags): ListOptions {

@@ -24,21 +24,27 @@ export type InForceKey = 'base-url' | 'missing-error' | 'max-deletes' | 'token-c
 export type InForce = { key: InForceKey; source: string; value?: string } | { key: InForceKey; problem: string };
 
 /** Each setting in force, in the order `config list` prints them, with where it comes from. */
-export function settingsInForce(flags: InForceFlags, profile: string, ctx: Pick<Context, 'env' | 'config'>): InForce[] {
+export function settingsInForce(flags: InForceFlags, profile: string, ctx: InForceContext): InForce[] {
+  // The token first, as a run learns it first: no message below (a base URL with it pasted in) can show it.
+  const token = read('token', () => {
+    const origin = tokenOrigin(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
+    if (origin === undefined) return undefined;
+    if (isTokenFile(origin)) return { source: `token file ${origin.file.value} (from ${origin.file.source})` };
+    if (isTokenCommand(origin)) return { key: 'token-command', value: origin.command, source: origin.source };
+    ctx.io.redact(origin.value);
+    return { source: origin.source };
+  });
   const settings = [
     read('base-url', () => shown(flags.sourced(BASE_URL), String)),
     read('missing-error', () => shown(flags.sourced(MISSING_ERROR), formatMissingErrors)),
     read('max-deletes', () => shown(flags.sourced(MAX_DELETES), String)),
-    read('token', () => {
-      const token = tokenOrigin(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
-      if (token === undefined) return undefined;
-      if (isTokenFile(token)) return { source: `token file ${token.file.value} (from ${token.file.source})` };
-      if (isTokenCommand(token)) return { key: 'token-command', value: token.command, source: token.source };
-      return { source: token.source };
-    }),
+    token,
   ];
   return settings.filter((setting) => setting !== undefined);
 }
+
+/** What settingsInForce reads besides the flags, and where it registers a token it meets so that no line shows it. */
+export type InForceContext = Pick<Context, 'env' | 'config'> & { io: Pick<Context['io'], 'redact'> };
 
 type Found = { key?: InForceKey; value?: string; source: string } | undefined;
 

@@ -173,3 +173,14 @@ describe('config list says what a run here does, blank variables and max-deletes
     expect(JSON.parse(list.stdout).inForce['missing-error']).toBeUndefined();
   });
 });
+
+describe('config list never shows the token', () => {
+  it('the stored token pasted into PLANTSTORE_BASE_URL is masked in the note that names its error', async () => {
+    const stored = 'stored-Token-0123456789';
+    profile({ token: stored });
+    const list = await run(['config', 'list'], { env: { PLANTSTORE_BASE_URL: stored } });
+    expect(list.exit).toBe(0);
+    expect(list.stderr).toContain("note: base-url: a run here stops: invalid base URL '***' (from PLANTSTORE_BASE_URL)");
+    expect(list.stderr + list.stdout).not.toContain(stored);
+  });
+});
