@@ -6,7 +6,7 @@ import type { Env } from '../platform/env.js';
 import { errnoWords } from '../text/errno.js';
 import { withLock } from './lock.js';
 import { readOwnFile, writeFileAtomically } from './own-file.js';
-import { pathProblem } from './path-trust.js';
+import { type PathProblem, type WalkedPath, walkPath, writableByOthers } from './path-trust.js';
 
 /** One profile's stored settings. Keys are spelled as the user types them. */
 export interface Profile {
@@ -28,10 +28,12 @@ interface ConfigData {
   [other: string]: unknown;
 }
 
-/** The file as read: what it holds, and its mode when others can write it (undefined when only we can). */
+/** The file as read: what it holds, its mode when others can write it (undefined when only we can), and why it is not trusted. */
 interface ReadConfig {
   data: ConfigData;
   writableByOthers: number | undefined;
+  /** Why nothing in it may be used (the path to it, or its own mode); undefined for a file only we could have written. */
+  distrust: Distrust | undefined;
 }
 
 /**
@@ -97,30 +99,39 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
   const file = configPath(env);
   const folder = path.dirname(file);
   let cached: ReadConfig | undefined;
-  let pathChecked: { problem: Distrust | undefined } | undefined;
   // Like ssh's StrictModes: the folders up to the home folder (up to / for a folder chosen
   // with PLANTSTORE_CONFIG_DIR, or one outside home), checked once per run, when first used.
-  const pathDistrust = (): Distrust | undefined => {
-    pathChecked ??= { problem: pathDistrustOf(file, env['PLANTSTORE_CONFIG_DIR'] ? undefined : os.homedir()) };
-    return pathChecked.problem;
+  let walked: { path: WalkedPath; distrust: Distrust | undefined } | undefined;
+  const walk = () => {
+    if (walked === undefined) {
+      const walkedPath = walkPath(folder, env['PLANTSTORE_CONFIG_DIR'] ? undefined : os.homedir());
+      walked = { path: walkedPath, distrust: walkedPath.problem && pathDistrustOf(file, walkedPath.problem) };
+    }
+    return walked;
+  };
+  const pathDistrust = (): Distrust | undefined => walk().distrust;
+  // The folder's mode, from the stat the walk took: one stat per folder per run. One not there
+  // yet (or past a problem the walk stopped at) is asked when needed: this run may create it.
+  let folderStat: fs.Stats | undefined;
+  const folderShared = (): number | undefined => {
+    folderStat ??= walk().path.stat ?? statIfThere(folder);
+    return folderStat === undefined ? undefined : sharedMode(folderStat.mode);
   };
   let folderChecked = false;
   // Once per run, when the folder is first used (a file read from it, or a write).
   const checkFolder = (): void => {
     if (folderChecked) return;
     folderChecked = true;
-    if (pathDistrust() === undefined) warnIfFolderShared(folder, warn);
+    if (pathDistrust() === undefined) warnIfFolderShared(folder, folderShared(), warn);
   };
   const read = (): ReadConfig => (cached ??= readConfigData(file, warn, checkFolder, pathDistrust));
   return {
     path: file,
     profile: (name) => ({ ...read().data.profiles?.[name] }),
     profileNames: () => Object.keys(read().data.profiles ?? {}),
-    folderWritableByOthers: () => writableByOthers(folder),
-    distrust: () => {
-      const data = read();
-      return pathDistrust() ?? (data.writableByOthers === undefined ? undefined : fileDistrust(file, data.writableByOthers));
-    },
+    folderWritableByOthers: folderShared,
+    // A file not there has no mode to distrust: only the path to it.
+    distrust: () => read().distrust ?? pathDistrust(),
     async updateProfile(name, change) {
       // The token would go where others can replace or read it, and the next read would not use it.
       const problem = pathDistrust();
@@ -137,7 +148,7 @@ export function openConfig(env: Env, warn: (line: string) => void): ConfigFile {
         if (next === undefined || Object.keys(next).length === 0) delete profiles[name];
         else profiles[name] = next;
         writeProfiles(file, { ...data, profiles });
-        return { data: { ...data, profiles }, writableByOthers: undefined };
+        return { data: { ...data, profiles }, writableByOthers: undefined, distrust: undefined };
       });
     },
   };
@@ -153,10 +164,13 @@ function readConfigData(
 ): ReadConfig {
   // Bounded, never blocking, never through a symlink, only our own regular file (own-file.ts).
   const read = readOwnFile(file);
-  if (read === undefined) return { data: {}, writableByOthers: undefined };
-  const { text, mode } = read;
+  if (read === undefined) return { data: {}, writableByOthers: undefined, distrust: undefined };
+  const { text } = read;
+  // Shown as chmod takes it: the file's own bits, without setuid, setgid or sticky.
+  const mode = read.mode & 0o777;
+  const shared = sharedMode(mode);
   checkFolder();
-  const distrust = pathDistrust() ?? (process.platform !== 'win32' && mode & 0o022 ? fileDistrust(file, mode & 0o777) : undefined);
+  const distrust = pathDistrust() ?? (shared === undefined ? undefined : fileDistrust(file, shared));
   if (distrust !== undefined) warn(distrustWarning(distrust));
   else warnIfReadable(file, mode, warn);
   let data: unknown;
@@ -168,7 +182,7 @@ function readConfigData(
   const problem = shapeProblem(data);
   if (problem)
     throw new ConfigError(`config file ${file} is not a plantstore config (${problem}): fix it by hand, or move it away and log in again`);
-  return { data: data as ConfigData, writableByOthers: process.platform !== 'win32' && mode & 0o022 ? mode & 0o777 : undefined };
+  return { data: data as ConfigData, writableByOthers: shared, distrust };
 }
 
 function shapeProblem(data: unknown): string | undefined {
@@ -190,9 +204,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 // Like ssh: a token others can read is a token others can use.
-function warnIfReadable(file: string, fullMode: number, warn: (line: string) => void): void {
+function warnIfReadable(file: string, mode: number, warn: (line: string) => void): void {
   if (process.platform === 'win32') return;
-  const mode = fullMode & 0o777;
   if (mode & 0o077) warn(`warning: config file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
 }
 
@@ -208,9 +221,7 @@ function fileDistrust(file: string, mode: number): Distrust {
   return { what: `config file ${file} is writable by others (mode ${mode.toString(8)})`, fix: `check it, then run chmod 600 ${file}` };
 }
 
-function pathDistrustOf(file: string, home: string | undefined): Distrust | undefined {
-  const problem = pathProblem(path.dirname(file), home);
-  if (problem === undefined) return undefined;
+function pathDistrustOf(file: string, problem: PathProblem): Distrust {
   return {
     what: `config file ${file} is reached through ${problem.what}, which ${problem.why}`,
     fix: `check the file, then ${problem.fix}`,
@@ -225,20 +236,22 @@ function rewriteRefused(file: string, mode: number): ConfigError {
 
 // A sticky folder others can write (/tmp, a shared 1777 folder) keeps ours ours, but lets them
 // plant a config file or its lock while there is none. Without the sticky bit, pathProblem refuses it.
-function warnIfFolderShared(dir: string, warn: (line: string) => void): void {
-  const mode = writableByOthers(dir);
+function warnIfFolderShared(dir: string, mode: number | undefined, warn: (line: string) => void): void {
   if (mode === undefined) return;
   warn(
     `warning: config folder ${dir} is writable by others (mode ${mode.toString(8)}): others could plant a config file or its lock there; use a folder only you can write`,
   );
 }
 
-/** The folder's mode when others can write it; undefined when only we can, or it is not there (yet). */
-function writableByOthers(dir: string): number | undefined {
-  if (process.platform === 'win32') return undefined;
+/** The mode when others can write the file or folder (path-trust.ts); never on Windows, where the bits say nothing. */
+function sharedMode(mode: number): number | undefined {
+  return process.platform === 'win32' ? undefined : writableByOthers(mode);
+}
+
+/** The folder's stat; undefined when it is not there (yet). */
+function statIfThere(dir: string): fs.Stats | undefined {
   try {
-    const mode = fs.statSync(dir).mode & 0o7777;
-    return (mode & 0o022) === 0 ? undefined : mode;
+    return fs.statSync(dir);
   } catch {
     return undefined;
   }

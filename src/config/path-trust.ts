@@ -24,27 +24,42 @@ export interface PathProblem {
 const MAX_LINKS = 40;
 
 export function pathProblem(dir: string, stopAt: string | undefined): PathProblem | undefined {
+  return walkPath(dir, stopAt).problem;
+}
+
+/** What walking the path found: its problem, and `dir`'s own stat when the walk took one (it exists). */
+export interface WalkedPath {
+  problem: PathProblem | undefined;
+  /** Taken by the walk: a caller that needs the folder's mode too need not stat it again. */
+  stat?: fs.Stats;
+}
+
+/** pathProblem, with the stat of `dir` the walk took on its way. Each folder is stat'ed once. */
+export function walkPath(dir: string, stopAt: string | undefined): WalkedPath {
   const you = process.getuid?.();
-  if (you === undefined || process.platform === 'win32') return undefined;
+  if (you === undefined || process.platform === 'win32') return { problem: undefined };
   const trusted = (uid: number): boolean => uid === you || uid === 0;
-  const walked = resolveChecked(path.resolve(dir), trusted);
-  if ('problem' in walked) return walked.problem;
+  // The lstat of each folder met on the way that is not a link: what stat would say of it.
+  const seen = new Map<string, fs.Stats>();
+  const walked = resolveChecked(path.resolve(dir), trusted, seen);
+  if ('problem' in walked) return { problem: walked.problem };
   const stop = stopAt === undefined ? undefined : realOrSelf(stopAt);
+  const stat = walked.whole ? seen.get(walked.real) : undefined;
   let folder = walked.real;
   for (;;) {
-    const problem = folderProblem(folder, trusted);
-    if (problem !== undefined) return problem;
+    const problem = folderProblem(folder, trusted, seen.get(folder));
+    if (problem !== undefined) return { problem, ...(stat === undefined ? {} : { stat }) };
     const parent = path.dirname(folder);
-    if (folder === stop || parent === folder) return undefined;
+    if (folder === stop || parent === folder) return { problem: undefined, ...(stat === undefined ? {} : { stat }) };
     folder = parent;
   }
 }
 
-/** One folder's own problem: another user's, or writable by others without the sticky bit. */
-export function folderProblem(folder: string, trusted: (uid: number) => boolean): PathProblem | undefined {
+/** One folder's own problem: another user's, or writable by others without the sticky bit. `known`: its stat, already taken. */
+export function folderProblem(folder: string, trusted: (uid: number) => boolean, known?: fs.Stats): PathProblem | undefined {
   let stat: fs.Stats;
   try {
-    stat = fs.statSync(folder);
+    stat = known ?? fs.statSync(folder);
   } catch {
     return undefined; // not there (yet): nothing can be planted in it
   }
@@ -56,8 +71,8 @@ export function folderProblem(folder: string, trusted: (uid: number) => boolean)
       fix: 'use a folder of your own (set PLANTSTORE_CONFIG_DIR)',
     };
   }
-  const mode = stat.mode & 0o7777;
-  if (mode & 0o022 && !(mode & 0o1000)) {
+  const mode = writableByOthers(stat.mode);
+  if (mode !== undefined && !(mode & 0o1000)) {
     return {
       kind: 'writable',
       what: `folder ${folder}`,
@@ -72,7 +87,11 @@ export function folderProblem(folder: string, trusted: (uid: number) => boolean)
  * The real path of `absolute` (as far as it exists), followed by hand so that every link on
  * the way is seen: realpath would follow a link another user planted without saying so.
  */
-function resolveChecked(absolute: string, trusted: (uid: number) => boolean): { real: string } | { problem: PathProblem } {
+function resolveChecked(
+  absolute: string,
+  trusted: (uid: number) => boolean,
+  seen: Map<string, fs.Stats>,
+): { real: string; whole: boolean } | { problem: PathProblem } {
   const rest = absolute.split(path.sep).filter(Boolean);
   let real = path.parse(absolute).root;
   let links = 0;
@@ -89,10 +108,11 @@ function resolveChecked(absolute: string, trusted: (uid: number) => boolean): { 
       stat = fs.lstatSync(next);
     } catch {
       // The rest does not exist yet: what exists above it is what is checked.
-      return { real };
+      return { real, whole: false };
     }
     if (!stat.isSymbolicLink()) {
       real = next;
+      seen.set(real, stat);
       continue;
     }
     if (!trusted(stat.uid)) {
@@ -104,12 +124,22 @@ function resolveChecked(absolute: string, trusted: (uid: number) => boolean): { 
         },
       };
     }
-    if (++links > MAX_LINKS) return { real };
+    if (++links > MAX_LINKS) return { real, whole: false };
     const target = fs.readlinkSync(next);
     if (path.isAbsolute(target)) real = path.parse(target).root;
     rest.unshift(...target.split(path.sep).filter(Boolean));
   }
-  return { real };
+  return { real, whole: true };
+}
+
+/**
+ * The permission bits of `mode` when group or others may write there (a file, a folder: the
+ * sticky bit is the caller's to judge); undefined when only the owner can. The one test of
+ * "writable by others" for the config file, its folder and the folders above it.
+ */
+export function writableByOthers(mode: number): number | undefined {
+  const bits = mode & 0o7777;
+  return bits & 0o022 ? bits : undefined;
 }
 
 function realOrSelf(folder: string): string {

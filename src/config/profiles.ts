@@ -30,22 +30,22 @@ export function commandFor(profile: string, command: string): string {
 
 /**
  * "unknown profile 'stagng' (did you mean staging?): …", exit 3, with the names there are and
- * how to make one. `source` names where the name came from when it was not typed on this
- * command line (PLANTSTORE_PROFILE), so a name set long ago in a shell is found.
+ * how to make one. `variable` is the one that named it (PLANTSTORE_PROFILE, as
+ * service/settings.ts's profileVariable gives it; undefined when typed or the default), so a
+ * name set long ago in a shell is found.
  */
-export function unknownProfile(config: ConfigFile, name: string, source?: string): ConfigError {
+export function unknownProfile(config: ConfigFile, name: string, variable?: string): ConfigError {
   const names = profileNames(config);
   const near = nearest(name, [DEFAULT_PROFILE, ...names]);
-  const fromVariable = source !== undefined && !source.startsWith('-');
-  const notes = [...(fromVariable ? [`from ${source}`] : []), ...(near === undefined ? [] : [`did you mean ${near}?`])];
+  const notes = [...(variable === undefined ? [] : [`from ${variable}`]), ...(near === undefined ? [] : [`did you mean ${near}?`])];
   const there = names.length === 0 ? `${config.path} holds no profiles` : `the profiles in ${config.path} are ${names.join(', ')}`;
-  const orChange = fromVariable ? `, or set ${source} to a profile there is` : '';
+  const orChange = variable === undefined ? '' : `, or set ${variable} to a profile there is`;
   return new ConfigError(
     `unknown profile '${name}'${notes.length === 0 ? '' : ` (${notes.join('; ')})`}: ${there}; create it with plantstore --profile ${name} auth login${orChange}`,
   );
 }
 
 /** Throws unknownProfile unless the profile exists. */
-export function checkProfileExists(config: ConfigFile, name: string, source?: string): void {
-  if (!profileExists(config, name)) throw unknownProfile(config, name, source);
+export function checkProfileExists(config: ConfigFile, name: string, variable?: string): void {
+  if (!profileExists(config, name)) throw unknownProfile(config, name, variable);
 }

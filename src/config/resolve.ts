@@ -36,11 +36,23 @@ export function isTokenCommand(token: TokenSource): token is TokenCommand {
   return 'command' in token;
 }
 
+/** A token file named by --token-file or PLANTSTORE_TOKEN_FILE, not read yet. */
+export interface TokenFile {
+  file: Sourced<string>;
+}
+
+/** Where the token of a run comes from, found without reading a token file or running a command. */
+export type TokenOrigin = TokenSource | TokenFile;
+
+export function isTokenFile(origin: TokenOrigin): origin is TokenFile {
+  return 'file' in origin;
+}
+
 /**
  * Token, strongest first, as every setting: the command line (--token-file), then the
  * environment (PLANTSTORE_TOKEN, PLANTSTORE_TOKEN_FILE: secrets mounted in CI,
  * PLANTSTORE_TOKEN_COMMAND), then the profile (its token-command, its stored token). The
- * config file is not read when an earlier source has one.
+ * config file is not read when an earlier source has one. The token file is read here.
  */
 export async function resolveToken(
   env: Env,
@@ -49,15 +61,28 @@ export async function resolveToken(
   tokenFile: Sourced<string> | undefined,
   signal?: AbortSignal,
 ): Promise<TokenSource | undefined> {
-  const fromFile = async (file: Sourced<string>): Promise<TokenSource> => {
-    const source = `token file ${file.value}`;
-    return { value: checkConfiguredToken(await readTokenFile(file.value, file.source, signal), source), source };
-  };
+  const origin = tokenOrigin(env, config, profile, tokenFile);
+  if (origin === undefined || !isTokenFile(origin)) return origin;
+  const { file } = origin;
+  const source = `token file ${file.value}`;
+  return { value: checkConfiguredToken(await readTokenFile(file.value, file.source, signal), source), source };
+}
+
+/**
+ * The order of resolveToken, and every check it makes before a token file is read or a command
+ * run: what `config list` says is in force is what a run would use, or the error it would stop on.
+ */
+export function tokenOrigin(
+  env: Env,
+  config: () => ConfigFile,
+  profile: string,
+  tokenFile: Sourced<string> | undefined,
+): TokenOrigin | undefined {
   // Typed on this command line: it outranks the environment, as a flag always does.
-  if (tokenFile !== undefined && tokenFile.source !== 'PLANTSTORE_TOKEN_FILE') return fromFile(tokenFile);
+  if (tokenFile !== undefined && tokenFile.source !== 'PLANTSTORE_TOKEN_FILE') return { file: tokenFile };
   const fromEnv = env['PLANTSTORE_TOKEN'];
   if (fromEnv) return { value: checkConfiguredToken(fromEnv, 'PLANTSTORE_TOKEN'), source: 'PLANTSTORE_TOKEN' };
-  if (tokenFile !== undefined) return fromFile(tokenFile);
+  if (tokenFile !== undefined) return { file: tokenFile };
   const commandFromEnv = env['PLANTSTORE_TOKEN_COMMAND']?.trim();
   if (commandFromEnv) {
     const control = firstControl(commandFromEnv);

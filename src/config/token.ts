@@ -26,7 +26,11 @@ export function tokenRuleBroken(token: string): string | undefined {
  */
 export function normalizeToken(raw: string, source: string, onCommandLine = true): string {
   const token = raw.trim();
-  if (token === '') throw badValue(`no token in ${source}: paste the token and press Enter, or pipe it in`, onCommandLine);
+  if (token === '') {
+    // Typed here, it can be typed again; a blank variable, file or profile must be filled or unset where it is.
+    const advice = onCommandLine ? 'paste the token and press Enter, or pipe it in' : `it is blank; check that ${source} holds the token`;
+    throw badValue(`no token in ${source}: ${advice}`, onCommandLine);
+  }
   const broken = tokenRuleBroken(token);
   if (broken !== undefined) {
     throw badValue(`the token in ${source} ${broken}; check that ${source} holds the whole token and nothing else`, onCommandLine);

@@ -96,3 +96,31 @@ describe.each([
     expect((await runPlantstore(['auth', 'status'], { env: outside() })).code).toBe(0);
   });
 });
+
+// config list reads through the run's own reader: what it says is in force, or would stop a run,
+// is what the built CLI's delete does in the same environment.
+describe('config list and a delete, in the same environment, agree', () => {
+  it('PLANTSTORE_MAX_DELETES outranks the profile: the delete is refused, and config list names the variable', async () => {
+    profile({ 'max-deletes': '5' });
+    const env = { ...outside(), PLANTSTORE_MAX_DELETES: '1' };
+    const sent = server.requests.length;
+    const deletion = await runPlantstore(['delete', '1', '2'], { env });
+    expect(deletion.code).toBe(9);
+    expect(server.requests).toHaveLength(sent);
+    const list = await runPlantstore(['config', 'list'], { env });
+    expect(list.stdout).toBe('max-deletes=5\n');
+    expect(list.stderr).toContain('note: max-deletes 1 comes from PLANTSTORE_MAX_DELETES here, which outranks the profile\n');
+  });
+
+  it('a blank PLANTSTORE_MISSING_ERROR stops the delete (exit 3), and config list names that same error', async () => {
+    profile({ 'missing-error': '1' });
+    const env = { ...outside(), PLANTSTORE_MISSING_ERROR: ' ' };
+    const deletion = await runPlantstore(['delete', '--ignore-missing', '42'], { env });
+    expect(deletion.code).toBe(3);
+    const error = deletion.stderr.trim().replace(/^plantstore: /, '');
+    expect(error).toContain('PLANTSTORE_MISSING_ERROR');
+    const list = await runPlantstore(['config', 'list'], { env });
+    expect(list.code).toBe(0);
+    expect(list.stderr).toContain(`note: missing-error: a run here stops: ${error}\n`);
+  });
+});

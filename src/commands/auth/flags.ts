@@ -60,6 +60,8 @@ export interface StatusOptions {
   profile: string;
   /** Where the profile's name came from (--profile, PLANTSTORE_PROFILE); undefined for the default. */
   profileSource: string | undefined;
+  /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
+  profileVariable?: string | undefined;
   tokenFile: Sourced<string> | undefined;
   /** Where the base URL comes from (flag, variable or profile), as status shows it. */
   baseUrl: Sourced<string> | undefined;
@@ -74,6 +76,7 @@ export function statusOptions(flags: StatusFlags): StatusOptions {
   return {
     profile: flags.value(PROFILE),
     profileSource: flags.sourced(PROFILE)?.source,
+    profileVariable: profileVariable(flags),
     tokenFile: flags.sourced(TOKEN_FILE),
     baseUrl: flags.sourced(BASE_URL),
     missingError: flags.sourced(MISSING_ERROR),

@@ -82,7 +82,7 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
   const { profile, baseUrl, missingError, profileSource } = opts;
   const token = await tokenOf(await resolveToken(ctx.env, ctx.config, profile, opts.tokenFile, ctx.signal), opts.timeoutMs, ctx);
   // A profile only the environment backs is fine; one that would have to supply something is checked.
-  if (!token || !baseUrl) checkProfileExists(ctx.config(), profile, profileSource?.startsWith('-') ? undefined : profileSource);
+  if (!token || !baseUrl) checkProfileExists(ctx.config(), profile, opts.profileVariable);
   if (opts.json) {
     ctx.io.outObject({
       profile,

@@ -1,14 +1,14 @@
 import type { FlagReader } from '../../flags/flag.js';
-import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TOKEN_FILE } from '../../flags/global.js';
+import { COLOR, JSON_OUTPUT, PROFILE, QUIET } from '../../flags/global.js';
 import { profileVariable } from '../../service/settings.js';
-import type { GivenOnCommandLine } from './in-force.js';
+import { type InForce, type InForceContext, type InForceFlag, settingsInForce } from './in-force.js';
 
 export const READ_GLOBALS = [PROFILE, JSON_OUTPUT, COLOR] as const;
 export const WRITE_GLOBALS = [PROFILE, QUIET, COLOR] as const;
 export const PATH_GLOBALS = [JSON_OUTPUT, COLOR] as const;
 
-/** config get, config list; list also reads the program's --base-url and --token-file, typed on this command line, which outrank the profile. */
-export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number] | typeof BASE_URL | typeof TOKEN_FILE>;
+/** config get, config list; list also reads, as a run here would, each setting that outranks the profile (in-force.ts). */
+export type ReadFlags = FlagReader<(typeof READ_GLOBALS)[number] | InForceFlag>;
 /** config set, config unset. */
 export type WriteFlags = FlagReader<(typeof WRITE_GLOBALS)[number]>;
 /** config path. */
@@ -62,16 +62,17 @@ export interface ListOptions {
   profileVariable?: string | undefined;
   profile: string;
   json: boolean;
-  /** What this command line sets that outranks the profile (config list says so). */
-  given: GivenOnCommandLine;
+  /** Each setting a run here would use and its source, read as the run reads it (config list says what outranks the profile). */
+  inForce: (ctx: InForceContext) => InForce[];
 }
 
 export function listOptions(flags: ReadFlags): ListOptions {
+  const profile = flags.value(PROFILE);
   return {
-    profile: flags.value(PROFILE),
+    profile,
     profileVariable: profileVariable(flags),
     json: flags.value(JSON_OUTPUT),
-    given: { baseUrl: flags.given(BASE_URL)?.value, tokenFile: flags.given(TOKEN_FILE)?.value },
+    inForce: (ctx) => settingsInForce(flags, profile, ctx),
   };
 }
 

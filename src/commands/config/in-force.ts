@@ -1,53 +1,65 @@
 // Where each setting this run would use comes from: `config list` shows the profile's stored
-// settings, and says which of them a flag or a variable outranks (flag, then variable, then
-// profile, then default, as every command reads them). Nothing here reads a token file or runs
-// a token command: it names their sources only.
+// settings, and says which of them a flag or a variable outranks. It asks the reader every
+// command reads its flags with (flags/read.ts) and the token's own order (config/resolve.ts),
+// so it cannot say other than what a run here would do: the same sources, the same blank
+// variables, the same values, or the same error a run would stop on. Nothing here reads a token
+// file or runs a token command: it names their sources only.
 
-import type { Profile } from '../../config/file.js';
-import type { Env } from '../../platform/env.js';
+import { formatMissingErrors } from '../../config/missing-errors.js';
+import { isTokenCommand, isTokenFile, tokenOrigin } from '../../config/resolve.js';
+import type { Context } from '../../context.js';
+import { MAX_DELETES } from '../../engine/batch-flags.js';
+import { CliError } from '../../errors.js';
+import type { FlagReader, Sourced } from '../../flags/flag.js';
+import { BASE_URL, type PROFILE, TOKEN_FILE } from '../../flags/global.js';
+import { MISSING_ERROR } from '../delete/flags.js';
 
-/** A setting in force and its source; `value` is left out for the token. */
-export interface InForce {
-  key: 'base-url' | 'missing-error' | 'token-command' | 'token';
-  source: string;
-  value?: string;
-}
+/** What config list reads to say what is in force: the flags every run reads these settings through. */
+export type InForceFlag = typeof PROFILE | typeof BASE_URL | typeof TOKEN_FILE | typeof MISSING_ERROR | typeof MAX_DELETES;
+type InForceFlags = FlagReader<InForceFlag>;
 
-/** What was typed on this command line that outranks the profile. */
-export interface GivenOnCommandLine {
-  baseUrl: string | undefined;
-  tokenFile: string | undefined;
-}
+export type InForceKey = 'base-url' | 'missing-error' | 'max-deletes' | 'token-command' | 'token';
 
-const set = (env: Env, name: string): string | undefined => (env[name]?.trim() ? env[name] : undefined);
+/** A setting in force and its source (`value` left out for the token), or the error a run here would stop on. */
+export type InForce = { key: InForceKey; source: string; value?: string } | { key: InForceKey; problem: string };
 
 /** Each setting in force, in the order `config list` prints them, with where it comes from. */
-export function settingsInForce(stored: Profile, profileSource: string, given: GivenOnCommandLine, env: Env): InForce[] {
-  const settings: InForce[] = [];
-  const baseUrl = given.baseUrl ?? set(env, 'PLANTSTORE_BASE_URL') ?? stored['base-url'];
-  if (baseUrl !== undefined) {
-    const source = given.baseUrl !== undefined ? '--base-url' : set(env, 'PLANTSTORE_BASE_URL') ? 'PLANTSTORE_BASE_URL' : profileSource;
-    settings.push({ key: 'base-url', source, value: baseUrl });
-  }
-  const missing = set(env, 'PLANTSTORE_MISSING_ERROR');
-  if (missing !== undefined) settings.push({ key: 'missing-error', source: 'PLANTSTORE_MISSING_ERROR', value: missing });
-  else if (stored['missing-error'] !== undefined)
-    settings.push({ key: 'missing-error', source: profileSource, value: stored['missing-error'] });
-  const token = tokenSource(stored, profileSource, given, env);
-  if (token !== undefined) settings.push(token);
-  return settings;
+export function settingsInForce(flags: InForceFlags, profile: string, ctx: InForceContext): InForce[] {
+  // The token first, as a run learns it first: no message below (a base URL with it pasted in) can show it.
+  const token = read('token', () => {
+    const origin = tokenOrigin(ctx.env, ctx.config, profile, flags.sourced(TOKEN_FILE));
+    if (origin === undefined) return undefined;
+    if (isTokenFile(origin)) return { source: `token file ${origin.file.value} (from ${origin.file.source})` };
+    if (isTokenCommand(origin)) return { key: 'token-command', value: origin.command, source: origin.source };
+    ctx.io.redact(origin.value);
+    return { source: origin.source };
+  });
+  const settings = [
+    read('base-url', () => shown(flags.sourced(BASE_URL), String)),
+    read('missing-error', () => shown(flags.sourced(MISSING_ERROR), formatMissingErrors)),
+    read('max-deletes', () => shown(flags.sourced(MAX_DELETES), String)),
+    token,
+  ];
+  return settings.filter((setting) => setting !== undefined);
 }
 
-// The token's order (config/resolve.ts): --token-file, PLANTSTORE_TOKEN, PLANTSTORE_TOKEN_FILE,
-// PLANTSTORE_TOKEN_COMMAND, the profile's token-command, the profile's stored token.
-function tokenSource(stored: Profile, profileSource: string, given: GivenOnCommandLine, env: Env): InForce | undefined {
-  if (given.tokenFile !== undefined) return { key: 'token', source: `token file ${given.tokenFile} (from --token-file)` };
-  if (set(env, 'PLANTSTORE_TOKEN')) return { key: 'token', source: 'PLANTSTORE_TOKEN' };
-  const file = set(env, 'PLANTSTORE_TOKEN_FILE');
-  if (file !== undefined) return { key: 'token', source: `token file ${file} (from PLANTSTORE_TOKEN_FILE)` };
-  const command = set(env, 'PLANTSTORE_TOKEN_COMMAND');
-  if (command !== undefined) return { key: 'token-command', source: 'PLANTSTORE_TOKEN_COMMAND', value: command.trim() };
-  if (stored['token-command'] !== undefined) return { key: 'token-command', source: profileSource, value: stored['token-command'] };
-  if (stored.token !== undefined) return { key: 'token', source: profileSource };
-  return undefined;
+/** What settingsInForce reads besides the flags, and where it registers a token it meets so that no line shows it. */
+export type InForceContext = Pick<Context, 'env' | 'config'> & { io: Pick<Context['io'], 'redact'> };
+
+type Found = { key?: InForceKey; value?: string; source: string } | undefined;
+
+/** The setting from `find`, or the one-line error a run meeting it would stop on (a bad variable, a distrusted file). */
+function read(key: InForceKey, find: () => Found): InForce | undefined {
+  try {
+    const found = find();
+    return found === undefined ? undefined : { key, ...found };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { key, problem: error.message };
+  }
+}
+
+/** The value as the run would use it, written as it would be typed. */
+function shown<T>(sourced: Sourced<T> | undefined, write: (value: T) => string): Found {
+  return sourced === undefined ? undefined : { value: write(sourced.value), source: sourced.source };
 }

@@ -9,7 +9,6 @@ import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
 import type { GetOptions, ListOptions, PathOptions, SetOptions, UnsetOptions } from './flags.js';
-import { settingsInForce } from './in-force.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).
 
@@ -26,17 +25,20 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   checkProfileExists(config, profile, opts.profileVariable);
   const stored = config.profile(profile);
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
-  const inForce = settingsInForce(stored, `profile '${profile}' in ${config.path}`, opts.given, ctx.env);
+  const inForce = opts.inForce(ctx);
   if (opts.json) {
-    const sources = Object.fromEntries(
-      inForce.map(({ key, value, source }) => [key, value === undefined ? { source } : { value, source }]),
-    );
+    const sources = Object.fromEntries(inForce.map(({ key, ...found }) => [key, found]));
     ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null, inForce: sources });
     return Exit.ok;
   }
   for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
   // stdout lists the profile; what outranks it for a run here is said on stderr, one line each.
-  for (const { key, source, value } of inForce) {
+  for (const setting of inForce) {
+    if ('problem' in setting) {
+      ctx.io.err(`note: ${setting.key}: a run here stops: ${shown(setting.problem)}`);
+      continue;
+    }
+    const { key, source, value } = setting;
     if (source.startsWith('profile ')) continue;
     const what = value === undefined ? key : `${key} ${shownOnOneLine(value)}`;
     const profileHasOne = key === 'token' || key === 'token-command' ? (stored.token ?? stored['token-command']) : stored[key];

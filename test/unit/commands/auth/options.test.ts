@@ -118,6 +118,7 @@ describe('auth status: argv to options', () => {
       {
         profile: 'ci',
         profileSource: 'PLANTSTORE_PROFILE',
+        profileVariable: 'PLANTSTORE_PROFILE',
         tokenFile: { value: 't', source: 'PLANTSTORE_TOKEN_FILE' },
         baseUrl: { value: BASE, source: 'PLANTSTORE_BASE_URL' },
         missingError: { value: [1], source: 'PLANTSTORE_MISSING_ERROR' },

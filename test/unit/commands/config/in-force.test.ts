@@ -100,3 +100,87 @@ describe('config list says which settings the flags and variables outrank', () =
     });
   });
 });
+
+// config list reads through the run's own reader (flags/read.ts, config/resolve.ts): each case runs
+// a delete and config list in the same environment, and holds them to the same answer.
+describe('config list says what a run here does, blank variables and max-deletes included', () => {
+  it('an empty PLANTSTORE_MISSING_ERROR is unset: the run takes the profile’s code, and config list notes nothing', async () => {
+    profile({ 'missing-error': '1' });
+    const env = { ...OUTSIDE, PLANTSTORE_MISSING_ERROR: '' };
+    expect((await run(['delete', '--ignore-missing', '42'], { env, answer: noSuchPlant })).exit).toBe(0);
+    const list = await run(['--json', 'config', 'list'], { env });
+    expect(JSON.parse(list.stdout).inForce['missing-error']).toEqual({ value: '1', source: `profile 'default' in ${file()}` });
+    expect(list.stderr).not.toContain('missing-error');
+  });
+
+  it.each([
+    ['PLANTSTORE_MISSING_ERROR', 'missing-error'],
+    ['PLANTSTORE_MAX_DELETES', 'max-deletes'],
+    ['PLANTSTORE_BASE_URL', 'base-url'],
+    ['PLANTSTORE_TOKEN', 'token'],
+  ])('a blank (spaces only) %s stops the run, and config list names that error for %s', async (variable, key) => {
+    profile({ 'missing-error': '1', 'max-deletes': '5' });
+    const env = { ...OUTSIDE, [variable]: '  ' };
+    const deletion = await run(['delete', '42'], { env });
+    expect(deletion.exit).toBe(3);
+    const problem = deletion.error;
+    expect(problem).toContain(variable);
+    // Advice for where the value is: not "paste the token", which only a prompt can take.
+    expect(problem).not.toContain('paste');
+    const list = await run(['config', 'list'], { env });
+    expect(list.exit).toBe(0);
+    expect(list.stderr).toContain(`note: ${key}: a run here stops: ${problem}\n`);
+    const json = await run(['--json', 'config', 'list'], { env });
+    expect(JSON.parse(json.stdout).inForce[key]).toEqual({ problem });
+  });
+
+  it('a value is shown as the run reads it: PLANTSTORE_MISSING_ERROR=" 7, 7" is error 7', async () => {
+    profile({ 'missing-error': '1' });
+    const env = { ...OUTSIDE, PLANTSTORE_MISSING_ERROR: ' 7, 7' };
+    const status = await run(['auth', 'status'], { env });
+    expect(status.stdout).toContain('Missing:  error 7 (from PLANTSTORE_MISSING_ERROR)');
+    const list = await run(['config', 'list'], { env });
+    expect(list.stderr).toContain('note: missing-error 7 comes from PLANTSTORE_MISSING_ERROR here, which outranks the profile\n');
+  });
+
+  it('PLANTSTORE_MAX_DELETES outranks the profile’s max-deletes in the run, and config list says so', async () => {
+    profile({ 'max-deletes': '5' });
+    const env = { ...OUTSIDE, PLANTSTORE_MAX_DELETES: '1' };
+    const refusedBatch = await run(['delete', '1', '2'], { env });
+    expect(refusedBatch).toMatchObject({ exit: 9, sent: [] });
+    expect(refusedBatch.stderr).toContain('PLANTSTORE_MAX_DELETES');
+    const list = await run(['config', 'list'], { env });
+    expect(list.stdout).toBe('max-deletes=5\n');
+    expect(list.stderr).toContain('note: max-deletes 1 comes from PLANTSTORE_MAX_DELETES here, which outranks the profile\n');
+  });
+
+  it('an empty PLANTSTORE_MAX_DELETES is unset: the profile’s limit holds in the run and in config list --json', async () => {
+    profile({ 'max-deletes': '1' });
+    const env = { ...OUTSIDE, PLANTSTORE_MAX_DELETES: '' };
+    expect((await run(['delete', '1', '2'], { env })).exit).toBe(9);
+    const list = await run(['config', 'list'], { env });
+    expect(list.stderr).toBe(
+      'note: base-url https://env.example.com comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n',
+    );
+    const json = await run(['--json', 'config', 'list'], { env });
+    expect(JSON.parse(json.stdout).inForce['max-deletes']).toEqual({ value: '1', source: `profile 'default' in ${file()}` });
+  });
+
+  it('a file others can write supplies nothing to a run configured outside it, and config list no longer says its missing-error is in force', async () => {
+    profile({ 'missing-error': '1' }, 0o666);
+    expect((await run(['delete', '--ignore-missing', '42'], { env: OUTSIDE, answer: noSuchPlant })).exit).toBe(1);
+    const list = await run(['--json', 'config', 'list'], { env: OUTSIDE });
+    expect(JSON.parse(list.stdout).inForce['missing-error']).toBeUndefined();
+  });
+});
+
+describe('config list never shows the token', () => {
+  it('the stored token pasted into PLANTSTORE_BASE_URL is masked in the note that names its error', async () => {
+    const stored = 'stored-Token-0123456789';
+    profile({ token: stored });
+    const list = await run(['config', 'list'], { env: { PLANTSTORE_BASE_URL: stored } });
+    expect(list.exit).toBe(0);
+    expect(list.stderr).toContain("note: base-url: a run here stops: invalid base URL '***' (from PLANTSTORE_BASE_URL)");
+    expect(list.stderr + list.stdout).not.toContain(stored);
+  });
+});
