@@ -83,6 +83,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   try {
     exit = await runCli(argv, ctx, reached);
   } catch (error) {
+    // The run may have stopped before it learned its token: mask those kept on this machine too.
+    const { learnTokensAtRest } = await import('./config/tokens-at-rest.js');
+    learnTokensAtRest(process.env, argv, io.redact);
     exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',

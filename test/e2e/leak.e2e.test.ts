@@ -260,6 +260,41 @@ const cases: Case[] = [
     env: () => ({ PLANTSTORE_TOKEN: TOKEN }),
     exit: 0,
   },
+  // Errors raised before a run resolves its token (the base URL, the profile) still mask the
+  // tokens kept on the machine: the stored one, and the token file's.
+  {
+    name: 'the stored token pasted into PLANTSTORE_BASE_URL',
+    args: () => ['delete', '1'],
+    env: () => ({ ...sources.stored(), PLANTSTORE_BASE_URL: TOKEN }),
+    exit: 3,
+    shows: () => "invalid base URL '***'",
+  },
+  {
+    name: 'the stored token pasted into PLANTSTORE_BASE_URL, --json',
+    args: () => ['--json', 'delete', '1'],
+    env: () => ({ ...sources.stored(), PLANTSTORE_BASE_URL: TOKEN }),
+    exit: 3,
+  },
+  { name: 'the stored token typed as --base-url', args: () => ['--base-url', TOKEN, 'delete', '1'], env: sources.stored, exit: 3 },
+  { name: 'the stored token typed as --profile', args: () => ['--profile', TOKEN, 'delete', '1'], env: () => ({}), exit: 3 },
+  {
+    name: 'the stored token given to config set base-url',
+    args: () => ['config', 'set', 'base-url', TOKEN],
+    env: sources.stored,
+    exit: 3,
+  },
+  {
+    name: "the token file's token pasted into PLANTSTORE_BASE_URL",
+    args: () => ['delete', '1'],
+    env: () => ({ PLANTSTORE_TOKEN_FILE: tokenFile, PLANTSTORE_BASE_URL: TOKEN }),
+    exit: 3,
+  },
+  {
+    name: "the --token-file's token typed as --base-url",
+    args: () => ['--token-file', tokenFile, '--base-url', TOKEN, 'delete', '1'],
+    env: () => ({}),
+    exit: 3,
+  },
   { name: 'the token typed as an id (usage error)', args: () => ['delete', TOKEN], env: sources.env, exit: 2 },
   { name: 'an invalid --timeout', args: () => ['--timeout', 'soon', 'delete', '1'], env: sources.env, exit: 2 },
   { name: 'an unknown option', args: () => ['--jsn', 'delete', '1'], env: sources.env, exit: 2 },
