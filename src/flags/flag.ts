@@ -150,6 +150,11 @@ export interface FlagSources {
   env: Env;
   /** The selected profile's settings; called only when a flag with a profile key is read without flag or variable. */
   profile?: () => ProfileSettings;
+  /**
+   * Told when a flag's variable is set but empty, which reads as unset: `fallback` is where the
+   * value came from instead (a profile, or undefined for the default or none).
+   */
+  emptyVariable?: (flag: AnyFlag, variable: string, fallback: string | undefined) => void;
 }
 
 /**
@@ -194,15 +199,18 @@ export class FlagReader<F extends AnyFlag> {
     if (fromEnv !== undefined && (fromEnv !== '' || emptyEnvCounts)) {
       return parsed(flag.parse, fromEnv, { source: env as string, onCommandLine: false });
     }
-    if (profileKey && this.sources.profile) {
-      const profile = this.sources.profile();
-      const stored = profile.settings[profileKey];
-      if (stored !== undefined) {
-        profile.check?.(profileKey);
-        return parsed(flag.parse, stored, { source: profile.source, onCommandLine: false });
-      }
-    }
-    return undefined;
+    const fromProfile = this.fromProfile(flag, profileKey);
+    if (fromEnv === '' && env !== undefined) this.sources.emptyVariable?.(flag, env, fromProfile?.source);
+    return fromProfile;
+  }
+
+  private fromProfile(flag: AnyFlag, profileKey: ProfileKey | undefined): Sourced<unknown> | undefined {
+    if (!profileKey || !this.sources.profile || flag.parse === undefined) return undefined;
+    const profile = this.sources.profile();
+    const stored = profile.settings[profileKey];
+    if (stored === undefined) return undefined;
+    profile.check?.(profileKey);
+    return parsed(flag.parse, stored, { source: profile.source, onCommandLine: false });
   }
 }
 

@@ -34,8 +34,33 @@ export function flagReader<F extends AnyFlag>(parsed: Readonly<Record<string, un
     parsed,
     env: ctx.env,
     profile: () => (profile ??= profileSettings(reader.value(PROFILE), parsed, ctx)),
+    emptyVariable: (flag, variable, fallback) => warnEmptyVariable(ctx, flag, variable, fallback),
   });
   return reader;
+}
+
+/** The variables said to be empty in a run (keyed by its IO): each is said once, however many readers read it. */
+const saidEmpty = new WeakMap<object, Set<string>>();
+
+/**
+ * `export PLANTSTORE_BASE_URL=$(head -1 url.txt)` with the file still empty reads as unset, as
+ * every variable does; but a run that then takes the profile's base URL (or the default profile)
+ * talks to another service than the script meant, so it is said. Only for the settings that
+ * choose where requests go and what they may do: the profile, and the settings a profile holds.
+ */
+function warnEmptyVariable(ctx: ReaderSources, flag: AnyFlag, variable: string, fallback: string | undefined): void {
+  if (ctx.io === undefined || (flag !== PROFILE && flag.spec.profileKey === undefined)) return;
+  const said = saidEmpty.get(ctx.io) ?? new Set<string>();
+  saidEmpty.set(ctx.io, said);
+  if (said.has(variable)) return;
+  said.add(variable);
+  const instead =
+    fallback !== undefined
+      ? `; the ${flag.long.replace(/^--/, '')} comes from ${fallback}`
+      : flag === PROFILE
+        ? "; the profile is 'default'"
+        : '';
+  ctx.io.err(shown(`warning: ${variable} is set but empty, so it is not used${instead}`));
 }
 
 function profileSettings(name: string, parsed: Readonly<Record<string, unknown>>, ctx: ReaderSources): ProfileSettings {

@@ -10,7 +10,7 @@ import type { Context } from '../../../src/context.js';
 import { CONCURRENCY, RATE } from '../../../src/engine/batch-flags.js';
 import { ConfigError, Exit, UsageError } from '../../../src/errors.js';
 import { type AnyFlag, Flag, flagOf } from '../../../src/flags/flag.js';
-import { COLOR, RETRIES } from '../../../src/flags/global.js';
+import { COLOR, PROFILE, RETRIES } from '../../../src/flags/global.js';
 import { wholeNumber } from '../../../src/flags/kinds.js';
 import { flagReader } from '../../../src/flags/read.js';
 import type { Env } from '../../../src/platform/env.js';
@@ -54,6 +54,39 @@ function read(parsed: Record<string, unknown>, env: Env = {}, profiles: Record<s
   const { config, opened } = configWith(profiles);
   return { flags: flagReader<AnyFlag>(parsed, { env, config }), opened };
 }
+
+describe('a variable set but empty', () => {
+  /** What a run says on stderr when its reader meets empty variables, read through two readers of one run. */
+  function said(
+    env: Env,
+    profiles: Record<string, Record<string, string>>,
+    read: (flags: ReturnType<typeof flagReader<AnyFlag>>) => void,
+  ): string[] {
+    const io = createTestIO();
+    const { config } = configWith(profiles);
+    for (let i = 0; i < 2; i++) read(flagReader<AnyFlag>({}, { env, config, io }));
+    return io.stderr().split('\n').filter(Boolean);
+  }
+
+  it("is said once per run, with where the value comes from instead (a profile's, or the default profile)", () => {
+    expect(said({ TEST_COUNT: '' }, { default: { 'missing-error': '3' } }, (flags) => flags.value(COUNT))).toEqual([
+      "warning: TEST_COUNT is set but empty, so it is not used; the count comes from profile 'default' in /config.json",
+    ]);
+    expect(said({ TEST_COUNT: '' }, {}, (flags) => flags.value(COUNT))).toEqual([
+      'warning: TEST_COUNT is set but empty, so it is not used',
+    ]);
+    expect(said({ PLANTSTORE_PROFILE: '' }, {}, (flags) => flags.value(PROFILE))).toEqual([
+      "warning: PLANTSTORE_PROFILE is set but empty, so it is not used; the profile is 'default'",
+    ]);
+  });
+
+  it('is not said for a setting no profile holds (a timeout, a switch), nor when the flag is given', () => {
+    expect(said({ PLANTSTORE_RETRIES: '', TEST_LOUD: '' }, {}, (flags) => [flags.value(RETRIES), flags.value(SWITCH)])).toEqual([]);
+    const io = createTestIO();
+    flagReader<AnyFlag>({ count: '1' }, { env: { TEST_COUNT: '' }, config: configWith({}).config, io }).value(COUNT);
+    expect(io.stderr()).toBe('');
+  });
+});
 
 describe('FlagReader: flag, then variable, then profile, then default', () => {
   it.each<[string, Record<string, unknown>, Env, Record<string, Record<string, string>>, number, string | undefined]>([

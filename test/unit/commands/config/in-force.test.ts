@@ -104,13 +104,16 @@ describe('config list says which settings the flags and variables outrank', () =
 // config list reads through the run's own reader (flags/read.ts, config/resolve.ts): each case runs
 // a delete and config list in the same environment, and holds them to the same answer.
 describe('config list says what a run here does, blank variables and max-deletes included', () => {
-  it('an empty PLANTSTORE_MISSING_ERROR is unset: the run takes the profile’s code, and config list notes nothing', async () => {
+  it('an empty PLANTSTORE_MISSING_ERROR is unset: the run takes the profile’s code, and both say so in the same warning', async () => {
     profile({ 'missing-error': '1' });
     const env = { ...OUTSIDE, PLANTSTORE_MISSING_ERROR: '' };
-    expect((await run(['delete', '--ignore-missing', '42'], { env, answer: noSuchPlant })).exit).toBe(0);
+    const warning = `warning: PLANTSTORE_MISSING_ERROR is set but empty, so it is not used; the missing-error comes from profile 'default' in ${file()}\n`;
+    const deletion = await run(['delete', '--ignore-missing', '42'], { env, answer: noSuchPlant });
+    expect(deletion.exit).toBe(0);
+    expect(deletion.stderr).toContain(warning);
     const list = await run(['--json', 'config', 'list'], { env });
     expect(JSON.parse(list.stdout).inForce['missing-error']).toEqual({ value: '1', source: `profile 'default' in ${file()}` });
-    expect(list.stderr).not.toContain('missing-error');
+    expect(list.stderr).toBe(warning);
   });
 
   it.each([
@@ -160,7 +163,8 @@ describe('config list says what a run here does, blank variables and max-deletes
     expect((await run(['delete', '1', '2'], { env })).exit).toBe(9);
     const list = await run(['config', 'list'], { env });
     expect(list.stderr).toBe(
-      'note: base-url https://env.example.com comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n',
+      `warning: PLANTSTORE_MAX_DELETES is set but empty, so it is not used; the max-deletes comes from profile 'default' in ${file()}\n` +
+        'note: base-url https://env.example.com comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n',
     );
     const json = await run(['--json', 'config', 'list'], { env });
     expect(JSON.parse(json.stdout).inForce['max-deletes']).toEqual({ value: '1', source: `profile 'default' in ${file()}` });
