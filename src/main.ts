@@ -30,22 +30,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // chalk is loaded only when some stream may be colored: scripts and CI runs skip it.
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
   const [
-    { runCli, fatalFieldsOf },
-    { createContext },
-    { Exit, exitForSignal },
-    { argvWantsJson, reportFatal },
-    { createIO, READER_GRACE_MS },
+    { runCli, fatalFieldsOf, createContext, Exit, exitForSignal, argvWantsJson, reportFatal, createIO, READER_GRACE_MS, learnTokensAtRest },
     v8,
     chalk,
-  ] = await Promise.all([
-    import('./cli.js'),
-    import('./context.js'),
-    import('./errors.js'),
-    import('./ui/fatal.js'),
-    import('./ui/io.js'),
-    import('node:v8'),
-    mayColor ? import('chalk') : undefined,
-  ]);
+  ] = await Promise.all([import('./run-parts.js'), import('node:v8'), mayColor ? import('chalk') : undefined]);
   // Keep V8's young generation at its starting size. A batch run keeps thousands of
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
@@ -84,7 +72,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     exit = await runCli(argv, ctx, reached);
   } catch (error) {
     // The run may have stopped before it learned its token: mask those kept on this machine too.
-    const { learnTokensAtRest } = await import('./config/tokens-at-rest.js');
     learnTokensAtRest(process.env, argv, io.redact);
     exit = reportFatal(error, io, {
       json: argvWantsJson(argv),
