@@ -8,10 +8,10 @@
 // Runs: BENCH_NPX_COLD_RUNS (default 7) and BENCH_NPX_WARM_RUNS (default 9), plantstore and
 // the empty package interleaved; BENCH_ONLY=npx runs this group alone (about a minute).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { npmClientFlags, type Registry, startRegistry } from '../helpers/registry.js';
-import { benchEnv, type Command, checkOk, median, type Options, type Ran, runOnce } from './proc.js';
+import { benchEnv, type Command, checkOk, median, type Options, type Ran, runOnce, TIME } from './proc.js';
 import { failedRow, formatKB, formatMs, type Row } from './table.js';
 
 const EMPTY = 'empty-cli';
@@ -50,7 +50,12 @@ function writeEmptyPackage(dir: string): string {
 interface Timed {
   figure: number[];
   floor: number[];
+  /** CPU time (user + sys) of npx and the bin it ran, per run, where GNU time is there to read it. */
+  figureCpu: number[];
+  floorCpu: number[];
 }
+
+const noRuns = (): Timed => ({ figure: [], floor: [], figureCpu: [], floorCpu: [] });
 
 export async function benchNpx(options: Options): Promise<Row[]> {
   const dir = path.join(options.tmp, 'npx');
@@ -71,22 +76,35 @@ export async function benchNpx(options: Options): Promise<Row[]> {
     const tarballOf = (name: string): string => new URL(reg.tarballUrl(name)).pathname;
     let caches = 0;
     const freshCache = (): string => path.join(dir, `cache-${++caches}`);
-    const npx = (name: string, cache: string): Command => ({
-      file: 'npx',
-      args: [...npmClientFlags(reg.url, cache, dir), name, '--version'],
-      env: benchEnv(options.tmp, { HOME: home }),
-      cwd: work,
-    });
+    // The CPU time is steadier than the wall-clock on a shared machine; GNU time adds one exec to both.
+    const cpuFile = path.join(dir, 'cpu.txt');
+    const withCpu = existsSync(TIME);
+    const npx = (name: string, cache: string): Command => {
+      const args = [...npmClientFlags(reg.url, cache, dir), name, '--version'];
+      return {
+        file: withCpu ? TIME : 'npx',
+        args: withCpu ? ['-f', '%U %S', '-o', cpuFile, 'npx', ...args] : args,
+        env: benchEnv(options.tmp, { HOME: home }),
+        cwd: work,
+      };
+    };
 
     /** One run; throws unless it answered as it should and fetched the tarball `downloads` times. */
-    const runChecked = async (name: string, cache: string, downloads: number): Promise<Ran> => {
+    const runChecked = async (name: string, cache: string, downloads: number): Promise<Ran & { cpuMs: number }> => {
       const before = reg.requests(tarballOf(name));
       const ran = checkOk(await runOnce(npx(name, cache)), `npx ${name} --version`);
       const fetched = reg.requests(tarballOf(name)) - before;
       if (name !== EMPTY && ran.stdout !== `${version}\n`)
         throw new Error(`npx plantstore --version printed ${JSON.stringify(ran.stdout)}`);
       if (fetched !== downloads) throw new Error(`npx ${name} fetched its tarball ${fetched} times, not ${downloads}`);
-      return ran;
+      const seconds = withCpu ? (readFileSync(cpuFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number) : [];
+      return { ...ran, cpuMs: seconds.reduce((sum, value) => sum + value, 0) * 1000 };
+    };
+    const record = (into: Timed, a: Ran & { cpuMs: number }, b: Ran & { cpuMs: number }): void => {
+      into.figure.push(a.ms);
+      into.floor.push(b.ms);
+      into.figureCpu.push(a.cpuMs);
+      into.floorCpu.push(b.cpuMs);
     };
 
     const rows: Row[] = [];
@@ -98,15 +116,13 @@ export async function benchNpx(options: Options): Promise<Row[]> {
 
     try {
       // Cold: every run on a cache folder npx has never seen (one untimed round first, for the page cache).
-      const cold: Timed = { figure: [], floor: [] };
+      const cold = noRuns();
       for (let i = 0; i < coldRuns + 1; i++) {
         const caches = [freshCache(), freshCache()] as const;
         const a = await runChecked('plantstore', caches[0], 1);
         const b = await runChecked(EMPTY, caches[1], 1);
         for (const cache of caches) rmSync(cache, { recursive: true, force: true });
-        if (i === 0) continue;
-        cold.figure.push(a.ms);
-        cold.floor.push(b.ms);
+        if (i > 0) record(cold, a, b);
       }
       rows.push(ratioRow('npx plantstore --version, cold cache / empty package', cold, COLD_TARGET, [...notes, spread(cold, coldRuns)]));
     } catch (error) {
@@ -118,10 +134,10 @@ export async function benchNpx(options: Options): Promise<Row[]> {
       const caches = { plantstore: freshCache(), [EMPTY]: freshCache() };
       await runChecked('plantstore', caches.plantstore, 1);
       await runChecked(EMPTY, caches[EMPTY], 1);
-      const warm: Timed = { figure: [], floor: [] };
+      const warm = noRuns();
       for (let i = 0; i < warmRuns; i++) {
-        warm.figure.push((await runChecked('plantstore', caches.plantstore, 0)).ms);
-        warm.floor.push((await runChecked(EMPTY, caches[EMPTY], 0)).ms);
+        const a = await runChecked('plantstore', caches.plantstore, 0);
+        record(warm, a, await runChecked(EMPTY, caches[EMPTY], 0));
       }
       rows.push(
         ratioRow('npx plantstore --version, warm cache / empty package', warm, WARM_TARGET, [
@@ -148,8 +164,11 @@ function ratioRow(figure: string, timed: Timed, max: number, notes: string[]): R
   return { figure, value: formatMs(value), floor: formatMs(floor), ratio, target: `≤ ${max.toFixed(2)}×`, met, notes };
 }
 
-/** The runs' range, so a reader sees how much the median could move. */
+/** The runs' range, so a reader sees how much the median could move, and the CPU time's medians. */
 function spread(timed: Timed, runs: number): string {
   const range = (values: number[]): string => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)} ms`;
-  return `${runs} runs each: plantstore ${range(timed.figure)}, empty package ${range(timed.floor)}`;
+  const cpu = timed.figureCpu.some((ms) => ms > 0)
+    ? `; CPU (user+sys of npx and the bin, 10 ms steps) ${median(timed.figureCpu).toFixed(0)} ms / ${median(timed.floorCpu).toFixed(0)} ms`
+    : '';
+  return `${runs} runs each: plantstore ${range(timed.figure)}, empty package ${range(timed.floor)}${cpu}`;
 }
