@@ -94,6 +94,8 @@ describe('npx plantstore, fetched from a registry', { timeout: NPM_TIMEOUT_MS },
     expect(ran).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
     expect(registry.requests('/plantstore')).toBeGreaterThan(0);
     expect(registry.requests(tarballPath)).toBe(1);
+    // Everything it runs on is bundled in dist/: npx asked for no other package (nor, --audit=false, an audit).
+    expect([...registry.requestCounts().keys()].sort()).toEqual(['/plantstore', tarballPath].sort());
   });
 
   it('again with the same cache: the same answer, and the tarball is not downloaded again', async () => {
