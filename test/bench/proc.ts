@@ -70,6 +70,8 @@ export interface Command {
   args: readonly string[];
   env: Record<string, string>;
   input?: string;
+  /** The child's working folder; unset: the bench's own. */
+  cwd?: string;
   /** Kill the child (SIGTERM) if it runs longer than this; unset: no limit. */
   timeoutMs?: number;
 }
@@ -90,6 +92,7 @@ export function runOnce(command: Command): Promise<Ran> {
     const start = process.hrtime.bigint();
     const child = spawn(command.file, command.args, {
       env: command.env,
+      ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(command.timeoutMs === undefined ? {} : { timeout: command.timeoutMs }),
     });

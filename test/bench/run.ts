@@ -16,7 +16,10 @@
 // outage.ts: a service down for a few seconds behind a reverse proxy, under a minute:
 // BENCH_OUTAGE=0 skips it, BENCH_OUTAGE=502-3s picks one;
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, journal, journal-status
-// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, shards, mask, size, soak); shards.ts is 2 shards against one process, about 20 s;
+// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, shards, mask, size, npx, soak);
+// npx.ts is `npx plantstore --version` from a loopback registry beside an empty package, cold
+// and warm, about a minute (BENCH_NPX_COLD_RUNS, BENCH_NPX_WARM_RUNS);
+// shards.ts is 2 shards against one process, about 20 s;
 // stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // soak.ts is 200,000 ids through the README's journal command with five interruptions and a
 // suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
@@ -32,6 +35,7 @@ import { benchJournal } from './journal.js';
 import { benchJournalStatus } from './journal-status.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
+import { benchNpx } from './npx.js';
 import { benchOutage } from './outage.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
@@ -63,6 +67,7 @@ const GROUPS = [
   'shards',
   'mask',
   'size',
+  'npx',
   'soak',
 ] as const;
 
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
     if (only('shards')) rows.push(...(await benchShards(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));
     if (only('size')) rows.push(...benchPackageSize(options));
+    if (only('npx')) rows.push(...(await benchNpx(options)));
     if (only('soak')) rows.push(...(await benchSoak(options)));
   } finally {
     rmSync(tmp, { recursive: true, force: true });

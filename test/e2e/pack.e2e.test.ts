@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTarball } from '../helpers/tarball.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -67,28 +67,6 @@ function run(file: string, args: readonly string[], cwd: string): Promise<Ran> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-/** The regular files of a .tgz, by path (without npm's leading "package/"). Plain ustar, as npm writes it. */
-function readTarball(file: string): Map<string, Buffer> {
-  const tar = gunzipSync(readFileSync(file));
-  const files = new Map<string, Buffer>();
-  const text = (start: number, length: number): string => tar.toString('utf8', start, start + length).replace(/\0.*$/s, '');
-  let longPath: string | undefined;
-  for (let at = 0; at + 512 <= tar.length; ) {
-    if (tar.subarray(at, at + 512).every((byte) => byte === 0)) break; // end-of-archive block
-    const size = parseInt(text(at + 124, 12).trim() || '0', 8);
-    const type = text(at + 156, 1) || '0';
-    const prefix = text(at + 345, 155);
-    const name = longPath ?? (prefix ? `${prefix}/${text(at, 100)}` : text(at, 100));
-    const body = tar.subarray(at + 512, at + 512 + size);
-    longPath = undefined;
-    if (type === 'x')
-      longPath = /\d+ path=(.*)\n/.exec(body.toString('utf8'))?.[1]; // pax header for the next entry
-    else if (type === '0') files.set(name.replace(/^package\//, ''), Buffer.from(body));
-    at += 512 + Math.ceil(size / 512) * 512;
-  }
-  return files;
 }
 
 beforeAll(async () => {
