@@ -121,7 +121,7 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, sea
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => ctx.io.out(text.replace(/\n$/, '')),
+      writeOut: (text) => ctx.io.outHelp(text.replace(/\n$/, '')),
       writeErr: (text) => ctx.io.err(text.replace(/\n$/, '')),
       // Errors are rethrown to main, which prints them once, in one line (or as JSON).
       outputError: () => {},

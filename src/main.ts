@@ -17,7 +17,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(version === 'json' ? `${JSON.stringify({ version: pkg.version, node: process.version })}\n` : `${pkg.version}\n`);
     return;
   }
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+  // Under npx the help names `npx plantstore …` (ui/io.ts npxHints), so commander writes it.
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h') && process.env['npm_command'] !== 'exec') {
     const help = prebuiltHelp();
     if (help !== undefined) {
       process.stdout.write(help);

@@ -24,6 +24,8 @@ export interface IO {
   readonly stdinIsTTY: boolean;
   /** Writes one line to stdout. Every secret registered with redact(), in any encoding, is replaced by ***. */
   out(line: string): void;
+  /** Writes help on stdout: as out(), with the commands it names as the user can paste them (`npx plantstore …` under npx). */
+  outHelp(text: string): void;
   /**
    * Writes one JSON line to stdout as is. Masking a serialized line could break
    * it (a token `2024` would turn `"id":2024` into `"id":***`), so the caller
@@ -128,6 +130,7 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
     stderrIsTTY: stderr.isTTY === true,
     stdinIsTTY,
     out: (line) => void stdout.write(`${scrub(line)}\n`),
+    outHelp: (text) => void stdout.write(`${hint(scrub(text))}\n`),
     outJson: (line) => void stdout.write(`${line}\n`),
     outObject: (value) =>
       void stdout.write(`${JSON.stringify(value, (_key, field: unknown) => (typeof field === 'string' ? scrub(field) : field))}\n`),

@@ -154,5 +154,8 @@ describe('npx plantstore --help', { timeout: NPM_TIMEOUT_MS }, () => {
     expect(ran.code).toBe(0);
     const manLines = ran.stdout.split('\n').filter((line) => /\bman plantstore\b/.test(line));
     expect(manLines).toEqual(['  and, after npm install -g plantstore, the manual: man plantstore']);
+    // Its examples and pointers are commands to paste: as npx runs them.
+    expect(ran.stdout).toContain('  $ npx plantstore delete 42 43\n');
+    expect(ran.stdout).toContain('Use npx plantstore help <command>');
   });
 });
