@@ -14,6 +14,9 @@ const WHAT_THEY_COULD_DO: Readonly<Record<StoredSetting, string>> = {
   'max-deletes': 'raised the limit that guards against deleting the wrong list',
 };
 
+/** A setting refused because the whole file is not trusted: the file's own warning has said why, once. */
+export class UntrustedFileError extends ConfigError {}
+
 /**
  * Nothing a config file says is used when others could have written it (issue 27, whole since
  * issue 34): the file itself is writable by others, or the path to it is (config/path-trust.ts).
@@ -33,7 +36,7 @@ export function checkTrusted(config: ConfigFile, profile: string, key: StoredSet
   const distrust = config.distrust();
   if (distrust === undefined) return;
   const what = key === 'token-command' ? 'run the token-command' : key === 'token' ? 'use the stored token' : `use the ${key}`;
-  throw new ConfigError(
+  throw new UntrustedFileError(
     `refusing to ${what} of profile '${profile}': ${distrust.what}, so someone else could have ${WHAT_THEY_COULD_DO[key]}; ${distrust.fix}`,
   );
 }

@@ -7,6 +7,7 @@
 
 import { formatMissingErrors } from '../../config/missing-errors.js';
 import { isTokenCommand, isTokenFile, tokenOrigin } from '../../config/resolve.js';
+import { UntrustedFileError } from '../../config/trust.js';
 import type { Context } from '../../context.js';
 import { MAX_DELETES } from '../../engine/batch-flags.js';
 import { CliError } from '../../errors.js';
@@ -21,7 +22,7 @@ type InForceFlags = FlagReader<InForceFlag>;
 export type InForceKey = 'base-url' | 'missing-error' | 'max-deletes' | 'token-command' | 'token';
 
 /** A setting in force and its source (`value` left out for the token), or the error a run here would stop on. */
-export type InForce = { key: InForceKey; source: string; value?: string } | { key: InForceKey; problem: string };
+export type InForce = { key: InForceKey; source: string; value?: string } | { key: InForceKey; problem: string; untrustedFile?: true };
 
 /** Each setting in force, in the order `config list` prints them, with where it comes from. */
 export function settingsInForce(flags: InForceFlags, profile: string, ctx: InForceContext): InForce[] {
@@ -55,7 +56,7 @@ function read(key: InForceKey, find: () => Found): InForce | undefined {
     return found === undefined ? undefined : { key, ...found };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    return { key, problem: error.message };
+    return { key, problem: error.message, ...(error instanceof UntrustedFileError ? { untrustedFile: true as const } : {}) };
   }
 }
 

@@ -27,15 +27,17 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
   const inForce = opts.inForce(ctx);
   if (opts.json) {
-    const sources = Object.fromEntries(inForce.map(({ key, ...found }) => [key, found]));
+    const sources = Object.fromEntries(inForce.map(({ key, ...found }) => [key, 'problem' in found ? { problem: found.problem } : found]));
     ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null, inForce: sources });
     return Exit.ok;
   }
   for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
   // stdout lists the profile; what outranks it for a run here is said on stderr, one line each.
+  const untrusted: string[] = [];
   for (const setting of inForce) {
     if ('problem' in setting) {
-      ctx.io.err(`note: ${setting.key}: a run here stops: ${shown(setting.problem)}`);
+      if (setting.untrustedFile) untrusted.push(setting.key);
+      else ctx.io.err(`note: ${setting.key}: a run here stops: ${shown(setting.problem)}`);
       continue;
     }
     const { key, source, value } = setting;
@@ -44,6 +46,11 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
     const profileHasOne = key === 'token' || key === 'token-command' ? (stored.token ?? stored['token-command']) : stored[key];
     ctx.io.err(`note: ${what} comes from ${shown(source)} here${profileHasOne === undefined ? '' : ', which outranks the profile'}`);
   }
+  // The file's warning above has said why and how to fix it: once, not once per setting.
+  if (untrusted.length > 0)
+    ctx.io.err(
+      `note: ${untrusted.join(', ')}: a run here stops on ${untrusted.length === 1 ? 'it' : 'each'}, as the file is not trusted (the warning above)`,
+    );
   return Exit.ok;
 }
 

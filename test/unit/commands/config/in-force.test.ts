@@ -176,6 +176,21 @@ describe('config list says what a run here does, blank variables and max-deletes
     const list = await run(['--json', 'config', 'list'], { env: OUTSIDE });
     expect(JSON.parse(list.stdout).inForce['missing-error']).toBeUndefined();
   });
+
+  it('a file others can write that a run needs: its warning once, then one note naming every setting a run here would stop on', async () => {
+    profile({ token: 'stored-Token-0123456789', 'base-url': 'https://file.example.com', 'missing-error': '1' }, 0o666);
+    const list = await run(['config', 'list'], { env: {} });
+    expect(list.exit).toBe(0);
+    const lines = list.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^warning: config file .* is writable by others \(mode 666\): nothing in it is used/);
+    expect(lines[1]).toBe('note: base-url, missing-error, token: a run here stops on each, as the file is not trusted (the warning above)');
+    // --json still gives each setting the error a run would stop on.
+    const json = JSON.parse((await run(['--json', 'config', 'list'], { env: {} })).stdout).inForce;
+    expect(Object.keys(json).sort()).toEqual(['base-url', 'missing-error', 'token']);
+    for (const setting of Object.values(json))
+      expect(setting).toEqual({ problem: expect.stringMatching(/^refusing to use the .* of profile 'default'/) });
+  });
 });
 
 describe('config list never shows the token', () => {
