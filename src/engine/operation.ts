@@ -17,11 +17,17 @@ import type { IO } from '../ui/io.js';
  */
 export type ResultKind = 'done' | 'absent' | 'failed' | 'not-sent' | 'skipped';
 
+/** A kind the run fails with: sent and not done, or never sent. */
+export function isFailure(kind: ResultKind): boolean {
+  return kind === 'failed' || kind === 'not-sent';
+}
+
 /** What the journal records an id as, when an earlier run finished it. */
 export type RecordedDone = 'deleted' | 'absent';
 
 /** How the engine reads, builds and prints an operation's results. */
 export interface Results<R> {
+  /** Asked where a result is emitted (and where a failure budget reads it): the engine hands the kind on to what counts and prints it. */
   kindOf(result: R): ResultKind;
   /** A failure's exit code (failed or not sent); undefined for a success. */
   exitOf(result: R): ExitCode | undefined;

@@ -3,7 +3,7 @@
 
 import { Exit } from '../errors.js';
 import type { IO } from '../ui/io.js';
-import type { Results } from './operation.js';
+import { isFailure, type ResultKind, type Results } from './operation.js';
 
 export interface OutputMode {
   json: boolean;
@@ -11,7 +11,8 @@ export interface OutputMode {
 }
 
 export interface Reporter<R> {
-  result(result: R): void;
+  /** `kind`: the result's, when the caller has it already. */
+  result(result: R, kind?: ResultKind): void;
   /** Ends the run's output: says how many ids never sent were not listed one by one. */
   finish(): void;
   /**
@@ -40,14 +41,13 @@ export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>)
       if (inFlight > MAX_IN_FLIGHT_LINES) io.err(`${mark} … and ${inFlight - MAX_IN_FLIGHT_LINES} more in flight when interrupted`);
       if (notSent > MAX_NOT_SENT_LINES) io.err(`${mark} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
     },
-    result(result) {
-      const kind = results.kindOf(result);
+    result(result, kind = results.kindOf(result)) {
       if (muted) {
         if (kind === 'not-sent') notSent++;
         return;
       }
       if (mode.json) io.outJson(results.json(result, io.mask));
-      if (kind !== 'failed' && kind !== 'not-sent') {
+      if (!isFailure(kind)) {
         if (!mode.json && !mode.quiet) io.out(results.line(io, result));
       } else {
         if (kind === 'not-sent' && ++notSent > MAX_NOT_SENT_LINES) return;

@@ -22,7 +22,7 @@ import { describeMaxFailures, FailureBudget, startDeadline } from './budgets.js'
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { signalExit, whyNotSent } from './not-sent.js';
-import type { Operation } from './operation.js';
+import { isFailure, type Operation } from './operation.js';
 import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
 import type { RunJournal } from './run-journal.js';
@@ -163,10 +163,6 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
     return withSignalExit(results.notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal));
   };
-  const isFailure = (result: R): boolean => {
-    const kind = results.kindOf(result);
-    return kind === 'failed' || kind === 'not-sent';
-  };
   const failures = maxFailures && new FailureBudget(maxFailures);
   let firstFailedExit: ExitCode | undefined;
   // --max-duration stops the pool as a signal would, without being one: the ids in flight finish, and the
@@ -199,21 +195,25 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       },
       run: runOne,
       emit(result) {
+        const kind = results.kindOf(result);
         // A failure line always shares the terminal with the status line; a success line when stdout is that terminal too.
-        const onScreen = isFailure(result) || successOnScreen;
+        const onScreen = isFailure(kind) || successOnScreen;
         if (onScreen) progress.clear();
-        tally.add(result);
+        tally.add(result, kind);
         if (results.tokenRefused(result)) tokenRefused = true;
-        reporter.result(result);
+        reporter.result(result, kind);
         if (onScreen) progress.restore();
       },
       shouldStop(result) {
         stopReason ??= journal?.stopReason();
         const gaveUp = throttle.gaveUp();
         if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
-        if (failures !== undefined && results.kindOf(result) !== 'skipped') {
-          if (isFailure(result)) firstFailedExit ??= results.exitOf(result);
-          if (failures.add(isFailure(result))) {
+        const kind = failures === undefined ? undefined : results.kindOf(result);
+        // The budget counts the ids this run decides, not those the journal skips.
+        if (failures !== undefined && kind !== undefined && kind !== 'skipped') {
+          const failed = isFailure(kind);
+          if (failed) firstFailedExit ??= results.exitOf(result);
+          if (failures.add(failed)) {
             const why = failFast
               ? `not sent: --fail-fast stopped after plant ${result.id} failed`
               : failures.why(`--max-failures ${describeMaxFailures(failures.budget)}`);

@@ -1,5 +1,5 @@
 import type { ExitCode } from '../errors.js';
-import type { Results } from './operation.js';
+import type { ResultKind, Results } from './operation.js';
 
 /** Counts for the summary line, kept instead of the results so a million ids cost nothing here. */
 export class Tally<R> {
@@ -16,8 +16,9 @@ export class Tally<R> {
 
   constructor(private readonly results: Results<R>) {}
 
-  add(result: R): void {
-    switch (this.results.kindOf(result)) {
+  /** `kind`: the result's, when the caller has it already. */
+  add(result: R, kind: ResultKind = this.results.kindOf(result)): void {
+    switch (kind) {
       case 'skipped':
         this.skipped++;
         return;

@@ -13,9 +13,11 @@ import type { FailedAttempt, NetworkFailure, NotSentReason, TimeoutPhase } from 
 /**
  * What an answer tells the throttle: processed; refused for load ("not now"), either because
  * the run sends too fast (rate-limited: the throttle cuts its rate) or because the server has
- * too much in hand (overloaded: the throttle cuts the requests in flight); or nothing about load.
+ * too much in hand (overloaded: the throttle cuts the requests in flight); the service, or the
+ * way to it, failing (a gateway's 502 or 504, a connection refused or reset: one is an id's bad
+ * luck, many ids in a row an outage, throttle/outage.ts); or nothing about load.
  */
-export type Load = LoadRefusal | 'ok' | 'neutral';
+export type Load = LoadRefusal | 'failing' | 'ok' | 'neutral';
 export type LoadRefusal = 'rate-limited' | 'overloaded';
 
 /** A refusal for load: the request was not processed, and the throttle slows down. */
@@ -56,13 +58,13 @@ const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: Statu
   [429, 429, row('refusal', Exit.server, true, 'rate-limited')],
   [400, 499, row('rejected', Exit.apiRefused, false, 'ok')],
   // 500 usually means a bug, not load, so it is not retried; 502 and 504 are a gateway's
-  // trouble, often passing. None of the three says we send too fast.
+  // trouble, often passing: the service behind it failing. None of the three says we send too fast.
   // A 5xx says what failed, not what was done: an upstream that committed the deletion and
   // died before answering leaves its gateway answering 502, and a slow one 504, for plants it
   // then deleted. The request may have been carried out (answerLost), as after a timeout.
-  [502, 502, row('server', Exit.server, true, 'neutral', true)],
+  [502, 502, row('server', Exit.server, true, 'failing', true)],
   [503, 503, row('refusal', Exit.server, true, 'overloaded', true)],
-  [504, 504, row('server', Exit.server, true, 'neutral', true)],
+  [504, 504, row('server', Exit.server, true, 'failing', true)],
   [500, 599, row('server', Exit.server, false, 'neutral', true)],
 ];
 
@@ -106,18 +108,20 @@ interface NetworkRow {
   sent: boolean;
   /** Can end a body that had begun: the connection's doing, not the server's words. */
   endsBody?: true;
+  /** Before any answer, says the service (or the gateway before it) is not taking requests: load 'failing'. */
+  failing?: true;
 }
 
 // Retried: failures where the request may not have been processed and trying again can help.
 const NETWORK: Readonly<Record<NetworkFailure, NetworkRow>> = {
-  refused: { codes: ['ECONNREFUSED'], retryable: true, sent: false },
-  reset: { codes: ['ECONNRESET'], retryable: true, sent: true, endsBody: true },
-  'closed-while-sending': { codes: ['EPIPE'], retryable: true, sent: true },
+  refused: { codes: ['ECONNREFUSED'], retryable: true, sent: false, failing: true },
+  reset: { codes: ['ECONNRESET'], retryable: true, sent: true, endsBody: true, failing: true },
+  'closed-while-sending': { codes: ['EPIPE'], retryable: true, sent: true, failing: true },
   'host-not-found': { codes: ['ENOTFOUND'], retryable: false, sent: false },
   'lookup-failed': { codes: ['EAI_AGAIN'], retryable: false, sent: false },
   'host-unreachable': { codes: ['EHOSTUNREACH'], retryable: false, sent: false },
   'network-unreachable': { codes: ['ENETUNREACH'], retryable: false, sent: false },
-  closed: { codes: ['UND_ERR_SOCKET', 'UND_ERR_CLOSED'], retryable: true, sent: true, endsBody: true },
+  closed: { codes: ['UND_ERR_SOCKET', 'UND_ERR_CLOSED'], retryable: true, sent: true, endsBody: true, failing: true },
   'proxy-closed': { codes: ['UND_ERR_PRX_CONN'], retryable: false, sent: true },
   'short-body': { codes: ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH'], retryable: false, sent: true },
   // HTTP/2 (request-errors.ts names them). REFUSED_STREAM, or a GOAWAY that left the stream
@@ -247,7 +251,9 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
     case 'network': {
       const entry = NETWORK[attempt.what];
       const answerLost = attempt.kind === 'body-cut' || entry.sent;
-      return { exit: Exit.network, retryable: entry.retryable, answerLost, load: loadOf(attempt.status) };
+      // An answer that had begun speaks for the server; before one, the connection's failure does.
+      const load = attempt.status === undefined && entry.failing ? 'failing' : loadOf(attempt.status);
+      return { exit: Exit.network, retryable: entry.retryable, answerLost, load };
     }
     case 'timeout':
       return { ...TRANSPORT.timeout, answerLost: attempt.phase !== 'connect', load: loadOf(attempt.status) };

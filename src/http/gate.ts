@@ -2,8 +2,7 @@
 // permit and releases it with what the answer said about the server's load. The transport
 // knows only this; the batch's throttle (src/batch/throttle/) implements it.
 
-import { classifyStatus, isLoadRefusal, type LoadRefusal } from './classify.js';
-import type { FailedAttempt } from './outcome.js';
+import { classifyStatus, isLoadRefusal, type Load, type LoadRefusal } from './classify.js';
 
 /** What an answer says about the server's load (see feedbackFor). */
 export type Feedback =
@@ -15,8 +14,8 @@ export type Feedback =
    */
   | { kind: 'refused'; load: LoadRefusal; status: number; retryAfterMs: number | undefined }
   /**
-   * The service, or the way to it, is failing: a gateway's 502 or 504, a refused or reset
-   * connection. One such answer is one id's bad luck; 8 ids in a row failing on their first attempt, with no good answer between, an outage
+   * The service, or the way to it, is failing, as the table says (`failing`: a gateway's 502 or
+   * 504, a refused or reset connection). One such answer is one id's bad luck; 8 ids in a row failing on their first attempt, with no good answer between, an outage
    * (throttle/outage.ts). `status` is the answer's, undefined for a connection that failed.
    */
   | { kind: 'failing'; status: number | undefined }
@@ -51,27 +50,21 @@ export interface AttemptGate {
   outage?(): boolean;
 }
 
-/** What an HTTP answer says about load; `status` null when no answer arrived. */
+/** What an HTTP answer says about load, by its status's row (classify.ts); `status` null when no answer arrived. */
 export function feedbackFor(status: number | null, retryAfterMs?: number): Feedback {
-  // No answer says nothing about load; what an answer says is in the one table (classify.ts).
-  if (status === null) return NEUTRAL;
-  const { load } = classifyStatus(status);
-  if (isLoadRefusal(load)) return { kind: 'refused', load, status, retryAfterMs };
-  return load === 'ok' ? OK : NEUTRAL;
+  return status === null ? NEUTRAL : feedbackOf(classifyStatus(status).load, status, retryAfterMs);
 }
 
-/** Connection failures that say the service (or the gateway before it) is not taking requests. */
-const FAILING_CONNECTIONS = new Set(['refused', 'reset', 'closed', 'closed-while-sending']);
-
 /**
- * What an attempt's ending says about load: feedbackFor's answer, except that a gateway's 502
- * or 504, and a connection refused or reset, say the service is failing.
+ * The feedback for what the one table (classify.ts) says an attempt's ending tells of load: its
+ * verdict's `load`, with the status of the answer, if one had begun, and its Retry-After.
  */
-export function feedbackForAttempt(attempt: FailedAttempt | undefined, status: number | null, retryAfterMs?: number): Feedback {
-  if (status === 502 || status === 504) return { kind: 'failing', status };
-  if ((attempt?.kind === 'network' || attempt?.kind === 'proxy-unreachable') && FAILING_CONNECTIONS.has(attempt.what))
-    return { kind: 'failing', status: undefined };
-  return feedbackFor(status, retryAfterMs);
+export function feedbackOf(load: Load, status: number | undefined, retryAfterMs?: number): Feedback {
+  if (load === 'ok') return OK;
+  if (load === 'failing') return { kind: 'failing', status };
+  // A refusal is a status's row: an answer came.
+  if (isLoadRefusal(load) && status !== undefined) return { kind: 'refused', load, status, retryAfterMs };
+  return NEUTRAL;
 }
 
 const OK: Feedback = { kind: 'ok' };

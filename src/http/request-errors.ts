@@ -26,14 +26,14 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
   // A TLS alert that arrived as the server hung up (it wants a client certificate) says more than "other side closed".
   const error = tlsAlertBehind(thrown) ?? thrown;
   const reason = reasonOf(error, context.mask);
-  const code = errorCode(error);
+  const { code, carrier } = codeOf(error);
   const failure = classifyFailure({
-    code: h2Code(error) ?? code,
+    code: h2Code(error, code) ?? code,
     aborted: context.aborted,
     answerBegun: route.status,
     viaProxy: route.via !== undefined,
     proxyStatus: proxyStatusOf(reason),
-    parserError: (error instanceof Error && error.name === 'HTTPParserError') || rejectedByUndici(error, route.status),
+    parserError: (error instanceof Error && error.name === 'HTTPParserError') || rejectedByUndici(error, code, route.status),
   });
   switch (failure.kind) {
     case 'timeout':
@@ -46,7 +46,7 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
     case 'request-too-large':
       return { ...route, kind: 'request-too-large' };
     case 'tls': {
-      const problem = tlsProblemOf(withCode(error, code), code, route.host, context.mask);
+      const problem = tlsProblemOf(carrier, code, route.host, context.mask);
       return { ...route, kind: 'tls', reason, ...problem, ...(context.caFile === undefined ? {} : { caFile: context.caFile }) };
     }
     case 'not-loopback':
@@ -72,8 +72,7 @@ export function failedRequest(thrown: unknown, context: ErrorContext): FailedAtt
  * undici 8 (client-h2.js; recheck on upgrade): a GOAWAY with NO_ERROR that refused a stream
  * it had already replayed once, "stream error" codes, streams closed early, frame errors.
  */
-function h2Code(error: unknown): string | undefined {
-  const code = errorCode(error);
+function h2Code(error: unknown, code: string): string | undefined {
   const message = error instanceof Error ? error.message : '';
   // ENHANCE_YOUR_CALM (code 11), whoever words it: Node names the stream's, and numbers the session's and undici's.
   if (code === 'ERR_HTTP2_STREAM_ERROR' && /ENHANCE_YOUR_CALM/.test(message)) return H2_ENHANCE_YOUR_CALM;
@@ -94,29 +93,23 @@ function h2Code(error: unknown): string | undefined {
  * And a parser error it reports as a length mismatch before any answer began: two
  * different Content-Length headers (its createError checks the length first).
  */
-function rejectedByUndici(error: unknown, answerBegun: number | undefined): boolean {
-  const code = errorCode(error);
+function rejectedByUndici(error: unknown, code: string, answerBegun: number | undefined): boolean {
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return answerBegun === undefined;
   return code === 'UND_ERR_SOCKET' && error instanceof Error && /^bad (response|upgrade)$/.test(error.message);
 }
 
-/** The error (or the cause) that carries `code`: Node's TLS error, with its certificate. */
-function withCode(error: unknown, code: string): unknown {
-  for (let current: unknown = error, depth = 0; current && depth < 4; depth++) {
-    if ((current as { code?: unknown }).code === code) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return error;
-}
-
-function errorCode(error: unknown): string {
-  // undici wraps socket errors; the useful code is sometimes on the cause.
+/**
+ * The error's code, or its cause's: undici wraps socket errors, and the useful code is sometimes
+ * on the cause. With the error that carries it (Node's TLS error, with its certificate); '' and
+ * the error itself when none has one.
+ */
+function codeOf(error: unknown): { code: string; carrier: unknown } {
   for (let current: unknown = error, depth = 0; current && depth < 4; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return { code, carrier: current };
     current = (current as { cause?: unknown }).cause;
   }
-  return '';
+  return { code: '', carrier: error };
 }
 
 /** undici says a proxy refused the tunnel only in its message: "Proxy response (407) !== 200 when HTTP Tunneling". */

@@ -7,9 +7,9 @@ import { type Lease, staticTokens, type TokenLeases } from '../config/token-leas
 import type { Env } from '../platform/env.js';
 import { createMask } from '../text/secret-mask.js';
 import { type AttemptSetup, sendOnce } from './attempt.js';
-import { isLoadRefusal, verdictOf } from './classify.js';
+import { classifyStatus, isLoadRefusal, verdictOf } from './classify.js';
 import { createDispatcher } from './dispatcher.js';
-import { type AttemptGate, feedbackFor, feedbackForAttempt } from './gate.js';
+import { type AttemptGate, feedbackFor, feedbackOf } from './gate.js';
 import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
 import { backoffDelayMs, REFUSALS_PER_RETRY, wait } from './retry.js';
@@ -157,7 +157,9 @@ export function createTransport(options: TransportOptions): Transport {
         return notAdmitted(previous, interrupt);
       }
       const { outcome, retryAfterMs } = sent;
-      permit?.release(feedbackForAttempt(outcome.kind === 'ok' ? undefined : outcome, outcome.status ?? null, retryAfterMs));
+      // What the ending means, from the one table: for the throttle (its load) as for the retry below.
+      const verdict = outcome.kind === 'ok' ? classifyStatus(outcome.status) : verdictOf(outcome, { idempotent });
+      permit?.release(feedbackOf(verdict.load, outcome.status, retryAfterMs));
       if (outcome.status !== undefined) tokens.answered(lease, outcome.status);
       if (outcome.kind === 'ok') return outcome;
       const failed: Failed = { kind: 'failed', last: outcome, attempts: number, earlierAnswerLost: lost };
@@ -172,7 +174,6 @@ export function createTransport(options: TransportOptions): Transport {
         previous = failed;
         continue;
       }
-      const verdict = verdictOf(outcome, { idempotent });
       if (outcome.kind === 'network' && outcome.idleClose && idempotent && !resentAfterIdleClose && !interrupt.aborted) {
         // The server closed a reused idle connection as this went out on it: sent once more at
         // once, as curl and browsers do, whatever --retries says (idle-reuse.ts).

@@ -71,6 +71,9 @@ describe("a server that gives a gateway's 502 page for 3 s", () => {
 
       expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
       expect(result.code).toBe(0);
+      // The slow restart after it is no rate cut: the summary names the outage, and no pace the server asked for.
+      expect(result.stderr).toMatch(/; throttled: the service was down once \(/);
+      expect(result.stderr).not.toMatch(/sending at/);
       const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
       expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
     },

@@ -67,7 +67,7 @@ export class AdaptiveRate {
     return this.#rate;
   }
 
-  /** Cuts so far, slow starts after a wait included. */
+  /** Cuts so far, slow starts after a wait included; a restart after an outage is not one (restart). */
   get cuts(): number {
     return this.#cuts;
   }
@@ -122,12 +122,27 @@ export class AdaptiveRate {
     const base = this.#probeAfterWait;
     if (base === undefined) return false;
     this.#probeAfterWait = undefined;
-    const admitted = ((this.#okCount - base.oks) * 1000) / Math.max(MIN_MEASURE_MS, now - base.since);
+    this.#slowStart(((this.#okCount - base.oks) * 1000) / Math.max(MIN_MEASURE_MS, now - base.since), now);
+    this.#cuts += 1;
+    return true;
+  }
+
+  /**
+   * The service answers again after an outage (outage.ts): a slow start from MIN_RATE, as TCP's
+   * after a loss of everything, since nothing says what it takes now. No refusal asked for it, so
+   * it is no cut, unless one was put off (deferCut) meanwhile: this slow start makes that one.
+   */
+  restart(now: number): void {
+    if (this.#probeAfterWait !== undefined) this.#cuts += 1;
+    this.#probeAfterWait = undefined;
+    this.#slowStart(MIN_RATE, now);
+  }
+
+  /** Paced at RATE_DECREASE × `admitted` (never below MIN_RATE), doubling from there until the next cut. */
+  #slowStart(admitted: number, now: number): void {
     this.#rateAtCut = Math.max(MIN_RATE, admitted);
     this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
     this.#probe = { from: this.#rate, since: now };
-    this.#cuts += 1;
-    return true;
   }
 
   /**

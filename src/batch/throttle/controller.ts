@@ -218,8 +218,7 @@ export class LoadController {
 
   /** A good answer after an outage: the run starts again slowly, as TCP does after a loss of everything. */
   #serviceBack(now: number): void {
-    this.#rate.deferCut(now);
-    this.#rate.startDeferredCut(now);
+    this.#rate.restart(now);
     this.#slowed = true;
     this.#onChange?.({ kind: 'service-back', afterMs: now - this.#outageSince });
   }

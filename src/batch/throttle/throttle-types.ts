@@ -24,6 +24,7 @@ export interface ThrottleStats {
   failures: number;
   /** Times the whole service failed (outage.ts): the run paused and probed. */
   outages: number;
+  /** Cuts of the sending rate for refusals; the slow restart after an outage is none. */
   rateCuts: number;
   concurrencyCuts: number;
   /**
@@ -32,7 +33,7 @@ export interface ThrottleStats {
    */
   pauses: number;
   pausedMs: number;
-  /** The adaptive sending rate now; undefined until the first rate cut. */
+  /** The adaptive sending rate now; undefined while unpaced (before any rate cut or restart after an outage, or once a slow start ended unrefused). */
   ratePerSecond: number | undefined;
   /** Requests allowed in flight now. */
   concurrencyLimit: number;

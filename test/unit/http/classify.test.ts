@@ -53,9 +53,9 @@ describe('classifyStatus: every status class', () => {
     [499, 'rejected', Exit.apiRefused, false, 'ok'],
     [500, 'server', Exit.server, false, 'neutral'],
     [501, 'server', Exit.server, false, 'neutral'],
-    [502, 'server', Exit.server, true, 'neutral'],
+    [502, 'server', Exit.server, true, 'failing'],
     [503, 'refusal', Exit.server, true, 'overloaded'],
-    [504, 'server', Exit.server, true, 'neutral'],
+    [504, 'server', Exit.server, true, 'failing'],
     [599, 'server', Exit.server, false, 'neutral'],
   ])('%i: %s, exit %i, retryable %s, load %s', (status, kind, exit, retryable, load) => {
     expect(classifyStatus(status)).toEqual({ kind, exit, retryable, answerLost: status >= 500 && status <= 599, load });
@@ -85,7 +85,12 @@ describe('classifyStatus: every status class', () => {
   it('feeds the throttle what the table says, and nothing about load when no answer came', () => {
     for (const status of ALL) {
       const load = classifyStatus(status).load;
-      expect(feedbackFor(status, 700)).toEqual(isLoadRefusal(load) ? { kind: 'refused', load, status, retryAfterMs: 700 } : { kind: load });
+      const fed = isLoadRefusal(load)
+        ? { kind: 'refused', load, status, retryAfterMs: 700 }
+        : load === 'failing'
+          ? { kind: load, status }
+          : { kind: load };
+      expect(feedbackFor(status, 700)).toEqual(fed);
     }
     expect(feedbackFor(null)).toEqual({ kind: 'neutral' });
   });
@@ -118,24 +123,25 @@ function judge(code: string, options: { begun?: number; proxy?: boolean; aborted
 }
 
 describe('transport failures: every code the table knows, sent direct', () => {
-  it.each<[string, string, boolean, boolean]>([
-    // code, what, retryable, answer lost (the request may have reached the server)
-    ['ECONNREFUSED', 'refused', true, false],
-    ['ECONNRESET', 'reset', true, true],
-    ['EPIPE', 'closed-while-sending', true, true],
-    ['ENOTFOUND', 'host-not-found', false, false],
-    ['EAI_AGAIN', 'lookup-failed', false, false],
-    ['EHOSTUNREACH', 'host-unreachable', false, false],
-    ['ENETUNREACH', 'network-unreachable', false, false],
-    ['UND_ERR_SOCKET', 'closed', true, true],
-    ['UND_ERR_CLOSED', 'closed', true, true],
-    ['UND_ERR_PRX_CONN', 'proxy-closed', false, true],
-    [H2_STREAM_REFUSED, 'stream-refused', true, false],
-    [H2_STREAM_RESET, 'stream-reset', true, true],
-    [H2_SESSION_CLOSED, 'session-closed', true, true],
-  ])('%s: a network failure (%s), exit 7, retryable %s, answer lost %s', (code, what, retryable, answerLost) => {
+  it.each<[string, string, boolean, boolean, Load]>([
+    // code, what, retryable, answer lost (the request may have reached the server), load: the
+    // service (or the gateway before it) not taking requests is 'failing'
+    ['ECONNREFUSED', 'refused', true, false, 'failing'],
+    ['ECONNRESET', 'reset', true, true, 'failing'],
+    ['EPIPE', 'closed-while-sending', true, true, 'failing'],
+    ['ENOTFOUND', 'host-not-found', false, false, 'neutral'],
+    ['EAI_AGAIN', 'lookup-failed', false, false, 'neutral'],
+    ['EHOSTUNREACH', 'host-unreachable', false, false, 'neutral'],
+    ['ENETUNREACH', 'network-unreachable', false, false, 'neutral'],
+    ['UND_ERR_SOCKET', 'closed', true, true, 'failing'],
+    ['UND_ERR_CLOSED', 'closed', true, true, 'failing'],
+    ['UND_ERR_PRX_CONN', 'proxy-closed', false, true, 'neutral'],
+    [H2_STREAM_REFUSED, 'stream-refused', true, false, 'neutral'],
+    [H2_STREAM_RESET, 'stream-reset', true, true, 'neutral'],
+    [H2_SESSION_CLOSED, 'session-closed', true, true, 'neutral'],
+  ])('%s: a network failure (%s), exit 7, retryable %s, answer lost %s, load %s', (code, what, retryable, answerLost, load) => {
     expect(classifyFailure(failure({ code }))).toEqual({ kind: 'network', what });
-    expect(judge(code)).toEqual({ kind: 'network', exit: Exit.network, retryable, answerLost, load: 'neutral' });
+    expect(judge(code)).toEqual({ kind: 'network', exit: Exit.network, retryable, answerLost, load });
   });
 
   // Node and undici say these only in words; request-errors.ts reads them.
@@ -319,7 +325,9 @@ describe('transport failures: our own signals, proxies, answers cut short', () =
     expect(judge('ECONNRESET', { begun: 503 }).load).toBe('overloaded');
     expect(judge('ECONNRESET', { begun: 429 }).load).toBe('rate-limited');
     expect(judge('', { begun: 503, aborted: 'timeout' }).load).toBe('overloaded');
-    expect(judge('ECONNRESET', { begun: 502 }).load).toBe('neutral');
+    expect(judge('ECONNRESET', { begun: 502 }).load).toBe('failing');
+    // A failed write after the head of an answer: the answer, not the connection, says what load it was.
+    expect(judge('EPIPE', { begun: 503 }).load).toBe('overloaded');
     expect(judge('ECONNRESET', { begun: 404 }).load).toBe('ok');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feedbackFor } from '../../../src/http/gate.js';
+import { feedbackFor, feedbackOf } from '../../../src/http/gate.js';
 
 describe('feedbackFor: what an answer says about load', () => {
   it.each([
@@ -12,8 +12,9 @@ describe('feedbackFor: what an answer says about load', () => {
     [429, 'refused'],
     [503, 'refused'],
     [500, 'neutral'],
-    [502, 'neutral'],
-    [504, 'neutral'],
+    // A gateway's: the service behind it failing (its row in classify.ts says so).
+    [502, 'failing'],
+    [504, 'failing'],
     [null, 'neutral'],
   ] as const)('%s: %s', (status, kind) => {
     expect(feedbackFor(status, 1000).kind).toBe(kind);
@@ -22,5 +23,10 @@ describe('feedbackFor: what an answer says about load', () => {
   it('keeps the kind of load, the status and Retry-After of a refusal', () => {
     expect(feedbackFor(503, 1500)).toEqual({ kind: 'refused', load: 'overloaded', status: 503, retryAfterMs: 1500 });
     expect(feedbackFor(429)).toEqual({ kind: 'refused', load: 'rate-limited', status: 429, retryAfterMs: undefined });
+  });
+
+  it("keeps a failing answer's status; a failed connection has none", () => {
+    expect(feedbackFor(502)).toEqual({ kind: 'failing', status: 502 });
+    expect(feedbackOf('failing', undefined)).toEqual({ kind: 'failing', status: undefined });
   });
 });

@@ -65,6 +65,11 @@ describe('tls problems from Node codes', () => {
     expect(read(error)).toMatchObject({ kind: 'tls', problem: 'altname', names, asked });
   });
 
+  it('read from the cause that carries the code, when undici wraps the TLS error', () => {
+    const tlsError = Object.assign(new Error('x'), altnameError('localhost', 'DNS:other.example'));
+    expect(read({ code: 'UND_ERR', cause: tlsError })).toMatchObject({ kind: 'tls', problem: 'altname', names: ['other.example'] });
+  });
+
   it('the names are masked like any server words', () => {
     const secret = 'tok-secret-value-123';
     const attempt = failedRequest(Object.assign(new Error('x'), altnameError('h', `DNS:${secret}.example`)), {

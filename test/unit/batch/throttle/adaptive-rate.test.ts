@@ -80,6 +80,28 @@ describe('AdaptiveRate', () => {
     expect(rate.perSecond).toBeCloseTo(2 * RATE_DECREASE * 20);
   });
 
+  it('a restart after an outage is a slow start from MIN_RATE, and no cut', () => {
+    const rate = admitted(50, 500);
+    rate.restart(600);
+    expect(rate.perSecond).toBe(MIN_RATE);
+    expect(rate.cuts).toBe(0);
+    rate.advance(600 + PROBE_DOUBLING_MS);
+    expect(rate.perSecond).toBeCloseTo(2 * MIN_RATE);
+    expect(rate.advance(600 + PROBE_DOUBLINGS * PROBE_DOUBLING_MS)).toBe(true);
+    expect(rate.cuts).toBe(0);
+  });
+
+  it('a restart makes a cut put off meanwhile, counted once: the cut is not made again after it', () => {
+    const rate = admitted(50, 500);
+    rate.deferCut(600);
+    for (let i = 1; i <= 20; i += 1) rate.onAdmitted(600 + i);
+    rate.restart(1000);
+    expect(rate.cuts).toBe(1);
+    expect(rate.perSecond).toBe(MIN_RATE);
+    expect(rate.startDeferredCut(1100)).toBe(false);
+    expect(rate.cuts).toBe(1);
+  });
+
   it('is admitting while an answer was admitted in about the last second', () => {
     const rate = new AdaptiveRate();
     expect(rate.admitting(0)).toBe(false);

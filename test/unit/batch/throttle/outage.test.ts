@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MIN_RATE } from '../../../../src/batch/throttle/adaptive-rate.js';
 import { OUTAGE_AFTER_FIRSTS, OutageWatch, OVERLOAD_OUTAGE_AFTER_MS, PROBE_EVERY_MS } from '../../../../src/batch/throttle/outage.js';
 import { Throttle, type ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
 import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';
@@ -135,6 +136,19 @@ describe('Throttle: an outage', () => {
     expect(throttle.outage()).toBe(false);
     expect(changes.at(-1)).toEqual({ kind: 'service-back', afterMs: 11 * PROBE_EVERY_MS + PROBE_EVERY_MS });
     expect(throttle.stats()).toMatchObject({ outages: 1, failures: OUTAGE_AFTER_FIRSTS + 1, refusals: 0 });
+  });
+
+  it('the slow restart after it is no rate cut: nothing refused, nothing cut', async () => {
+    const { clock, throttle, acquire } = setup(16);
+    const wave = Array.from({ length: OUTAGE_AFTER_FIRSTS }, () => acquire());
+    await settle();
+    for (const request of wave) (request.permit as Permit).release(badGateway);
+    const probe = acquire('retry');
+    await clock.advance(PROBE_EVERY_MS);
+    (probe.permit as Permit).release(ok);
+    expect(throttle.outage()).toBe(false);
+    // Paced again from the slowest rate, and doubling: a restart, counted as none of the cuts.
+    expect(throttle.stats()).toMatchObject({ outages: 1, refusals: 0, rateCuts: 0, ratePerSecond: MIN_RATE });
   });
 
   it('a batch behind a gateway whose upstream is down for 5 s: every id deleted, and after the first second at most a probe a second', async () => {

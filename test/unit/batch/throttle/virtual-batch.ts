@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { runOrdered } from '../../../../src/batch/ordered-pool.js';
 import { Throttle, type ThrottleChange, type ThrottleOptions, type ThrottleStats } from '../../../../src/batch/throttle/throttle.js';
-import { feedbackForAttempt } from '../../../../src/http/gate.js';
+import { feedbackFor } from '../../../../src/http/gate.js';
 import { REFUSALS_PER_RETRY } from '../../../../src/http/retry.js';
 import { seeded } from '../../../helpers/seeded.js';
 
@@ -172,7 +172,7 @@ export async function simulateBatch(options: {
       if (clock.now >= 1000) tally.maxInFlightAfterFirstSecond = Math.max(tally.maxInFlightAfterFirstSecond, inFlight);
       const answer = await options.server(clock);
       inFlight -= 1;
-      permit.release(feedbackForAttempt(undefined, answer.status, answer.retryAfterMs));
+      permit.release(feedbackFor(answer.status, answer.retryAfterMs));
       tally.endMs = clock.now;
       if (answer.status < 300) {
         tally.accepted += 1;
