@@ -66,7 +66,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
     const lastFailures = new LastFailures();
     try {
       const running = runHoldsLock(file);
-      const contents = await readJournal(fd, file, signal, (id, text) => lastFailures.record(id, details.intern(failureDetail(text))));
+      const contents = await readJournal(fd, file, signal, (id, fields) => lastFailures.record(id, details.intern(failureDetail(fields))));
       const header = contents.header;
       const shard = header?.shard;
       summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
