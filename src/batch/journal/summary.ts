@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { normalizeBaseUrl } from '../../config/base-url.js';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
 import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from './failure-details.js';
 import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
+import { sameBaseUrl } from './identity.js';
 import { readJournal } from './read.js';
 import { openForReading, runHoldsLock } from './read-only.js';
 import type { RecordedIds } from './recorded-ids.js';
@@ -176,15 +176,7 @@ function stateOf(kind: RecordedCode): number {
 }
 
 function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
-  return a.profile === b.profile && normalized(a.baseUrl) === normalized(b.baseUrl);
-}
-
-function normalized(url: string): string {
-  try {
-    return normalizeBaseUrl(url, 'the journal');
-  } catch {
-    return url;
-  }
+  return a.profile === b.profile && sameBaseUrl(a.baseUrl, b.baseUrl);
 }
 
 function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { file: string; baseUrl: string; profile: string }) {
