@@ -4,8 +4,9 @@ import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from 
 import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
 import { sameBaseUrl } from './identity.js';
+import { openJournalFile } from './journal-file.js';
+import { runHoldsLock } from './journal-lock.js';
 import { readJournal } from './read.js';
-import { openForReading, runHoldsLock } from './read-only.js';
 import type { RecordedIds } from './recorded-ids.js';
 
 /**
@@ -62,7 +63,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
   let merged: IdTable | undefined;
 
   for (const file of files) {
-    const fd = openForReading(file);
+    const fd = openJournalFile(file, 'reading');
     const lastFailures = new LastFailures();
     try {
       const running = runHoldsLock(file);
