@@ -1,4 +1,3 @@
-import { failureFields } from './failure-line.js';
 import { IdTable } from './id-table.js';
 
 /** An id's last failure line: the exit code it stands for and the API's error code, when it had them. */
@@ -54,10 +53,8 @@ export class LastFailures {
   }
 }
 
-/** A failure line's exit and error codes. */
-export function failureDetail(text: string): FailureDetail {
-  // The writer's shape without JSON.parse; any other shape a reader accepts (edited by hand, an older version's) parsed whole.
-  const value = failureFields(text) ?? (JSON.parse(text) as Record<string, unknown>);
+/** A failure line's exit and error codes, from its parsed fields (format.ts ResultLine). */
+export function failureDetail(fields: Record<string, unknown>): FailureDetail {
   const code = (field: unknown): number | undefined => (Number.isSafeInteger(field) ? (field as number) : undefined);
-  return { exit: code(value['exit']), error: code(value['error']) };
+  return { exit: code(fields['exit']), error: code(fields['error']) };
 }

@@ -13,16 +13,6 @@ const FAILURE_LINE = new RegExp(
 
 /** The fields a failure line's readers use (the message left out), or undefined when `text` is not of the writer's shape. */
 export function failureFields(text: string): Record<string, unknown> | undefined {
-  // The reader asks twice of the same line (its kind, then `journal status` its codes): answered once.
-  if (text === last.text) return last.fields;
-  last.text = text;
-  last.fields = parsed(text);
-  return last.fields;
-}
-
-const last: { text: string | undefined; fields: Record<string, unknown> | undefined } = { text: undefined, fields: undefined };
-
-function parsed(text: string): Record<string, unknown> | undefined {
   const match = FAILURE_LINE.exec(text);
   if (match === null) return undefined;
   const [, status, error, exit, tail] = match;

@@ -144,12 +144,21 @@ function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
   return true;
 }
 
-/**
- * One line's id and kind (a result line or a sent line), or undefined when the line is neither.
- * `uncertain`: a failure whose request may have reached the server with no decided answer (the
- * `"uncertain":true` of --json), which a later "no such plant" settles as an id in flight does.
- */
-export function parseResultLine(text: string): { id: bigint; kind: RecordedCode; uncertain?: boolean } | undefined {
+/** What parseResultLine reads of a line. */
+export interface ResultLine {
+  id: bigint;
+  kind: RecordedCode;
+  /**
+   * A failure whose request may have reached the server with no decided answer (the
+   * `"uncertain":true` of --json), which a later "no such plant" settles as an id in flight does.
+   */
+  uncertain?: boolean;
+  /** A failure's fields, as parsed for its kind: `journal status` counts them by exit and error code without a second parse. */
+  fields?: Record<string, unknown>;
+}
+
+/** One line's id and kind (a result line or a sent line), or undefined when the line is neither. */
+export function parseResultLine(text: string): ResultLine | undefined {
   const sent = SENT_LINE.exec(text)?.[1];
   const deleted = sent === undefined ? DELETED_LINE.exec(text)?.[1] : undefined;
   const digits = sent ?? deleted ?? ID_PREFIX.exec(text)?.[1];
@@ -163,7 +172,8 @@ export function parseResultLine(text: string): { id: bigint; kind: RecordedCode;
   if (value === undefined) return undefined;
   const kind = kindOf(value);
   if (kind === undefined) return undefined;
-  return kind === Recorded.failed && isUncertainFailure(value) ? { id, kind, uncertain: true } : { id, kind };
+  if (kind !== Recorded.failed) return { id, kind };
+  return isUncertainFailure(value) ? { id, kind, uncertain: true, fields: value } : { id, kind, fields: value };
 }
 
 /** Statuses of failures with no answer that 2.0 wrote without `uncertain`: a network failure, a timeout, a signal while waiting. */

@@ -75,11 +75,19 @@ function otherRun(header: JournalRun, run: JournalRun): string {
   return `${theirs} (profile ${shownPath(header.profile)}), and this run uses ${ours} (profile ${shownPath(run.profile)})`;
 }
 
-/** A header is a file anyone may have edited: its URL is compared as the run's was normalized. */
-function sameBaseUrl(recorded: string, run: string): boolean {
+/**
+ * Whether two base URLs name the same server: a header is a file anyone may have edited, so each
+ * URL is compared as normalized (config/base-url.ts); one that does not normalize is compared as
+ * written, and so never matches a run's, which always does.
+ */
+export function sameBaseUrl(a: string, b: string): boolean {
+  return normalized(a) === normalized(b);
+}
+
+function normalized(url: string): string {
   try {
-    return normalizeBaseUrl(recorded, 'the journal') === run;
+    return normalizeBaseUrl(url, 'the journal');
   } catch {
-    return false;
+    return url;
   }
 }

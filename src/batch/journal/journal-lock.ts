@@ -42,6 +42,16 @@ export function lockJournal(file: string): JournalLock {
   );
 }
 
+/** Whether a live plantstore holds the journal's lock now: a reader's counts are still changing. */
+export function runHoldsLock(file: string): boolean {
+  try {
+    fs.lstatSync(`${file}.lock`);
+  } catch {
+    return false;
+  }
+  return staleLock(`${file}.lock`) === undefined;
+}
+
 /** The owner of the lock file when it is not this user, else undefined. */
 function foreignOwner(path: string): number | undefined {
   const you = process.getuid?.();

@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileProblem, syncFolder } from '../../config/own-file.js';
+import { syncFolder } from '../../config/own-file.js';
 import { type CredentialPrint, printCredentials } from './credentials.js';
 import { JournalRefusedError, type JournalWriteError, journalFileProblem, shownPath, writeFailed } from './errors.js';
-import { checkJournalFolder, checkJournalMode, checkLockMode } from './file-trust.js';
+import { checkJournalFolder, checkLockMode } from './file-trust.js';
 import { headerLine, type JournalRun, Recorded, type RecordedCode, type RecordedKind } from './format.js';
 import { checkCredentials, checkRun, type JournalIdentity } from './identity.js';
+import { openJournalFile } from './journal-file.js';
 import { type JournalLock, lockJournal } from './journal-lock.js';
 import { type JournalContents, readJournal } from './read.js';
 import { RecordedIds } from './recorded-ids.js';
 import { JournalWriter, type WriterOptions } from './writer.js';
 
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-const NO_BLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** What a journal said when it was opened: which ids an earlier run finished. */
 export interface JournalState {
@@ -67,7 +67,7 @@ export async function openJournal(file: string, options: OpenJournalOptions): Pr
   const lock = lockJournal(file);
   let fd: number | undefined;
   try {
-    fd = openExisting(file, fs.constants.O_RDWR | fs.constants.O_APPEND);
+    fd = openJournalFile(file, 'run');
     const print = async (): Promise<CredentialPrint | undefined> =>
       options.credentials === undefined ? undefined : await printCredentials(options.credentials);
     if (fd === undefined) {
@@ -93,7 +93,7 @@ export async function openJournal(file: string, options: OpenJournalOptions): Pr
 export async function readJournalForPlan(file: string, run: JournalIdentity, signal?: AbortSignal): Promise<JournalState> {
   checkJournalFolder(file);
   checkLockMode(file, `${file}.lock`);
-  const fd = openExisting(file, fs.constants.O_RDONLY);
+  const fd = openJournalFile(file, 'dry-run');
   if (fd === undefined) return state(file, emptyContents(), undefined);
   try {
     const contents = await readJournal(fd, file, signal);
@@ -102,46 +102,6 @@ export async function readJournalForPlan(file: string, run: JournalIdentity, sig
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** The journal's descriptor, undefined when there is none yet; anything but our own regular file is refused. */
-function openExisting(file: string, mode: number): number | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, mode | NO_FOLLOW | NO_BLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw unsafe(file, 'it is a symbolic link, which plantstore never follows there');
-    if (code === 'EISDIR') throw unsafe(file, 'it is a directory');
-    if (code === 'ENXIO') throw unsafe(file, 'it is not a regular file');
-    const { why, advice } = journalFileProblem(code, false);
-    throw new JournalRefusedError(
-      'unopenable',
-      `cannot open journal ${shownPath(file)}: ${why}; ${advice}, or give --journal another path`,
-      code,
-    );
-  }
-  const stat = fs.fstatSync(fd);
-  const problem = fileProblem(stat);
-  if (problem === undefined) {
-    try {
-      checkJournalMode(file, stat);
-    } catch (error) {
-      fs.closeSync(fd);
-      throw error;
-    }
-    return fd;
-  }
-  fs.closeSync(fd);
-  if (problem.kind === 'foreign') {
-    throw unsafe(file, `it belongs to another user (uid ${problem.owner}, you are ${problem.you}), who may have planted it`);
-  }
-  throw unsafe(file, problem.kind === 'symlink' ? 'it is a symbolic link' : `it is not a regular file (${problem.what})`);
-}
-
-function unsafe(file: string, why: string): JournalRefusedError {
-  return new JournalRefusedError('unsafe-file', `cannot use ${shownPath(file)} as a journal: ${why}; give --journal another path`);
 }
 
 /** A new journal: created only if nothing stands at the path, mode 0600, its header durable before any result. */

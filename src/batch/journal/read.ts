@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
-import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseResultLine, Recorded } from './format.js';
+import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 
 /** Read this much at a time: a million-line journal (~40 MB) is never one string. */
@@ -32,8 +32,8 @@ export async function readJournal(
   fd: number,
   file: string,
   signal?: AbortSignal,
-  /** Given each failure line's text, in file order: `journal status` counts them by exit and error code. */
-  onFailure?: (id: bigint, text: string) => void,
+  /** Given each failure line's fields (format.ts ResultLine), in file order: `journal status` counts them by exit and error code. */
+  onFailure?: (id: bigint, fields: Record<string, unknown>) => void,
 ): Promise<JournalContents> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   const recorded = new RecordedIds();
@@ -67,7 +67,7 @@ export async function readJournal(
     }
     if (suspect !== undefined) throw corrupt(file, suspect.line);
     recorded.set(result.id, result.kind, result.uncertain);
-    if (onFailure !== undefined && result.kind === Recorded.failed) onFailure(result.id, text as string);
+    if (onFailure !== undefined && result.fields !== undefined) onFailure(result.id, result.fields);
   };
 
   for (;;) {

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import { normalizeBaseUrl } from '../../config/base-url.js';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
 import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from './failure-details.js';
 import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
+import { sameBaseUrl } from './identity.js';
+import { openJournalFile } from './journal-file.js';
+import { runHoldsLock } from './journal-lock.js';
 import { readJournal } from './read.js';
-import { openForReading, runHoldsLock } from './read-only.js';
 import type { RecordedIds } from './recorded-ids.js';
 
 /**
@@ -62,11 +63,11 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
   let merged: IdTable | undefined;
 
   for (const file of files) {
-    const fd = openForReading(file);
+    const fd = openJournalFile(file, 'reading');
     const lastFailures = new LastFailures();
     try {
       const running = runHoldsLock(file);
-      const contents = await readJournal(fd, file, signal, (id, text) => lastFailures.record(id, details.intern(failureDetail(text))));
+      const contents = await readJournal(fd, file, signal, (id, fields) => lastFailures.record(id, details.intern(failureDetail(fields))));
       const header = contents.header;
       const shard = header?.shard;
       summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
@@ -176,15 +177,7 @@ function stateOf(kind: RecordedCode): number {
 }
 
 function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
-  return a.profile === b.profile && normalized(a.baseUrl) === normalized(b.baseUrl);
-}
-
-function normalized(url: string): string {
-  try {
-    return normalizeBaseUrl(url, 'the journal');
-  } catch {
-    return url;
-  }
+  return a.profile === b.profile && sameBaseUrl(a.baseUrl, b.baseUrl);
 }
 
 function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { file: string; baseUrl: string; profile: string }) {

@@ -3,7 +3,7 @@
 // flight, not failed; failures are broken down by exit and API error code; the shards of one job
 // are summed with an id in two files counted once; a file that is not a journal is refused.
 import { execFileSync } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalRefusedError } from '../../../../src/batch/journal/errors.js';
@@ -168,6 +168,36 @@ describe('journal status: refusals (exit 2, one line)', () => {
     const fifo = path.join(folder.dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
     expect((await refusal([fifo])).message).toContain('not a regular file');
+  });
+
+  it("says for each what stands at the path and what to give instead, in a reader's words (not a run's)", async () => {
+    const said = async (file: string): Promise<string> => {
+      const error = await refusal([file]);
+      expect(error.reason).toBe('unopenable');
+      return error.message;
+    };
+    const missing = path.join(folder.dir, 'nope');
+    expect(await said(missing)).toBe(`cannot read journal ${missing}: there is no such file; check the path`);
+    const link = path.join(folder.dir, 'link');
+    symlinkSync(journal('a.journal', [deleted('1')]), link);
+    expect(await said(link)).toBe(
+      `cannot read journal ${link}: it is a symbolic link, which plantstore never follows there; give the path it points to`,
+    );
+    const dir = path.join(folder.dir, 'dir');
+    mkdirSync(dir);
+    expect(await said(dir)).toBe(`cannot read journal ${dir}: it is not a regular file (a directory); give the path of a --journal file`);
+    const fifo = path.join(folder.dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(await said(fifo)).toBe(`cannot read journal ${fifo}: it is not a regular file (a FIFO); give the path of a --journal file`);
+  });
+
+  it('reads a journal others may write, or (as root) one another user owns: it only prints what the file says', async () => {
+    const file = journal('a.journal', [deleted('1')]);
+    chmodSync(file, 0o666);
+    expect((await countsOf(file)).deleted).toBe(1);
+    if (process.getuid?.() !== 0) return;
+    chownSync(file, 65534, 65534);
+    expect((await countsOf(file)).deleted).toBe(1);
   });
 
   it('refuses journals of different runs rather than summing them', async () => {
