@@ -4,7 +4,7 @@ import { IdTable } from './id-table.js';
 /**
  * Set beside an id's kind once a request for it may have reached the server with no decided
  * answer: in flight when a run stopped (a sent line followed by another sent line, a later run
- * sending it again, with no result between them), or a failure recorded as uncertain (a
+ * sending it again, or by a not-sent line, with no result between them), or a failure recorded as uncertain (a
  * timeout, a reset, a 5xx, a signal while waiting). It stays through later failures, since that
  * request may have deleted the plant, and is cleared by a result that settles the id (deleted or absent).
  */
@@ -28,9 +28,11 @@ export class RecordedIds {
       const previousKind = previous & KIND_BITS;
       (this.#counts[previousKind] as number)--;
       const settles = kind === Recorded.deleted || kind === Recorded.absent;
-      const sentAgain = previousKind === Recorded.sent && kind === Recorded.sent;
-      // Set again only for an id sent again or one already flagged: a few of a journal's lines.
-      if (flag === 0 && !settles && (sentAgain || (previous & IN_FLIGHT_AT_A_STOP) !== 0)) {
+      // A sent line whose request got no answer before the next line: sent again, or a not-sent
+      // line (2.0 wrote one for an id a later run stopped before sending, which erased the mark).
+      const unanswered = previousKind === Recorded.sent && (kind === Recorded.sent || kind === Recorded.notSent);
+      // Set again only for such an id or one already flagged: a few of a journal's lines.
+      if (flag === 0 && !settles && (unanswered || (previous & IN_FLIGHT_AT_A_STOP) !== 0)) {
         this.#codes.set(id, kind | IN_FLIGHT_AT_A_STOP);
       }
     }

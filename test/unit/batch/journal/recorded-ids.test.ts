@@ -17,9 +17,9 @@ function model(lines: readonly { id: bigint; kind: RecordedCode; uncertain: bool
   for (const { id, kind, uncertain } of lines) {
     const before = said.get(id);
     const settled = kind === Recorded.deleted || kind === Recorded.absent;
-    const sentAgain = before?.kind === Recorded.sent && kind === Recorded.sent;
+    const unanswered = before?.kind === Recorded.sent && (kind === Recorded.sent || kind === Recorded.notSent);
     // In flight at a stop, or uncertain: kept through later lines until one settles the id.
-    const flagged = uncertain || (before !== undefined && !settled && (sentAgain || before.flagged));
+    const flagged = uncertain || (before !== undefined && !settled && (unanswered || before.flagged));
     said.set(id, { kind, inFlight: kind === Recorded.sent || flagged, flagged });
   }
   return new Map([...said].map(([id, { kind, inFlight }]) => [id, { kind, inFlight }]));
@@ -33,6 +33,17 @@ const line = (ids: fc.Arbitrary<bigint>) =>
   });
 
 describe('RecordedIds', () => {
+  it("keeps an id sent and never answered in flight through a later run's not-sent line (2.0 wrote one, and the next run called the plant it had deleted a failure)", () => {
+    const recorded = new RecordedIds();
+    recorded.set(7n, Recorded.sent);
+    recorded.set(7n, Recorded.notSent);
+    recorded.set(8n, Recorded.sent);
+    recorded.set(8n, Recorded.failed);
+    expect([recorded.get(7n), recorded.wasInFlight(7n)]).toEqual([Recorded.notSent, true]);
+    // A certain failure answers the request: nothing is left in flight.
+    expect([recorded.get(8n), recorded.wasInFlight(8n)]).toEqual([Recorded.failed, false]);
+  });
+
   it.each([
     ['a few ids, each said many times', fc.bigInt({ min: -3n, max: 12n }), 0, 300, 100],
     [
