@@ -3,6 +3,7 @@ import type { Env } from '../platform/env.js';
 import { MAX_TOKEN_INPUT_BYTES } from './bounded-read.js';
 import { configPath } from './file.js';
 import { readOwnFile } from './own-file.js';
+import { tokenRuleBroken } from './token.js';
 
 /**
  * The tokens this machine keeps for plantstore (every profile's stored token, and the token
@@ -14,11 +15,10 @@ import { readOwnFile } from './own-file.js';
  * token from a file we would not trust hides more, never less.
  */
 export function learnTokensAtRest(env: Env, argv: readonly string[], redact: (token: string) => void): void {
-  for (const token of storedTokens(env)) redact(token);
-  for (const file of tokenFiles(env, argv)) {
-    const token = regularFileText(file);
-    if (token !== undefined) redact(token.trim());
-  }
+  const tokens = [...storedTokens(env), ...tokenFiles(env, argv).map((file) => regularFileText(file)?.trim())];
+  // Only what a run could have used as a token: a run refuses the rest (a 1 GiB file of zeros)
+  // before any request, and a mask of 8 KiB of it would be a pattern too large to run.
+  for (const token of tokens) if (token !== undefined && tokenRuleBroken(token) === undefined) redact(token);
 }
 
 function storedTokens(env: Env): string[] {

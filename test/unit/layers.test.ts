@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 /** Top to bottom. A name is a folder of src/, or a module at its top (main.ts, cli.ts...). */
 const LAYERS = [
   'main',
+  'run-parts',
   'cli',
   'commands',
   'engine',

@@ -54,6 +54,13 @@ it('learns nothing, and throws nothing, from a config file that is not JSON or n
   expect(learned({})).toEqual([]);
 });
 
+it('learns only what a run could use as a token: not 8 KiB of zeros from a huge file, nor a value with spaces or too short', () => {
+  const huge = path.join(dir, 'huge');
+  writeFileSync(huge, Buffer.alloc(64 * 1024));
+  storeConfig(JSON.stringify({ profiles: { a: { token: 'has spaces in it' }, b: { token: 'short' }, c: { token: 'good-token-123' } } }));
+  expect(learned({ PLANTSTORE_TOKEN_FILE: huge })).toEqual(['good-token-123']);
+});
+
 it('never reads a FIFO named as the token file: it returns at once, with nothing learned', () => {
   const fifo = path.join(dir, 'fifo');
   execFileSync('mkfifo', [fifo]);
