@@ -7,19 +7,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertNoTokenLeak, ROOT } from '../helpers/cli.js';
+import { assertNoTokenLeak, finished, ROOT, type RunResult } from '../helpers/cli.js';
 import { npmClientFlags, type Registry, startRegistry } from '../helpers/registry.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
+
+/** What a spawned npm, npx or bin printed, and how it ended. */
+type Ran = Omit<RunResult, 'signal'>;
 
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const NPM_TIMEOUT_MS = 60_000;
 const SANDBOX_TOKEN = 'sandbox-token';
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let tmp: string;
 let registry: Registry;
@@ -33,20 +30,15 @@ const emptyCache = (): string => path.join(tmp, `cache-${++caches}`);
  * The project's Node first on PATH, so npm's and the installed bin's `#!/usr/bin/env node`
  * run on it (as pack.e2e.test.ts does), a home of its own, and only the variables a case adds.
  */
-function run(file: string, args: readonly string[], env: Record<string, string> = {}, cwd = path.join(tmp, 'work')): Promise<Ran> {
+async function run(file: string, args: readonly string[], env: Record<string, string> = {}, cwd = path.join(tmp, 'work')): Promise<Ran> {
   const home = path.join(tmp, 'home');
   mkdirSync(home, { recursive: true });
   mkdirSync(cwd, { recursive: true });
   const PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env['PATH'] ?? ''}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env: { PATH, HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const { code, stdout, stderr } = await finished(
+    spawn(file, args, { cwd, env: { PATH, HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  return { code, stdout, stderr };
 }
 
 /** `npx --yes plantstore …` against the loopback registry; no config folder, no real token. */

@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finished, type RunResult } from '../helpers/cli.js';
 import { readTarball } from '../helpers/tarball.js';
+
+/** What a spawned npm, npx or bin printed, and how it ended. */
+type Ran = Omit<RunResult, 'signal'>;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -16,12 +20,6 @@ const NPM_TIMEOUT_MS = 180_000;
 const TOP_LEVEL_FILES = ['package.json', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'LICENSE'];
 
 const hasMan = spawnSync('man', ['--version'], { stdio: 'ignore' }).status === 0;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let tmp: string;
 let tarball: string;
@@ -57,16 +55,9 @@ function npmIsolation(): string[] {
   ];
 }
 
-function run(file: string, args: readonly string[], cwd: string): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env: isolatedEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+async function run(file: string, args: readonly string[], cwd: string): Promise<Ran> {
+  const { code, stdout, stderr } = await finished(spawn(file, args, { cwd, env: isolatedEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+  return { code, stdout, stderr };
 }
 
 beforeAll(async () => {
