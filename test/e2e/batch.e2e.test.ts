@@ -9,18 +9,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WINDOW } from '../../src/batch/ordered-pool.js';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { idOf, idRange, jsonLines } from '../helpers/batch-output.js';
 import { BIN, cleanEnv, finished, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
 
 const TOKEN = 'batch-Token-3e9d1a77';
 const { serve, envFor } = loopbackCases(TOKEN);
-const idOf = (url: string) => url.split('/').pop() ?? '';
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
-const jsonLines = (stdout: string) =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 // A deterministic shuffle of answer delays, so responses come back out of order.
 function latencyFor(id: string): number {
@@ -36,7 +30,7 @@ it('prints results in input order whatever order the answers arrive in', async (
       res.writeHead(204).end();
     }, latencyFor(id));
   });
-  const ids = range(1, 60);
+  const ids = idRange(1, 60);
   const human = await runPlantstore(['delete', '--concurrency', '16', ...ids], { env: envFor(server.url) });
   expect(human.code).toBe(0);
   expect(human.stdout).toBe(ids.map((id) => `Deleted plant ${id}\n`).join(''));
@@ -53,7 +47,7 @@ it('--fail-fast sends nothing new after a failure and accounts for every id', as
     if (id === '5') res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":9,"message":"plant 5 is protected"}');
     else res.writeHead(204).end();
   });
-  const ids = range(1, 40);
+  const ids = idRange(1, 40);
   const result = await runPlantstore(['--json', 'delete', '--fail-fast', '--concurrency', '2', ...ids], { env: envFor(server.url) });
   expect(result.code).toBe(1);
   const lines = jsonLines(result.stdout);
@@ -80,7 +74,7 @@ describe('ids from standard input', () => {
       const result = await runPlantstore(args, { env: envFor(server.url), input });
       expect(result.code).toBe(0);
       expect(result.stdout).toBe(
-        range(1, 5)
+        idRange(1, 5)
           .map((id) => `Deleted plant ${id}\n`)
           .join(''),
       );
@@ -95,7 +89,7 @@ describe('ids from standard input', () => {
     expect(count).toBeGreaterThan(DEFAULT_WINDOW);
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: count });
     try {
-      const ids = range(1, count).join('\n');
+      const ids = idRange(1, count).join('\n');
       const result = await runPlantstore(['-q', 'delete', '--stdin', '--concurrency', '16'], { env: envFor(sandbox.url), input: ids });
       expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
       expect(sandbox.plantCount).toBe(0);
@@ -120,7 +114,7 @@ describe('a reader that leaves early', () => {
           res.writeHead(400, { 'content-type': 'application/json' }).end(`{"error":1,"message":"plant ${id} is protected"}`);
         } else res.writeHead(204).end();
       });
-      const ids = range(1, 2000);
+      const ids = idRange(1, 2000);
       const child = startPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: ids.join('\n') });
       const reader = fd === 0 ? child.stdout : child.stderr;
       // The reader takes one chunk, then goes away: later writes meet EPIPE.
@@ -147,7 +141,7 @@ describe('slow answers', () => {
         if (server.requests.length === 300) releaseSlow();
       }
     });
-    const ids = range(1, 300);
+    const ids = idRange(1, 300);
     const result = await runPlantstore(['delete', '--stdin', '--concurrency', '2'], { env: envFor(server.url), input: ids.join('\n') });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(ids.map((id) => `Deleted plant ${id}\n`).join(''));
@@ -164,7 +158,7 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     const full = openSync('/dev/full', 'w');
     const stdio: StdioOptions = fd === 1 ? ['pipe', full, 'pipe'] : ['pipe', 'pipe', full];
     const child = spawn(process.execPath, [BIN, 'delete', '--stdin'], { env: cleanEnv(envFor(server.url)), stdio });
-    child.stdin?.end(range(1, 50).join('\n'));
+    child.stdin?.end(idRange(1, 50).join('\n'));
     const result = await finished(child);
     closeSync(full);
     expect(result.code).toBe(exit);
@@ -184,7 +178,7 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
     );
     const full = openSync('/dev/full', 'w');
     const child = spawn(process.execPath, [BIN, 'delete', '--stdin'], { env: cleanEnv(envFor(server.url)), stdio: ['pipe', full, 'pipe'] });
-    child.stdin?.end(range(1, 50).join('\n'));
+    child.stdin?.end(idRange(1, 50).join('\n'));
     const result = await finished(child);
     closeSync(full);
     expect(result.stderr).toContain('plant 7: error 1: plant 7 does not exist');
@@ -198,7 +192,7 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk (/dev/full)', (
       env: cleanEnv(envFor(server.url)),
       stdio: ['pipe', full, full],
     });
-    child.stdin?.end(range(1, 50).join('\n'));
+    child.stdin?.end(idRange(1, 50).join('\n'));
     const result = await finished(child);
     closeSync(full);
     expect(result.code).toBe(70);
@@ -216,7 +210,7 @@ describe('a server that pushes back', () => {
         res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"error":429,"message":"slow down"}');
       else res.writeHead(204).end();
     });
-    const ids = range(1, 20);
+    const ids = idRange(1, 20);
     const run = await runPlantstore(['--verbose', 'delete', '--stdin', '--concurrency', '1'], {
       env: { ...envFor(server.url), PLANTSTORE_RETRIES: '2' },
       input: ids.join('\n'),

@@ -5,18 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { idOf, idRange, jsonLines } from '../helpers/batch-output.js';
 import { runPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
 
 const TOKEN = 'budget-Token-5b1c0e42';
 const { serve, envFor } = loopbackCases(TOKEN);
-const idOf = (url: string) => url.split('/').pop() ?? '';
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
-const jsonLines = (stdout: string) =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const refuse = (res: import('node:http').ServerResponse) =>
   res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":9,"message":"no such list"}');
 
@@ -29,7 +23,7 @@ afterEach(() => {
 it("--max-failures 10% stops a list whose second half is wrong, early, with the first failure's code", async () => {
   // Ids 1-300 exist; 301-600 are from the wrong list and fail.
   const server = await serve((req, res) => (Number(idOf(req.url ?? '')) > 300 ? refuse(res) : res.writeHead(204).end()));
-  const ids = range(1, 600);
+  const ids = idRange(1, 600);
   const result = await runPlantstore(['--json', 'delete', '--stdin', '--max-failures', '10%', '--concurrency', '4'], {
     env: envFor(server.url),
     input: ids.join('\n'),
@@ -51,13 +45,13 @@ it("--max-failures 10% stops a list whose second half is wrong, early, with the 
 
 it('PLANTSTORE_MAX_FAILURES sets a count; --fail-fast is a budget of one', async () => {
   const server = await serve((req, res) => (Number(idOf(req.url ?? '')) % 2 === 0 ? refuse(res) : res.writeHead(204).end()));
-  const ids = range(1, 100);
+  const ids = idRange(1, 100);
   const five = await runPlantstore(['--json', 'delete', '--concurrency', '1', ...ids], {
     env: { ...envFor(server.url), PLANTSTORE_MAX_FAILURES: '5' },
   });
   expect(five.code).toBe(1);
   // One at a time: ids 1-10 are sent (5 failures: 2, 4, 6, 8, 10), then nothing.
-  expect(server.requests.map((r) => idOf(r.url))).toEqual(range(1, 10));
+  expect(server.requests.map((r) => idOf(r.url))).toEqual(idRange(1, 10));
   expect(five.stderr).toContain('not sent: --max-failures 5 stopped after 5 of 10 ids failed');
   const failFast = await runPlantstore(['--json', 'delete', '--concurrency', '1', '--fail-fast', ...ids], {
     env: { ...envFor(server.url), PLANTSTORE_MAX_FAILURES: '50' },
@@ -75,7 +69,7 @@ it('--max-duration 1s against a slow server exits 10, and the same command with 
     if (slow) setTimeout(() => res.writeHead(204).end(), 250);
     else res.writeHead(204).end();
   });
-  const ids = range(1, 40);
+  const ids = idRange(1, 40);
   const args = ['--json', 'delete', '--concurrency', '2', '--max-duration', '1s', '--journal', journal, ...ids];
   const first = await runPlantstore(args, { env: envFor(server.url) });
   expect(first.code).toBe(10);
@@ -120,7 +114,7 @@ it('--max-duration waits for a request in flight only up to --timeout: a held an
     if (!first) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":404,"message":"no such plant"}');
     else setTimeout(() => res.writeHead(204).end(), 100);
   });
-  const ids = range(1, 30);
+  const ids = idRange(1, 30);
   const args = ['--json', 'delete', '--concurrency', '2', '--retries', '0', '--timeout', '2', '--max-duration', '1s', '--journal', journal];
   const first = await runPlantstore([...args, ...ids], { env: envFor(server.url) });
   expect(first.code).toBe(10);

@@ -5,13 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { idRange } from '../helpers/batch-output.js';
 import { BIN, cleanEnv, runPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
 import { HAS_SCRIPT, runAtTerminal } from '../helpers/terminal.js';
 
 const TOKEN = 'guard-Token-7c2e19ab';
 const { serve, envFor } = loopbackCases(TOKEN);
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 
 let scratch: string;
 beforeEach(() => {
@@ -24,7 +24,7 @@ describe('--max-deletes', () => {
     const server = await serve((_req, res) => res.writeHead(204).end());
     const result = await runPlantstore(['delete', '--stdin', '--max-deletes', '100'], {
       env: envFor(server.url),
-      input: range(1, 101).join('\n'),
+      input: idRange(1, 101).join('\n'),
     });
     expect(result.code).toBe(9);
     expect(server.requests).toEqual([]);
@@ -35,7 +35,7 @@ describe('--max-deletes', () => {
     // At the limit, the batch goes.
     const within = await runPlantstore(['delete', '--stdin', '--max-deletes', '100'], {
       env: envFor(server.url),
-      input: range(1, 100).join('\n'),
+      input: idRange(1, 100).join('\n'),
     });
     expect(within.code).toBe(0);
     expect(server.requests.length).toBe(100);
@@ -69,15 +69,15 @@ describe('--max-deletes', () => {
   it('counts only what this run would send: the ids a journal records as done are left out', async () => {
     const server = await serve((_req, res) => res.writeHead(204).end());
     const journal = path.join(scratch, 'job.journal');
-    const first = await runPlantstore(['delete', '--journal', journal, ...range(1, 100)], { env: envFor(server.url) });
+    const first = await runPlantstore(['delete', '--journal', journal, ...idRange(1, 100)], { env: envFor(server.url) });
     expect(first.code).toBe(0);
-    const over = await runPlantstore(['delete', '--journal', journal, '--max-deletes', '49', ...range(1, 150)], {
+    const over = await runPlantstore(['delete', '--journal', journal, '--max-deletes', '49', ...idRange(1, 150)], {
       env: envFor(server.url),
     });
     expect(over.code).toBe(9);
     expect(over.stderr).toContain('refusing: 50 plants to delete');
     expect(server.requests.length).toBe(100);
-    const within = await runPlantstore(['delete', '--journal', journal, '--max-deletes', '50', ...range(1, 150)], {
+    const within = await runPlantstore(['delete', '--journal', journal, '--max-deletes', '50', ...idRange(1, 150)], {
       env: envFor(server.url),
     });
     expect(within.code).toBe(0);
@@ -98,7 +98,7 @@ describe('--max-deletes', () => {
 
   it('not at a terminal, a large batch is never asked about', async () => {
     const server = await serve((_req, res) => res.writeHead(204).end());
-    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: range(1, 500).join('\n') });
+    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(server.url), input: idRange(1, 500).join('\n') });
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('Type 500');
     expect(server.requests.length).toBe(500);
@@ -109,7 +109,7 @@ describe.skipIf(!HAS_SCRIPT)('at a terminal', () => {
   const run = async (ids: number, flags: string, typed?: string) => {
     const server = await serve((_req, res) => res.writeHead(204).end());
     const file = path.join(scratch, 'ids.txt');
-    writeFileSync(file, `${range(1001, 1000 + ids).join('\n')}\n`);
+    writeFileSync(file, `${idRange(1001, 1000 + ids).join('\n')}\n`);
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} delete --stdin ${flags} < ${JSON.stringify(file)}`;
     const result = await runAtTerminal(command, cleanEnv(envFor(server.url)), typed);
     return { ...result, sent: server.requests.length, url: server.url };

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { idRange, jsonLines } from '../helpers/batch-output.js';
 import { assertNoTokenLeak, endsWithin, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { assertNoTokenLeak as assertNoTokenLeakInProcess } from '../helpers/in-process.js';
 import { type SmallDisk, smallDisk } from '../helpers/small-disk.js';
@@ -30,12 +31,6 @@ async function serve(options: Parameters<typeof startPlantCountingServer>[0]): P
 }
 
 const env = (url: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: url });
-const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
-const jsonLines = (text: string): Array<Record<string, unknown>> =>
-  text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** What the journal's result lines (all but the header) last say of each id. */
 function journalRecords(): Map<string, Record<string, unknown>> {
@@ -66,24 +61,24 @@ describe('a re-run with the same journal', () => {
   it('skips the ids recorded as done (the server sees none of them again), reports them as done earlier, and sends the rest', async () => {
     server = await serve({ plants: 20, token: TOKEN });
     // 999 is no plant: without --ignore-missing a failure, which a re-run sends again.
-    const first = await runPlantstore(['delete', '--journal', journal, ...range(1, 10), '999'], { env: env(server.url) });
+    const first = await runPlantstore(['delete', '--journal', journal, ...idRange(1, 10), '999'], { env: env(server.url) });
     expect(first.code).not.toBe(0);
     expect(server.total()).toBe(11);
 
-    const second = await runPlantstore(['--json', 'delete', '--journal', journal, ...range(1, 15), '999'], { env: env(server.url) });
+    const second = await runPlantstore(['--json', 'delete', '--journal', journal, ...idRange(1, 15), '999'], { env: env(server.url) });
     expect(second.code).toBe(first.code);
-    for (const id of range(1, 10)) expect(server.received(id)).toBe(1);
-    for (const id of range(11, 15)) expect(server.received(id)).toBe(1);
+    for (const id of idRange(1, 10)) expect(server.received(id)).toBe(1);
+    for (const id of idRange(11, 15)) expect(server.received(id)).toBe(1);
     expect(server.received('999')).toBe(2);
     const lines = second.stdout.split('\n');
-    expect(lines.slice(0, 10)).toEqual(range(1, 10).map((id) => `{"id":${id},"deleted":true,"status":null,"journal":true}`));
-    expect(lines.slice(10, 15)).toEqual(range(11, 15).map((id) => `{"id":${id},"deleted":true,"status":204}`));
+    expect(lines.slice(0, 10)).toEqual(idRange(1, 10).map((id) => `{"id":${id},"deleted":true,"status":null,"journal":true}`));
+    expect(lines.slice(10, 15)).toEqual(idRange(11, 15).map((id) => `{"id":${id},"deleted":true,"status":204}`));
     expect(second.stderr).toContain('5 deleted, 10 skipped (journal)');
 
     // A third run finds everything but 999 done: it sends 999 alone, and with --ignore-missing
     // and the server's "no such plant" code that counts as absent: exit 0.
     const third = await runPlantstore(
-      ['delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', ...range(1, 15), '999'],
+      ['delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', ...idRange(1, 15), '999'],
       {
         env: env(server.url),
       },
@@ -117,7 +112,7 @@ describe('SIGTERM mid-run', () => {
   // Plants 1..300 are answered; the requests after them are held, so the run is mid-batch, with
   // exactly ids 1..300 reported, when the signal comes: no race with the end of the run.
   const HELD_FROM = 301;
-  const ids = `${range(1, 2000).join('\n')}\n`;
+  const ids = `${idRange(1, 2000).join('\n')}\n`;
 
   it('exit 143, and every id reported deleted, before the signal and after it, is recorded deleted in the journal', async () => {
     server = await serve({ plants: 2000, token: TOKEN, hold: (id) => Number(id) >= HELD_FROM });
@@ -127,7 +122,7 @@ describe('SIGTERM mid-run', () => {
     await stdoutLines(child, HELD_FROM - 1, out);
     await server.receivedAtLeast(HELD_FROM);
     const reportedBefore = jsonLines(out.text).filter((line) => line['deleted'] === true);
-    expect(reportedBefore.map((line) => String(line['id']))).toEqual(range(1, HELD_FROM - 1));
+    expect(reportedBefore.map((line) => String(line['id']))).toEqual(idRange(1, HELD_FROM - 1));
     child.kill('SIGTERM');
     const result = await endsWithin(child, 20_000);
     assertNoTokenLeak(args, { env: env(server.url), input: ids }, { ...result, stdout: out.text + result.stdout });
@@ -157,13 +152,13 @@ describe('SIGTERM mid-run', () => {
     const result = await finished(child);
     expect(result.signal === 'SIGKILL' || result.code === 143).toBe(true);
     const recorded = journalRecords();
-    for (const id of range(1, HELD_FROM - 1)) expect(recorded.get(id)).toEqual({ id: Number(id), deleted: true, status: 204 });
+    for (const id of idRange(1, HELD_FROM - 1)) expect(recorded.get(id)).toEqual({ id: Number(id), deleted: true, status: 204 });
   });
 });
 
 describe('a journal on a full disk', () => {
   const total = 30_000;
-  const ids = `${range(1, total).join('\n')}\n`;
+  const ids = `${idRange(1, total).join('\n')}\n`;
 
   /** A journal with its header on a tmpfs, which is then filled to its last byte (less `room` bytes); undefined where none can be mounted. */
   async function journalOnFullDisk(room: number): Promise<SmallDisk | undefined> {

@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partOf } from '../../src/engine/shard.js';
+import { idOf, idRange } from '../helpers/batch-output.js';
 import { BIN, finished, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
 
 const TOKEN = 'shard-Token-4d8e0b11';
 const { serve, envFor } = loopbackCases(TOKEN);
-const idOf = (url: string) => url.split('/').pop() ?? '';
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 const sorted = (ids: Iterable<string>) => [...ids].sort((a, b) => Number(a) - Number(b));
 
 let scratch: string;
@@ -25,7 +24,7 @@ afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
 it('4 shards as 4 processes, each given the list in its own order with repeats, delete every id exactly once', async () => {
   const server = await serve((_req, res) => res.writeHead(204).end());
-  const ids = range(1, 400);
+  const ids = idRange(1, 400);
   const runs = [0, 1, 2, 3].map((index) => {
     // Each machine's copy of the list: rotated, and with some ids twice.
     const copy = [...ids.slice(index * 100), ...ids.slice(0, index * 100), ...ids.slice(0, 50)];
@@ -52,7 +51,7 @@ it('4 shards as 4 processes, each given the list in its own order with repeats, 
 
 it('--dry-run --shard I/N lists exactly the ids of part I, in input order', async () => {
   const server = await serve((_req, res) => res.writeHead(204).end());
-  const ids = range(1, 60).reverse();
+  const ids = idRange(1, 60).reverse();
   const result = await runPlantstore(['delete', '--dry-run', '--shard', '1/3', ...ids], { env: envFor(server.url) });
   expect(result.code).toBe(0);
   const listed = result.stdout
@@ -65,7 +64,7 @@ it('--dry-run --shard I/N lists exactly the ids of part I, in input order', asyn
 
 it('--max-deletes counts the ids of the shard, not of the list', async () => {
   const server = await serve((_req, res) => res.writeHead(204).end());
-  const ids = range(1, 100);
+  const ids = idRange(1, 100);
   const mine = ids.filter((id) => partOf(id, 2) === 0).length;
   const over = await runPlantstore(['delete', '--shard', '0/2', '--max-deletes', String(mine - 1), ...ids], { env: envFor(server.url) });
   expect(over.code).toBe(9);
@@ -78,7 +77,7 @@ it('--max-deletes counts the ids of the shard, not of the list', async () => {
 it("a journal records its shard and refuses a run with another, or without one, naming both; an old journal's shard is none", async () => {
   const server = await serve((_req, res) => res.writeHead(204).end());
   const journal = path.join(scratch, 'shard0.journal');
-  const ids = range(1, 20);
+  const ids = idRange(1, 20);
   const first = await runPlantstore(['delete', '--shard', '0/2', '--journal', journal, ...ids], { env: envFor(server.url) });
   expect(first.code).toBe(0);
   expect(JSON.parse(readFileSync(journal, 'utf8').split('\n')[0] ?? '')).toMatchObject({ shard: '0/2' });
@@ -106,7 +105,7 @@ it("a journal records its shard and refuses a run with another, or without one, 
 describe('the examples of docs/shards.md, as written', () => {
   const DOC = readFileSync(path.join(ROOT, 'docs/shards.md'), 'utf8');
   const blocks = (lang: string) => [...DOC.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] as string);
-  const ids = range(1, 240);
+  const ids = idRange(1, 240);
 
   /** A folder holding the list, and `plantstore` on the PATH as after npm install -g. */
   const workspace = () => {

@@ -7,8 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { jsonLines } from '../helpers/batch-output.js';
 import { BIN, cleanEnv, endsWithin } from '../helpers/cli.js';
-import { startScriptedServer } from '../helpers/scripted-server.js';
+import { startExpiringTokenServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const tokenOf = (n: number): string => `signal-token-${n}-0123456789`;
 const signals: Array<[NodeJS.Signals, number]> = [
@@ -58,13 +59,6 @@ function startDetached(args: string[], env: Record<string, string>, input: strin
   return child;
 }
 
-const jsonLines = (stdout: string): Array<Record<string, unknown>> =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 describe('a signal during the first token command, with --json', () => {
   it.each(signals)('%s: one object, with exit %i, the code the process ends with', async (signal, code) => {
     const server = await startScriptedServer((_req, res) => res.writeHead(204).end());
@@ -90,13 +84,7 @@ describe('a signal during the first token command, with --json', () => {
 describe('a signal while ids wait for a renewed token after a 401', () => {
   it.each(signals)('%s: the ids refused with the expired token say exit %i, not 4 ("log in again")', async (signal, code) => {
     // Token 1 is taken for 10 requests, then refused: the run asks for token 2, and the command hangs.
-    let taken = 0;
-    const server = await startScriptedServer((req, res) => {
-      if (req.headers.authorization === `Bearer ${tokenOf(1)}` && taken < 10) {
-        taken++;
-        res.writeHead(204).end();
-      } else res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":401,"message":"token expired"}');
-    });
+    const server = await startExpiringTokenServer(tokenOf(1), 10);
     onTestFinished(() => server.close());
     const command = tokenCommand(1);
     const child = startDetached(

@@ -6,27 +6,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, cleanEnv, endsWithin } from '../helpers/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { answerCounter, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'signals-Token-0a1b2c3d';
 let server: ScriptedServer;
-let answered = 0;
-/** Answers every DELETE; resolves waiters once `answered` reaches their count. */
-let waiters: Array<{ count: number; resolve(): void }> = [];
+let answers = answerCounter();
 beforeEach(async () => {
-  answered = 0;
-  waiters = [];
+  answers = answerCounter();
   server = await startScriptedServer((_req, res) => {
     res.writeHead(204).end();
-    answered += 1;
-    for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
-    waiters = waiters.filter((w) => answered < w.count);
+    answers.answer();
   });
 });
 afterEach(() => server.close());
 
-const answeredAtLeast = (count: number) =>
-  new Promise<void>((resolve) => (answered >= count ? resolve() : waiters.push({ count, resolve })));
+const answeredAtLeast = (count: number) => answers.atLeast(count);
 
 function start(args: string[], stdio: ('pipe' | number)[]): ChildProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -61,8 +55,8 @@ async function terminatedWithReaderStalled(total: number): Promise<{ code: numbe
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   await answeredAtLeast(1_000);
-  for (let before = -1; before !== answered; ) {
-    before = answered;
+  for (let before = -1; before !== answers.answered; ) {
+    before = answers.answered;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   child.kill('SIGTERM');
@@ -101,8 +95,8 @@ describe('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > l
     const deleted = lines.filter((line) => line.startsWith('Deleted plant ')).length;
     const cutOff = lines.filter((line) => /^✗ plant \d+: interrupted while waiting for the answer/.test(line)).length;
     // Every request the server answered is in the log: deleted, or cut off by the signal with its answer on the way.
-    expect(deleted).toBeLessThanOrEqual(answered);
-    expect(deleted + cutOff).toBeGreaterThanOrEqual(answered);
+    expect(deleted).toBeLessThanOrEqual(answers.answered);
+    expect(deleted + cutOff).toBeGreaterThanOrEqual(answers.answered);
     expect(lines.at(-1)).toBe(
       `interrupted: ${deleted} of 200000 deleted before the interrupt; the rest were not, or may not have been: run it again with --ignore-missing --missing-error CODE to finish, CODE being the API's error code for "no such plant" (a 404 Error object counts without it); next time, give it a --journal FILE (plantstore delete --journal FILE …) to resume with the same command`,
     );

@@ -6,18 +6,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { endsWithin, finished, runPlantstore, startPlantstore } from '../helpers/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { answerCounter, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'stop-at-scale-Token-0a1b2c3d';
 const HELD = '5';
 let server: ScriptedServer;
-let answered = 0;
-let waiters: Array<{ count: number; resolve(): void }> = [];
+let answers = answerCounter();
 /** What the server does with plant HELD: never answer (in flight at a kill), or say it does not exist. */
 let held: 'hold' | 'missing' = 'hold';
 beforeEach(async () => {
-  answered = 0;
-  waiters = [];
+  answers = answerCounter();
   held = 'hold';
   server = await startScriptedServer((req, res) => {
     if (req.url === `/plants/${HELD}`) {
@@ -26,15 +24,12 @@ beforeEach(async () => {
       return;
     }
     res.writeHead(204).end();
-    answered += 1;
-    for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
-    waiters = waiters.filter((w) => answered < w.count);
+    answers.answer();
   });
 });
 afterEach(() => server.close());
 
-const answeredAtLeast = (count: number) =>
-  new Promise<void>((resolve) => (answered >= count ? resolve() : waiters.push({ count, resolve })));
+const answeredAtLeast = (count: number) => answers.atLeast(count);
 
 function tempJournal(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-stop-'));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertNoTokenLeak, BIN, cleanEnv, endsWithin, finished, type RunOptions, type RunResult, runPlantstore } from '../helpers/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { type ScriptedServer, startExpiringTokenServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 const tokenOf = (n: number): string => `hostile-token-${n}-0123456789`;
 
@@ -186,13 +186,7 @@ describe('a signal while a token command runs mid-batch', () => {
     ['SIGHUP', 129],
   ])('%s ends the command and its child; the ids not sent say exit %i, as the process does', async (signal, code) => {
     // Token 1 is taken for 10 requests, then refused: the run renews, and the second run hangs.
-    let taken = 0;
-    const server = await startScriptedServer((req, res) => {
-      if (req.headers.authorization === `Bearer ${tokenOf(1)}` && taken < 10) {
-        taken++;
-        res.writeHead(204).end();
-      } else res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":401,"message":"token expired"}');
-    });
+    const server = await startExpiringTokenServer(tokenOf(1), 10);
     onTestFinished(() => server.close());
     const leftover = path.join(dir, 'leftover.pid');
     const command = tokenScript(`[ $n -eq 1 ] && { echo "$TOKEN"; exit 0; }\nsleep 100 & echo $! > ${JSON.stringify(leftover)}\nwait`);

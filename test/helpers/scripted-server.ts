@@ -47,3 +47,37 @@ export async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/**
+ * Takes `token` for its first `uses` requests, then answers every request 401 (the token has
+ * expired): a run with a token command renews, and a test can hold the renewal.
+ */
+export function startExpiringTokenServer(token: string, uses: number): Promise<ScriptedServer> {
+  let taken = 0;
+  return startScriptedServer((req, res) => {
+    if (req.headers.authorization === `Bearer ${token}` && taken < uses) {
+      taken++;
+      res.writeHead(204).end();
+    } else res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":401,"message":"token expired"}');
+  });
+}
+
+/**
+ * Counts the answers a test server gives (its handler calls `answer()` after each), and lets a
+ * test wait until at least `count` were given: a point in a run, reached without sleeping.
+ */
+export function answerCounter(): { readonly answered: number; answer(): void; atLeast(count: number): Promise<void> } {
+  let answered = 0;
+  let waiters: Array<{ count: number; resolve(): void }> = [];
+  return {
+    get answered() {
+      return answered;
+    },
+    answer() {
+      answered += 1;
+      for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
+      waiters = waiters.filter((w) => answered < w.count);
+    },
+    atLeast: (count) => new Promise<void>((resolve) => (answered >= count ? resolve() : waiters.push({ count, resolve }))),
+  };
+}

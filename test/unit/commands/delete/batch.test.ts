@@ -3,6 +3,7 @@
 // in flight, --fail-fast stopping them), real servers and pipes (order of real answers, closed
 // readers, a full disk, a batch larger than the reorder window) is in test/e2e/batch.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
+import { jsonLines } from '../../../helpers/batch-output.js';
 import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
 import { normalize } from '../normalize.js';
 
@@ -12,11 +13,6 @@ const READY = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: BASE };
 
 const { run } = inProcess();
 
-const jsonLines = (stdout: string) =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const notFound = (id: string): Answer => refused(id, { status: 404, error: 404, message: 'no such plant' });
 
 it('--ignore-missing counts a 404 with an Error object as already absent (exit 0); without it, exit 5', async () => {
