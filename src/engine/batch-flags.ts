@@ -91,7 +91,8 @@ export const MAX_DELETES = Flag.valued(
 
 export const YES = Flag.switch({
   key: 'yes',
-  flags: '--yes',
+  // -y as apt-get, npx and most installers take it: the short form an operator types first.
+  flags: '-y, --yes',
   help: `at a terminal, send a batch of more than ${ASK_ABOVE} ids without asking for its count first`,
 });
 
