@@ -22,7 +22,8 @@ export const DELETE_RESULTS: Results<DeleteResult> = {
   afterUncertain: (result) => 'after' in result && result.after !== undefined,
   tokenRefused: (result) => 'attempted' in result && result.attempted === true && result.exit === Exit.auth,
   // A base URL that has never answered as the API, answering with a page or the same 2xx twice: the rest would meet the same.
-  stopsRun: (result) => ('stopsRun' in result && result.stopsRun !== undefined ? { message: result.stopsRun, exit: Exit.server } : undefined),
+  stopsRun: (result) =>
+    'stopsRun' in result && result.stopsRun !== undefined ? { message: result.stopsRun, exit: Exit.server } : undefined,
   notSent,
   doneEarlier,
   json: resultJson,

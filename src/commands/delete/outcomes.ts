@@ -12,6 +12,7 @@ import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type Not
 
 export type { MissingRule } from './request.js';
 
+const SERVICE_AWAY = 'the service, which had answered as the API in this run, may be down behind a maintenance page or a catch-all';
 const CHECK_BASE_URL = 'nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)';
 
 /** One attempt's failure in a sentence: the line printed for an id, and the --verbose trace of each attempt. */
@@ -23,7 +24,7 @@ export function describeAttempt(attempt: FailedAttempt): string {
     case 'not-api':
     case 'success-again':
       // Final: the base URL has never answered as the API in this run. Otherwise the service is away, as after a 502.
-      return attempt.final ? `${describeNotProof(attempt)}; ${CHECK_BASE_URL}` : describeNotProof(attempt);
+      return `${describeNotProof(attempt)}; ${attempt.final ? CHECK_BASE_URL : SERVICE_AWAY}`;
     case 'redirect':
       // A conditional answer to a request that had no condition: nothing was deleted.
       if (attempt.status === 304) return 'the server answered 304 Not Modified, which makes no sense for a DELETE';

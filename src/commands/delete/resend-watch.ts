@@ -5,8 +5,8 @@
 // plant that never existed; what it can do is say, once, when many such answers come slowly or
 // in a run that has met timeouts, what likely happened and how to finish.
 
-import type { DeleteResult } from './result.js';
 import { type MissingRule, type PlantOutcome, saysNoSuchPlant } from './request.js';
+import type { DeleteResult } from './result.js';
 
 /** First-attempt "no such plant" answers, slow or after timeouts, before the run says it. */
 export const RESENT_AFTER = 3;

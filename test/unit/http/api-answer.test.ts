@@ -154,7 +154,10 @@ describe('a 2xx that is proof', () => {
   it('declared JSON past the read limit is taken at its word, if it begins as JSON', async () => {
     const big = `{"ids":[${'1,'.repeat(40_000)}`.slice(0, ERROR_BODY_BYTES);
     expect(await judge({ type: 'application/json' }, big, 'over-limit')).toMatchObject({ apiLike: true, whole: false });
-    expect(await judge({ type: 'application/json' }, `<html>${' '.repeat(100)}`, 'over-limit')).toMatchObject({ apiLike: false, page: true });
+    expect(await judge({ type: 'application/json' }, `<html>${' '.repeat(100)}`, 'over-limit')).toMatchObject({
+      apiLike: false,
+      page: true,
+    });
   });
 });
 
