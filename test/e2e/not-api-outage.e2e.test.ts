@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
-import { type GatewayProxy, MAINTENANCE_PAGE, startGatewayProxy } from '../helpers/gateway-proxy.js';
+import { type DownAnswer, type GatewayProxy, MAINTENANCE_PAGE, startGatewayProxy } from '../helpers/gateway-proxy.js';
 
 const TOKEN = 'not-api-Token-4c8e21b9';
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
@@ -23,10 +23,13 @@ afterEach(async () => {
 });
 const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl });
 
-async function sandboxBehindProxy(plants: number) {
+/** nginx's `error_page 502 =200` with a JSON body: a 200 an API could send, to the first DELETE and to the one that confirms it. */
+const JSON_CATCH_ALL: DownAnswer = { status: 200, contentType: 'application/json', body: '{"message":"upstream unavailable, try later"}' };
+
+async function sandboxBehindProxy(plants: number, whileDown = MAINTENANCE_PAGE) {
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants });
   closers.push(() => sandbox.close());
-  const proxy = await startGatewayProxy(sandbox.url, MAINTENANCE_PAGE);
+  const proxy = await startGatewayProxy(sandbox.url, whileDown);
   closers.push(() => proxy.close());
   return { sandbox, proxy };
 }
@@ -38,14 +41,15 @@ function pageBound(proxy: GatewayProxy, window: { from: number; to: number }) {
   return { afterFirstSecond, probesAtMost };
 }
 
-describe('a maintenance page (200, HTML) for 3 s mid-batch', () => {
-  it.each([
-    ['the default', []],
-    ['--concurrency 64', ['--concurrency', '64']],
+describe("an answer that is not the API's for 3 s mid-batch", () => {
+  it.each<[string, DownAnswer, string[]]>([
+    ['a maintenance page (200, HTML)', MAINTENANCE_PAGE, []],
+    ['a maintenance page (200, HTML)', MAINTENANCE_PAGE, ['--concurrency', '64']],
+    ["nginx's error_page 502 =200 (JSON)", JSON_CATCH_ALL, []],
   ])(
-    '5,000 ids with %s: no id fails, and only a probe a second reaches the page after its first second',
-    async (_name, flags) => {
-      const { sandbox, proxy } = await sandboxBehindProxy(5_000);
+    '%s, 5,000 ids with %#: no id fails, and only a probe a second reaches it after its first second',
+    async (_name, whileDown, flags) => {
+      const { sandbox, proxy } = await sandboxBehindProxy(5_000, whileDown);
       const outage = proxy.downAfter(1_000, 3_000);
       const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(proxy.url), input: ids(5_000) });
       const window = await outage;
