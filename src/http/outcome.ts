@@ -156,10 +156,10 @@ export interface HttpRequest {
   /** What trace events name the request by (the plant id); the path when absent. */
   label?: string;
   /**
-   * Whether the body of a 2xx is the answer. Either way it must be what an API sends to count
-   * as success (api-answer.ts: empty, JSON, a short plain acknowledgement), and one cut short
-   * before it could be judged is a failure, retried like a reset. 'ignored' (DELETE): past
-   * `bodyLimitBytes` it is judged on what was read. 'read' (GET): one past it is a failure ('too-large').
+   * Whether the body of a 2xx is the answer. Either way a body no API sends (api-answer.ts: a
+   * page, XML, text that is not UTF-8...) is a failing answer, and one cut short is a failure,
+   * retried like a reset. 'ignored' (DELETE): past `bodyLimitBytes` it is judged on what was
+   * read. 'read' (GET): one past it is a failure ('too-large').
    */
   successBody: 'ignored' | 'read';
   /**
@@ -190,8 +190,9 @@ export type NotSentReason =
 /** What became of one request, after every attempt. */
 export type Outcome =
   /**
-   * A 2xx from the API; `body` is its text (masked), '' for a 204. Whole when the request reads
-   * it; otherwise at most `bodyLimitBytes` of it, or none if it was cut short.
+   * A 2xx whose body could be the API's; `body` is its text (masked), '' for a 204. Whole when
+   * the request reads it; otherwise at most `bodyLimitBytes` of it. Only a 204 is the spec's
+   * proof: whether another 2xx did what was asked is for the command to confirm.
    */
   | { kind: 'ok'; status: number; body: string }
   | {

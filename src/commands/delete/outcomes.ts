@@ -120,7 +120,7 @@ const API_DECIDED: ReadonlySet<string> = new Set(['rejected', 'not-found']);
  * other body is a route the server does not have, most likely a wrong base URL.
  * An answer cut short is not the API's word either way: it is a network failure, and says so.
  *
- * "No such plant" is never "deleted": only a 2xx to this run's own request proves that. It is
+ * "No such plant" is never "deleted": only a 204, or a 2xx confirmed, to this run's own request proves that. It is
  * done (absent) under --ignore-missing, and always after an uncertain request of ours, which
  * may have deleted it: an attempt of this run whose answer was lost (`outcome.earlierAnswerLost`),
  * or, with `earlierRun`, a request of an earlier run that the --journal records as in flight,

@@ -3,7 +3,7 @@ import type { ExitCode } from '../../errors.js';
 /** What happened to one id, as printed (report.ts); worded from the transport's outcome by outcomes.ts. */
 export type DeleteResult = Deleted | DoneEarlier | Absent | NotDeleted;
 
-/** The server's proof, in this run: a 2xx it gave to this run's own request. */
+/** The server's proof, in this run: a 204 to this run's own request, or another 2xx confirmed. */
 export interface Deleted {
   id: string;
   deleted: true;
