@@ -1,10 +1,26 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { Exit, type ExitCode } from '../../errors.js';
+import { Exit, type ExitCode, UsageError } from '../../errors.js';
+import { GLOBAL_FLAGS } from '../../flags/global.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
 import { SANDBOX_FLAGS, SANDBOX_GLOBALS, SANDBOX_TOKEN_ENV, type SandboxFlags, type SandboxOptions, sandboxOptions } from './flags.js';
 import { runSandbox } from './run.js';
+
+/**
+ * The sandbox is the server, so the client's options (`--timeout`, `--json`, `--base-url`…), which
+ * commander accepts before or after any command, would be taken and ignored: refused instead, as
+ * a typo would be. Only those typed count; a variable such as PLANTSTORE_TIMEOUT is the client's.
+ */
+function refuseClientFlags(program: Command, command: Command): void {
+  const own = new Set<string>([...SANDBOX_FLAGS, ...SANDBOX_GLOBALS].map((flag) => flag.long));
+  for (const flag of GLOBAL_FLAGS) {
+    if (own.has(flag.long) || program.getOptionValueSource(flag.key) !== 'cli') continue;
+    throw new UsageError(
+      `the ${command.name()} does not take ${flag.long}, an option of the client's commands (delete, auth, config); see plantstore sandbox --help`,
+    );
+  }
+}
 
 /** Registers `sandbox`. `run` is the seam of gh's `newCmd…(f, runF)`: a test of argv passes its own and captures the options. */
 export function sandboxCommand(
@@ -19,7 +35,12 @@ export function sandboxCommand(
       'run a local Plant Store server for trying plantstore out; it answers an unknown plant with 400 and error 1 (so re-runs use --missing-error 1)',
     );
   for (const flag of SANDBOX_FLAGS) command.addOption(flag.option());
-  command.action(action(ctx, finish, (flags: SandboxFlags) => run(sandboxOptions(flags), ctx)));
+  command.action(
+    action(ctx, finish, (flags: SandboxFlags) => {
+      refuseClientFlags(program, command);
+      return run(sandboxOptions(flags), ctx);
+    }),
+  );
   return documented(command, {
     globals: SANDBOX_GLOBALS,
     concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.config], ok: 'stopped (Ctrl-C or SIGTERM)' },

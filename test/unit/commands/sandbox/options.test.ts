@@ -58,6 +58,8 @@ describe('sandbox: argv to options', () => {
     ['--capacity', ['sandbox', '--capacity', '16'], {}, pressed({ capacity: 16 })],
     ['-q, --log', ['sandbox', '-q', '--log'], {}, { ...DEFAULTS, quiet: true, log: true }],
     ['--quiet after the command', ['sandbox', '--quiet'], {}, { ...DEFAULTS, quiet: true }],
+    ["-q before the command (its own, not the client's)", ['-q', 'sandbox'], {}, { ...DEFAULTS, quiet: true }],
+    ['a client variable is not a typed option', ['sandbox'], { env: { PLANTSTORE_TIMEOUT: '5' } }, DEFAULTS],
   ])('%s', async (_name, argv, run, expected) => {
     expect(await sandbox(argv, run)).toEqual(expected);
   });
@@ -79,6 +81,11 @@ describe('sandbox: argv to options', () => {
     ['--capacity 0', ['sandbox', '--capacity', '0'], /invalid --capacity '0': give a whole number from 1 to 100000/],
     ['--seed', ['sandbox', '--seed', 'x'], /invalid --seed/],
     ['--retry-after', ['sandbox', '--retry-after', '1.5'], /invalid --retry-after/],
+    // The client's options, typed to the server: refused, never taken and ignored.
+    ['client --timeout', ['sandbox', '--timeout', '5'], /^the sandbox does not take --timeout, an option of the client's commands/],
+    ['client --json before the command', ['--json', 'sandbox'], /^the sandbox does not take --json/],
+    ['client --base-url', ['sandbox', '--base-url', 'http://127.0.0.1:1'], /^the sandbox does not take --base-url/],
+    ['client --profile', ['--profile', 'work', 'sandbox'], /^the sandbox does not take --profile/],
   ])('reports a bad %s', async (_name, argv, message) => {
     const error = await sandbox(argv).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CliError);
