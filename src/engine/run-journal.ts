@@ -6,10 +6,12 @@
 
 import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import { maskedBaseUrl } from '../config/base-url.js';
 import { isTokenCommand, type Target } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
+import type { Mask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
 import type { Results } from './operation.js';
 import { describeShard, type Shard } from './shard.js';
@@ -51,7 +53,7 @@ export async function openRunJournal<R>(
   results: Results<R>,
 ): Promise<RunJournal<R>> {
   const { verbose } = opts;
-  const journal = await openJournal(file, { ...journalIdentity(target, opts), signal: ctx.signal });
+  const journal = await openJournal(file, { ...journalIdentity(target, opts, ctx.io.mask), signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
   const flushOnSignal = (): void => {
@@ -123,10 +125,13 @@ export function planFromJournal(file: string, target: Target, opts: RunJournalOp
  * Who the run is, for the journal's header: the credentials as configured (a token, or the
  * token command's text), so that a token command is not run to check a journal, nor twice.
  */
-function journalIdentity(target: Target, opts: RunJournalOptions): JournalIdentity {
+function journalIdentity(target: Target, opts: RunJournalOptions, mask?: Mask): JournalIdentity {
   const { token } = target;
+  // Every secret the run knows (its token, from any source) masked in the URL a new header stores.
+  const masked = mask && maskedBaseUrl(target.baseUrl, mask);
   return {
     baseUrl: target.baseUrl,
+    ...(masked === undefined || masked === target.baseUrl ? {} : { maskedBaseUrl: masked }),
     profile: target.profile,
     ...(opts.shard ? { shard: describeShard(opts.shard) } : {}),
     credentials: isTokenCommand(token) ? { kind: 'token-command', command: token.command } : { kind: 'token', token: token.value },
