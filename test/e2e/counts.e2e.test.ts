@@ -106,3 +106,29 @@ describe('one vocabulary: an id in flight at Ctrl-C is "in flight" in the summar
     expect({ failed: counts['failed'], inFlight: counts['inFlight'] }).toEqual({ failed: 0, inFlight: 60 });
   });
 });
+
+describe("a second signal keeps the first one's code", () => {
+  it('SIGTERM, then Ctrl-C while the report waits for a stalled reader: exit 143, as the --json lines say', async () => {
+    const answered = answerCounter();
+    const server = await serve((_req, res) => {
+      res.writeHead(204).end();
+      answered.answer();
+    });
+    const child = startPlantstore(['--json', 'delete', '--stdin'], { env: envFor(server.url), input: idRange(1, 20_000).join('\n') });
+    // stdout never read: after the report, the process waits (up to a second) for the reader to take the rest.
+    child.stdout?.pause();
+    let stderr = '';
+    const reported = new Promise<void>((resolve) => {
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        if (/^interrupted: /m.test(stderr)) resolve();
+      });
+    });
+    const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await answered.atLeast(1);
+    child.kill('SIGTERM');
+    await reported;
+    child.kill('SIGINT');
+    expect(await ended).toBe(143);
+  });
+});
