@@ -84,7 +84,7 @@ describe('a token in the base URL path, stored by auth login', () => {
     expect(server.requests).toHaveLength(4);
   });
 
-  it('config get base-url and config list show it masked', async () => {
+  it('config set, config get base-url, config list and config profiles show it masked', async () => {
     await login();
     const set = await runPlantstore(['config', 'set', 'base-url', `${server.url}/bot${TOKEN}`], {
       env: { PLANTSTORE_CONFIG_DIR: config.dir },
@@ -94,8 +94,10 @@ describe('a token in the base URL path, stored by auth login', () => {
     for (const args of [
       ['config', 'get', 'base-url'],
       ['config', 'list'],
+      ['config', 'profiles'],
       ['--json', 'config', 'get', 'base-url'],
       ['--json', 'config', 'list'],
+      ['--json', 'config', 'profiles'],
     ]) {
       const shown = await runPlantstore(args, { env: { PLANTSTORE_CONFIG_DIR: config.dir } });
       expect(shown.code).toBe(0);

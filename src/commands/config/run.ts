@@ -3,13 +3,13 @@ import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
 import { checkProfileExists, commandFor } from '../../config/profiles.js';
-import { tokenRuleBroken } from '../../config/token.js';
 import type { Context } from '../../context.js';
 import { maxDeletes } from '../../engine/guard.js';
 import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
 import type { GetOptions, ListOptions, PathOptions, SetOptions, UnsetOptions } from './flags.js';
+import { hideStoredToken } from './stored-token.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).
 
@@ -87,12 +87,6 @@ function shownSetting(key: ProfileKey, value: string): string {
   const url = new URL(value);
   const hidden = url.username !== '' || url.password !== '' || url.href.includes('?') || url.href.includes('#');
   return hidden ? (maskedBaseUrl(value) ?? value) : value;
-}
-
-/** The profile's stored token, masked in every line from here on, should a stored setting hold it (a base URL's path). */
-function hideStoredToken(token: string | undefined, ctx: Context): void {
-  // Only what a run could use as a token, as tokens-at-rest.ts learns them: a mask of 8 KiB of zeros is no pattern to run.
-  if (token !== undefined && tokenRuleBroken(token.trim()) === undefined) ctx.io.redact(token.trim());
 }
 
 export async function runSet(opts: SetOptions, ctx: Context): Promise<ExitCode> {
