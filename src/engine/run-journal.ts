@@ -8,10 +8,11 @@ import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
 import { maskedBaseUrl } from '../config/base-url.js';
 import { isTokenCommand, type Target } from '../config/resolve.js';
+import { learnTokensAtRest } from '../config/tokens-at-rest.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
-import type { Mask } from '../text/secret-mask.js';
+import { createMask, type Mask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
 import type { Results } from './operation.js';
 import { describeShard, type Shard } from './shard.js';
@@ -53,7 +54,7 @@ export async function openRunJournal<R>(
   results: Results<R>,
 ): Promise<RunJournal<R>> {
   const { verbose } = opts;
-  const journal = await openJournal(file, { ...journalIdentity(target, opts, ctx.io.mask), signal: ctx.signal });
+  const journal = await openJournal(file, { ...journalIdentity(target, opts, headerMask(ctx)), signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
   const flushOnSignal = (): void => {
@@ -114,6 +115,19 @@ function failureSentence(journal: Journal, verbose: boolean): string {
   const failure = journal.failure;
   const code = verbose && failure?.detail !== undefined ? ` (${failure.detail})` : '';
   return `the journal ${shown(journal.file)} could not be written: ${failure?.why ?? 'unknown error'}${code}`;
+}
+
+/**
+ * What a new header masks in the base URL: every secret the run knows (its token, from any source),
+ * and every token kept on this machine (each profile's stored token, PLANTSTORE_TOKEN_FILE's), which a
+ * URL may hold though this run uses another. Kept apart from the run's own mask: those tokens are
+ * not this run's, and every line the run prints would pay for each pattern.
+ */
+function headerMask(ctx: Context): Mask {
+  const atRest: string[] = [];
+  learnTokensAtRest(ctx.env, [], (token) => atRest.push(token));
+  const others = createMask(atRest);
+  return (text) => others(ctx.io.mask(text));
 }
 
 /** For --dry-run: what the journal would skip, read without locking or writing anything; refused as a run would refuse it. */

@@ -84,6 +84,16 @@ describe('a token in the base URL path, stored by auth login', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('the journal masks it also when the run uses another token (a token kept on this machine, pasted into the URL)', async () => {
+    await login();
+    const journal = path.join(scratch, 'other.journal');
+    const result = await runPlantstore(['delete', '--journal', journal, '1', '2'], {
+      env: { ...env(`${server.url}/bot${TOKEN}`), PLANTSTORE_TOKEN: 'runToken-0a9b8c7d6e' },
+    });
+    expect(result.code).toBe(0);
+    expect(readFileSync(journal, 'utf8')).not.toContain(TOKEN);
+  });
+
   it('config set, config get base-url, config list and config profiles show it masked', async () => {
     await login();
     const set = await runPlantstore(['config', 'set', 'base-url', `${server.url}/bot${TOKEN}`], {
