@@ -107,6 +107,38 @@ describe('one vocabulary: an id in flight at Ctrl-C is "in flight" in the summar
   });
 });
 
+describe('an id an earlier run left in flight, refused now, stays in flight', () => {
+  it('the resume counts it "in flight", as journal status does, and exits 1 as before', async () => {
+    const held = answerCounter();
+    let hold = true;
+    const server = await serve((req, res) => {
+      req.resume();
+      if (hold) {
+        held.answer();
+        return;
+      }
+      // The API's word on this plant: protected (400 Error object). It says nothing of what the earlier request did.
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":13,"message":"plant is protected"}');
+    });
+    const journal = path.join(scratch, 'resume.journal');
+    const ids = idRange(1, 5);
+    const first = startPlantstore(['delete', '--journal', journal, ...ids], { env: envFor(server.url) });
+    await held.atLeast(5);
+    first.kill('SIGINT');
+    expect((await finished(first)).code).toBe(130);
+
+    hold = false;
+    const again = await runPlantstore(['delete', '--journal', journal, ...ids], { env: envFor(server.url) });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      '0 deleted, 0 skipped (journal), 0 already absent, 0 failed, 5 in flight (sent with no decided answer: they may be deleted), 0 not sent in ',
+    );
+    const status = await runPlantstore(['--json', 'journal', 'status', journal], { env: envFor(server.url) });
+    const counts = JSON.parse(status.stdout) as Record<string, unknown>;
+    expect({ failed: counts['failed'], inFlight: counts['inFlight'] }).toEqual({ failed: 0, inFlight: 5 });
+  });
+});
+
 describe("a second signal keeps the first one's code", () => {
   it('SIGTERM, then Ctrl-C while the report waits for a stalled reader: exit 143, as the --json lines say', async () => {
     const answered = answerCounter();
