@@ -69,7 +69,7 @@ export const MAX_DURATION = Flag.valued(
     key: 'maxDuration',
     flags: '--max-duration <time>',
     help:
-      'at this time after the start (90s, 45m, 5h), send nothing new, let requests in flight finish, and exit 10; ' +
+      'at this time after the start (90s, 45m, 5h; a bare number is seconds), send nothing new, let requests in flight finish, and exit 10; ' +
       'with --journal, the same command goes on from there',
     env: 'PLANTSTORE_MAX_DURATION',
     envHelp: 'like delete --max-duration',
@@ -91,7 +91,8 @@ export const MAX_DELETES = Flag.valued(
 
 export const YES = Flag.switch({
   key: 'yes',
-  flags: '--yes',
+  // -y as apt-get, npx and most installers take it: the short form an operator types first.
+  flags: '-y, --yes',
   help: `at a terminal, send a batch of more than ${ASK_ABOVE} ids without asking for its count first`,
 });
 

@@ -46,6 +46,11 @@ export interface Results<R> {
   afterUncertain(result: R): boolean;
   /** Whether the server refused the token (exit 4 from an answer): the run ends with the hint to log in again. */
   tokenRefused(result: R): boolean;
+  /**
+   * Whether this result ends the batch (the ids left not sent, with this message and exit code):
+   * an answer that says the target itself is wrong, so every id would meet it.
+   */
+  stopsRun?(result: R): { message: string; exit: ExitCode } | undefined;
   /** An id this run does not send, with why. */
   notSent(id: string, message: string, exit: ExitCode): R;
   /** An id the journal records as done by an earlier run. */

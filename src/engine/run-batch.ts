@@ -213,6 +213,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         stopReason ??= journal?.stopReason();
         const gaveUp = throttle.gaveUp();
         if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
+        stopReason ??= results.stopsRun?.(result);
         const kind = failures === undefined ? undefined : results.kindOf(result);
         // The budget counts the ids this run decides, not those the journal skips.
         if (failures !== undefined && kind !== undefined && kind !== 'skipped') {

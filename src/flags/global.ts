@@ -51,10 +51,10 @@ const MIN_TIMEOUT_SECONDS = 0.01;
 export const TIMEOUT = Flag.valued(
   {
     key: 'timeout',
-    flags: '--timeout <seconds>',
-    help: 'give up on an attempt after this long',
+    flags: '--timeout <time>',
+    help: 'give up on an attempt after this long (30s, 500ms; a bare number is seconds)',
     env: 'PLANTSTORE_TIMEOUT',
-    envHelp: 'seconds an attempt may take',
+    envHelp: 'how long an attempt may take, like --timeout',
     default: '30',
   },
   seconds({ seconds: MIN_TIMEOUT_SECONDS, of: 'timeout' }),
@@ -76,10 +76,10 @@ export const RETRIES = Flag.valued(
 export const MAX_RETRY_WAIT = Flag.valued(
   {
     key: 'maxRetryWait',
-    flags: '--max-retry-wait <seconds>',
-    help: 'longest wait before a retry',
+    flags: '--max-retry-wait <time>',
+    help: 'longest wait before a retry (30s, 2m; a bare number is seconds)',
     env: 'PLANTSTORE_MAX_RETRY_WAIT',
-    envHelp: 'the longest wait before a retry, in seconds',
+    envHelp: 'the longest wait before a retry, like --max-retry-wait',
     default: '30',
   },
   seconds(),

@@ -3,6 +3,7 @@ import type { Concurrency } from '../batch/throttle/throttle.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { badProfileName, isProfileName } from '../config/file.js';
 import { missingErrorsFrom } from '../config/missing-errors.js';
+import { describeDuration } from '../ui/duration.js';
 import { invalid, type Parse, problem } from './flag.js';
 
 // One parser per kind of value, shared by every flag of that kind, so that
@@ -44,22 +45,43 @@ export function concurrency(max: number, autoCeiling: number): Parse<Concurrency
 const MAX_SECONDS = 86_400;
 
 /**
- * A number of seconds, such as 30 or 2.5, in milliseconds. `shortest` names what
- * it is when there is a lower bound: "the shortest timeout is 0.01 seconds (10 ms)".
+ * One grammar for every option that takes a time (issue 41): a number and a unit, `500ms`,
+ * `5s`, `2m`, `1h`, or a bare number, which is seconds everywhere (`30`, `2.5`). Before it,
+ * `--timeout 5s` was refused, `--max-duration 5` was refused, and each option said its own rule.
+ */
+export const TIME_FORMS = 'such as 500ms, 30s, 2m or 1h (a bare number is seconds)';
+
+const TIME_UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** A bound as it would be typed: `10ms`, `1s`, `24h`. */
+const describeTime = (ms: number): string => (ms < 1000 ? `${ms}ms` : describeDuration(ms));
+
+/** The milliseconds `raw` says, or NaN when it is not a time of the one grammar. */
+export function timeMs(raw: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!match) return Number.NaN;
+  return Math.round(Number(match[1]) * TIME_UNIT_MS[(match[2] ?? 's') as keyof typeof TIME_UNIT_MS]);
+}
+
+/** A time in milliseconds between `minMs` and `maxMs`; `of` names what it is in the message about the bounds. */
+export function time(bounds: { minMs: number; maxMs: number; of: string }): Parse<number> {
+  return (raw, origin) => {
+    const ms = timeMs(raw);
+    if (Number.isNaN(ms)) throw invalid(raw, origin, `give a time ${TIME_FORMS}`);
+    if (ms < bounds.minMs)
+      throw invalid(raw, origin, `the shortest ${bounds.of} is ${describeTime(bounds.minMs)}; give a time ${TIME_FORMS}`);
+    if (ms > bounds.maxMs)
+      throw invalid(raw, origin, `the longest ${bounds.of} is ${describeTime(bounds.maxMs)}; give a time ${TIME_FORMS}`);
+    return ms;
+  };
+}
+
+/**
+ * A wait or timeout of at most a day, in milliseconds. `shortest` names what it is when there
+ * is a lower bound: "the shortest timeout is 10ms".
  */
 export function seconds(shortest?: { seconds: number; of: string }): Parse<number> {
-  return (raw, origin) => {
-    const parsed = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-    if (!(parsed >= 0) || parsed > MAX_SECONDS) throw invalid(raw, origin, 'give a number of seconds, such as 30 or 2.5');
-    if (shortest && parsed < shortest.seconds) {
-      throw invalid(
-        raw,
-        origin,
-        `the shortest ${shortest.of} is ${shortest.seconds} seconds (${shortest.seconds * 1000} ms); give a number of seconds such as 30 or 2.5`,
-      );
-    }
-    return Math.round(parsed * 1000);
-  };
+  return time({ minMs: Math.round((shortest?.seconds ?? 0) * 1000), maxMs: MAX_SECONDS * 1000, of: shortest?.of ?? 'wait' });
 }
 
 /** curl's --rate syntax: 40/s, 300/m, 1000/h, 5000/d; a bare 40 is per second (curl: per hour). */
@@ -99,17 +121,8 @@ export const filePath: Parse<string> = (raw, origin) => {
 /** Text taken as given: a path, a name. */
 export const text: Parse<string> = (raw) => raw;
 
-const DURATION_UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** The longest --max-duration: 24 days, within setTimeout's limit (about 24.8 days), and said in whole hours (576h). */
+const MAX_DURATION_MS = 24 * 24 * 3_600_000;
 
-/** The longest --max-duration: setTimeout's limit (about 24.8 days). */
-const MAX_DURATION_MS = 2 ** 31 - 1;
-
-/** `90s`, `45m`, `5h` (a whole number and a unit), in milliseconds. */
-export const duration: Parse<number> = (raw, origin) => {
-  const match = /^(\d+)([smh])$/.exec(raw);
-  const ms = match ? Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS] : Number.NaN;
-  if (!(ms >= 1000 && ms <= MAX_DURATION_MS)) {
-    throw invalid(raw, origin, 'give a whole number of seconds, minutes or hours with its unit, such as 90s, 45m or 5h (at least 1s)');
-  }
-  return ms;
-};
+/** A run's time limit (`90s`, `45m`, `5h`, or `90`: seconds), in milliseconds: at least a second. */
+export const duration: Parse<number> = time({ minMs: 1000, maxMs: MAX_DURATION_MS, of: 'time limit' });

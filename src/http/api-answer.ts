@@ -1,19 +1,25 @@
-// Whether a 2xx is the API's proof that it did what was asked. A base URL that leads to a web
+// Whether a 2xx other than 204 can be the API's answer at all. A base URL that leads to a web
 // front end, a storage bucket or a captive portal answers 200 to anything, in any shape; a list
-// of page shapes is always one shape short. So the rule says what an API answer IS, and
-// everything else is not proof: a body, fully decoded, that is empty; or JSON (declared by a
-// JSON media type, or that parses as JSON); or a one-line plain-text acknowledgement (`OK`).
+// of page shapes is always one shape short, so no shape is proof. What this rule reads of a
+// body only sorts a 2xx: an API-like body (empty, fully decoded; JSON, declared by a JSON media
+// type or parsing as JSON; a one-line plain-text acknowledgement such as `OK`) is worth
+// confirming (the command sends the DELETE again, which the API answers "no such plant"), and
+// anything else (a page, a body no API sends) is a failing answer, as a gateway's 502 is. And
+// it gives the words of the message.
 
 import type { Mask } from '../text/secret-mask.js';
 import { htmlTitle, serverLine } from './error-body.js';
 import type { NotApiBody } from './outcome.js';
 import { textOf, undoCodings } from './response-body.js';
 
-/** What a 2xx's body makes of it: proof (`text` the body as text, unmasked; `whole` unless JSON past the limit), a web page, or another body that is not proof. */
+/**
+ * What a 2xx's body makes of it: API-like, worth confirming (`text` the body as text, unmasked;
+ * `whole` unless JSON past the limit), a web page, or another body no API sends.
+ */
 export type Judged =
-  | { proof: true; text: string; whole: boolean }
-  | { proof: false; page: true; title: string }
-  | { proof: false; body: NotApiBody };
+  | { apiLike: true; text: string; whole: boolean }
+  | { apiLike: false; page: true; title: string }
+  | { apiLike: false; body: NotApiBody };
 
 export interface SuccessBody {
   contentType: string | undefined;
@@ -46,40 +52,40 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 export async function judgeSuccess(body: SuccessBody, mask: Mask): Promise<Judged> {
   // An empty 200 or 202 is the common answer after a 204: nothing to decode or check.
-  if (body.raw.length === 0 && body.ended === 'whole') return { proof: true, text: '', whole: true };
+  if (body.raw.length === 0 && body.ended === 'whole') return { apiLike: true, text: '', whole: true };
   const media = mediaTypeOf(body.contentType);
   const decoded = await undoCodings(body.raw, body.contentEncoding, body.limit);
   if (typeof decoded === 'string') {
-    return { proof: false, body: { kind: 'encoding', encoding: serverLine(body.contentEncoding ?? '', mask) } };
+    return { apiLike: false, body: { kind: 'encoding', encoding: serverLine(body.contentEncoding ?? '', mask) } };
   }
   const { bytes } = decoded;
   const whole = body.ended === 'whole' && !decoded.overLimit;
-  if (whole && bytes.length === 0) return { proof: true, text: '', whole: true };
+  if (whole && bytes.length === 0) return { apiLike: true, text: '', whole: true };
   // Read as a browser would (a byte-order mark first, else the declared charset): what a title is read from.
   const text = textOf(bytes, body.contentType);
   const markup = MARKUP.test(text);
   if (media.kind === 'json') {
-    if (whole ? parses(strictText(bytes)) : JSON_START.test(text)) return { proof: true, text, whole };
-    return markup ? page(text, mask) : { proof: false, body: { kind: 'not-json', mediaType: media.essence } };
+    if (whole ? parses(strictText(bytes)) : JSON_START.test(text)) return { apiLike: true, text, whole };
+    return markup ? page(text, mask) : { apiLike: false, body: { kind: 'not-json', mediaType: media.essence } };
   }
   if (media.kind === 'html' || (markup && media.kind !== 'other')) {
     // A page is named by its title; HTML without one is said by its size and type, as any other type is.
     const title = htmlTitle(text, mask);
-    if (title !== '' || media.kind !== 'html') return { proof: false, page: true, title };
+    if (title !== '' || media.kind !== 'html') return { apiLike: false, page: true, title };
   }
   if (media.kind === 'other' || media.kind === 'html') {
-    return { proof: false, body: { kind: 'media-type', mediaType: media.essence, bytes: weight(body, bytes), more: !whole } };
+    return { apiLike: false, body: { kind: 'media-type', mediaType: media.essence, bytes: weight(body, bytes), more: !whole } };
   }
   // No media type, or text/plain: text the rule can read, all of it.
-  if (!whole) return { proof: false, body: { kind: 'unchecked', limitBytes: body.limit, cut: body.ended === 'cut' } };
+  if (!whole) return { apiLike: false, body: { kind: 'unchecked', limitBytes: body.limit, cut: body.ended === 'cut' } };
   const strict = strictText(bytes);
-  if (strict === undefined || CONTROL.test(strict)) return { proof: false, body: { kind: 'not-text' } };
-  if (parses(strict) || isAcknowledgement(strict, bytes.length)) return { proof: true, text, whole };
-  return { proof: false, body: { kind: 'text', bytes: bytes.length } };
+  if (strict === undefined || CONTROL.test(strict)) return { apiLike: false, body: { kind: 'not-text' } };
+  if (parses(strict) || isAcknowledgement(strict, bytes.length)) return { apiLike: true, text, whole };
+  return { apiLike: false, body: { kind: 'text', bytes: bytes.length } };
 }
 
 function page(text: string, mask: Mask): Judged {
-  return { proof: false, page: true, title: htmlTitle(text, mask) };
+  return { apiLike: false, page: true, title: htmlTitle(text, mask) };
 }
 
 /** One line of at most ACKNOWLEDGEMENT_BYTES, a line break at its end allowed. */

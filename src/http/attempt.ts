@@ -82,10 +82,12 @@ export async function sendOnce(
   if (head !== undefined && classifyStatus(head.status).kind === 'success') {
     // 204 is the spec's answer, and every answer of a batch that goes well: no body, nothing to check.
     if (head.status === 204) return { outcome: { kind: 'ok', status: 204, body: '' } };
-    const ended = error !== undefined ? 'cut' : overLimit ? 'over-limit' : 'whole';
-    const success = await successOf(head, { body, ended }, { route, mask, limit, reads: request.successBody === 'read' });
-    // Undefined: a body cut short before it could be judged, which fails below as any body cut short does.
-    if (success !== undefined) return { outcome: success };
+    // A 2xx cut short (reset, closed, timed out mid-body) is no answer at all: it fails below as any
+    // body cut short does, retried, the request uncertain. Never judged on the part that came.
+    if (error === undefined) {
+      const success = await successOf(head, { body, ended: overLimit ? 'over-limit' : 'whole' }, { route, mask, limit, request });
+      if (success !== undefined) return { outcome: success };
+    }
   }
   if (head !== undefined && error === undefined) {
     const text = await decodedBody(head.headers, body, limit);
@@ -121,19 +123,21 @@ export async function sendOnce(
 }
 
 /**
- * A 2xx: the API's answer only when its body is what an API sends (api-answer.ts); a base URL
- * that leads to a web front end answers 200 to anything. Undefined when the body was cut short
- * before it could be judged: that is the connection's failure, not the server's answer.
+ * A 2xx other than 204, read whole or to the limit. What its body is decides only whether it
+ * can be the API's answer at all: a page, or a body no API sends, is a failing answer (a web
+ * front end, a maintenance page), and to a request that confirms an earlier 2xx any 2xx is the
+ * same answer twice. Otherwise it is `ok`, which proves nothing by itself: the command confirms it.
  */
 async function successOf(
   head: Head,
   { body, ended }: { body: Buffer; ended: SuccessBody['ended'] },
-  { route, mask, limit, reads }: { route: Route; mask: Mask; limit: number; reads: boolean },
+  { route, mask, limit, request }: { route: Route; mask: Mask; limit: number; request: HttpRequest },
 ): Promise<Attempt['outcome'] | undefined> {
   const { status, headers } = head;
+  const reads = request.successBody === 'read';
   // A request that reads its 2xx body needs all of it (a GET's answer is the thing asked for).
   if (reads && ended === 'over-limit') return { ...route, kind: 'too-large', status, limitBytes: limit };
-  if (reads && ended === 'cut') return undefined;
+  const final = request.notApiIsFinal?.() === true ? ({ final: true } as const) : {};
   const judged = await judgeSuccess(
     {
       contentType: header(headers, 'content-type'),
@@ -145,12 +149,12 @@ async function successOf(
     },
     mask,
   );
-  if (judged.proof && reads && !judged.whole) return { ...route, kind: 'too-large', status, limitBytes: limit };
-  if (judged.proof) return { kind: 'ok', status, body: mask(judged.text) };
-  if ('page' in judged) return { kind: 'web-page', status, title: judged.title };
-  if (judged.body.kind === 'unchecked' && judged.body.cut) return undefined;
-  if (reads && judged.body.kind === 'unchecked') return { ...route, kind: 'too-large', status, limitBytes: limit };
-  return { kind: 'not-api', status, body: judged.body };
+  if (judged.apiLike && reads && !judged.whole) return { ...route, kind: 'too-large', status, limitBytes: limit };
+  if ('page' in judged) return { kind: 'web-page', status, title: judged.title, ...final };
+  if (!judged.apiLike && reads && judged.body.kind === 'unchecked') return { ...route, kind: 'too-large', status, limitBytes: limit };
+  if (!judged.apiLike) return { kind: 'not-api', status, body: judged.body, ...final };
+  if (request.confirms !== undefined) return { kind: 'success-again', status, first: request.confirms, ...final };
+  return { kind: 'ok', status, body: mask(judged.text) };
 }
 
 /** A complete answer that is not a success: a redirect, or what the body says went wrong. */

@@ -47,7 +47,11 @@ const row = (kind: StatusKind, exit: ExitCode, retryable: boolean, load: Load, a
 
 /** The first range holding the status decides. */
 const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: StatusVerdict]> = [
-  [200, 299, row('success', Exit.ok, false, 'ok')],
+  // The spec's success. Any other 2xx is proof of nothing until confirmed (the command's
+  // second DELETE): it says nothing of load either, or a catch-all answering 200 would count
+  // as the service working between the failures that make an outage.
+  [204, 204, row('success', Exit.ok, false, 'ok')],
+  [200, 299, row('success', Exit.ok, false, 'neutral')],
   // Never followed: the bearer token would go wherever the server points. A 304 lands here too.
   [300, 399, row('redirect', Exit.server, false, 'ok')],
   [401, 401, row('auth', Exit.auth, false, 'ok')],
@@ -68,8 +72,15 @@ const STATUSES: ReadonlyArray<readonly [from: number, to: number, verdict: Statu
   [500, 599, row('server', Exit.server, false, 'neutral', true)],
 ];
 
-const WEB_PAGE: Verdict = Object.freeze({ exit: Exit.server, retryable: false, answerLost: false, load: 'ok' });
-const TOO_LARGE: Verdict = WEB_PAGE;
+/**
+ * An answer that is not the API's (a page, a body no API sends, a 2xx twice): the service, or the
+ * way to it, failing, as a gateway's 502 is. Retried, and counted towards an outage; whether the
+ * request was carried out, nobody can tell. Final (not retried, nothing lost) when the request
+ * said so: a base URL that has never answered as the API is more likely wrong than down.
+ */
+const NOT_API: Verdict = Object.freeze({ exit: Exit.server, retryable: true, answerLost: true, load: 'failing' });
+const NOT_API_FINAL: Verdict = Object.freeze({ exit: Exit.server, retryable: false, answerLost: false, load: 'failing' });
+const TOO_LARGE: Verdict = Object.freeze({ exit: Exit.server, retryable: false, answerLost: false, load: 'ok' });
 
 /** A final 1xx, or a number outside HTTP's range: the answer is malformed, and says nothing about load. */
 const MALFORMED_STATUS = row('malformed', Exit.server, false, 'neutral');
@@ -241,8 +252,9 @@ function verdictOfAny(attempt: FailedAttempt): Verdict {
       return classifyStatus(attempt.status);
     case 'web-page':
     case 'not-api':
-      // A success status from something that is not the API (a web front end): nothing says it did what was asked.
-      return WEB_PAGE;
+    case 'success-again':
+      // A success status from something that is not the API (a web front end, a gateway's catch-all): nothing says it did what was asked.
+      return attempt.final ? NOT_API_FINAL : NOT_API;
     case 'too-large':
       // The whole answer came, and would come again as large: not retried.
       return TOO_LARGE;

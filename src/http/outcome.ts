@@ -40,9 +40,15 @@ export type FailedAttempt =
    * A success status whose body is a web page (HTML by its media type, or markup in a body
    * declared as plain text or not at all): a web site answered, not the API. `title` is the page's, if any.
    */
-  | { kind: 'web-page'; status: number; title: string }
+  | ({ kind: 'web-page'; status: number; title: string } & NotApiAnswer)
   /** A success status whose body is not what an API sends (api-answer.ts): nothing says it did what was asked. */
-  | { kind: 'not-api'; status: number; body: NotApiBody }
+  | ({ kind: 'not-api'; status: number; body: NotApiBody } & NotApiAnswer)
+  /**
+   * A 2xx other than 204 to a request that confirms an earlier 2xx (HttpRequest.confirms): the
+   * same answer twice, where the API answers a DELETE of a plant it has just deleted with "no such
+   * plant". A catch-all answers anything 2xx; `first` is the status of the answer it confirms.
+   */
+  | ({ kind: 'success-again'; status: number; first: number } & NotApiAnswer)
   /** A success whose body the request reads went on past the request's limit (or could not be inflated whole). */
   | ({ kind: 'too-large'; status: number; limitBytes: number } & Route)
   /** A 3xx, not followed. `location` is absent when the server sent none, or a blank one. */
@@ -105,6 +111,15 @@ export type TlsProblem =
   /** Anything else: `reason` is all there is. */
   | { problem: 'other' };
 
+/**
+ * An answer that is not the API's: a failing answer (the service away, a gateway's catch-all),
+ * retried as uncertain, unless the request said it is `final` when it came (a base URL that has
+ * never answered as the API in this run is more likely wrong than down: HttpRequest.notApiIsFinal).
+ */
+export interface NotApiAnswer {
+  final?: true;
+}
+
 /** Why a 2xx body that is not a web page is still not an API's answer (api-answer.ts says which is which). */
 export type NotApiBody =
   /** A media type that is neither JSON nor plain text, with a body; `more` when the body went on past what was read. */
@@ -141,12 +156,23 @@ export interface HttpRequest {
   /** What trace events name the request by (the plant id); the path when absent. */
   label?: string;
   /**
-   * Whether the body of a 2xx is the answer. Either way it must be what an API sends to count
-   * as success (api-answer.ts: empty, JSON, a short plain acknowledgement), and one cut short
-   * before it could be judged is a failure, retried like a reset. 'ignored' (DELETE): past
-   * `bodyLimitBytes` it is judged on what was read. 'read' (GET): one past it is a failure ('too-large').
+   * Whether the body of a 2xx is the answer. Either way a body no API sends (api-answer.ts: a
+   * page, XML, text that is not UTF-8...) is a failing answer, and one cut short is a failure,
+   * retried like a reset. 'ignored' (DELETE): past `bodyLimitBytes` it is judged on what was
+   * read. 'read' (GET): one past it is a failure ('too-large').
    */
   successBody: 'ignored' | 'read';
+  /**
+   * This request confirms an earlier answer of this status (a 2xx other than 204): a 2xx other
+   * than 204 to it is not success but the same answer twice ('success-again'); a 204 is success.
+   */
+  confirms?: number;
+  /**
+   * Asked when an answer that is not the API's comes (a page, a 2xx again): true makes it final,
+   * not retried (the command's word: a base URL that has never answered as the API in this run
+   * is more likely wrong than down). Without it, or false, it is retried as a failing answer.
+   */
+  notApiIsFinal?: () => boolean;
   /**
    * The most bytes of an answer's body read (after decompression). Past it an error body is
    * cut: its beginning says what went wrong (ERROR_BODY_BYTES is enough for that).
@@ -164,8 +190,9 @@ export type NotSentReason =
 /** What became of one request, after every attempt. */
 export type Outcome =
   /**
-   * A 2xx from the API; `body` is its text (masked), '' for a 204. Whole when the request reads
-   * it; otherwise at most `bodyLimitBytes` of it, or none if it was cut short.
+   * A 2xx whose body could be the API's; `body` is its text (masked), '' for a 204. Whole when
+   * the request reads it; otherwise at most `bodyLimitBytes` of it. Only a 204 is the spec's
+   * proof: whether another 2xx did what was asked is for the command to confirm.
    */
   | { kind: 'ok'; status: number; body: string }
   | {

@@ -18,7 +18,7 @@ export function formatMilliseconds(ms: number): string {
 
 const DURATION_UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 
-/** A --max-duration as it would be typed: 45m, 5h, 90s. */
+/** A time as it would be typed (flags/kinds.ts's grammar): 45m, 5h, 90s, 1.5s. */
 export function describeDuration(ms: number): string {
   if (ms % DURATION_UNIT_MS.h === 0) return `${ms / DURATION_UNIT_MS.h}h`;
   if (ms % DURATION_UNIT_MS.m === 0) return `${ms / DURATION_UNIT_MS.m}m`;

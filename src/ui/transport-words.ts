@@ -57,13 +57,18 @@ function proxyRefusedFix(status: number): string {
  * answer (a web page, or another body: describeNotProof says what came), and an interrupt
  * (whether the thing was done is the command's to say).
  */
-export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-page' | 'not-api' | 'interrupted' }>;
+export type CommandWorded = Extract<FailedAttempt, { kind: 'api-error' | 'web-page' | 'not-api' | 'success-again' | 'interrupted' }>;
 
 /**
  * What came back in a 2xx that is not proof, and that it is not the API:
- * `the server answered 200 with a web page ("Plant Shop"), not the API`.
+ * `the server answered 200 with a web page ("Plant Shop"), not the API`;
+ * `the server answered 200 twice to the same DELETE, not the API`.
  */
-export function describeNotProof(attempt: Extract<FailedAttempt, { kind: 'web-page' | 'not-api' }>): string {
+export function describeNotProof(attempt: Extract<FailedAttempt, { kind: 'web-page' | 'not-api' | 'success-again' }>): string {
+  if (attempt.kind === 'success-again') {
+    const twice = attempt.first === attempt.status ? `${attempt.status} twice` : `${attempt.first}, then ${attempt.status}`;
+    return `the server answered ${twice} to the same DELETE, where the API answers the second "no such plant", so it is not the API`;
+  }
   const what = attempt.kind === 'web-page' ? (attempt.title ? `a web page ("${attempt.title}")` : 'a web page') : notApiBody(attempt.body);
   return `the server answered ${attempt.status} with ${what}, not the API`;
 }

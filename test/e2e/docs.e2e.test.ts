@@ -10,11 +10,11 @@
 // README starts in the foreground (so it is not run): this file starts that sandbox per page,
 // on a free port, and puts its URL in place of the shown one, in commands and output alike.
 // Whatever a page starts in the background ends with its shell's process group.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it, type OnTestFinishedHandler } from 'vitest';
-import { BIN, ROOT } from '../helpers/cli.js';
+import { plantstoreOnPath, ROOT } from '../helpers/cli.js';
 import { playPage } from '../helpers/page-player.js';
 import { pageSteps } from '../helpers/page-steps.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
@@ -31,10 +31,7 @@ const PAGES = ['README.md', ...docs];
 /** A shell as a reader's: `plantstore` on the PATH (the built CLI under the project's Node), a fresh HOME. */
 function readerShell(onTestFinished: (fn: OnTestFinishedHandler) => void): ShellSession {
   const home = mkdtempSync(path.join(tmpdir(), 'plantstore-docs-'));
-  const bin = path.join(home, 'bin');
-  mkdirSync(bin);
-  writeFileSync(path.join(bin, 'plantstore'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-  chmodSync(path.join(bin, 'plantstore'), 0o755);
+  const bin = plantstoreOnPath(home);
   const cwd = path.join(home, 'work');
   mkdirSync(cwd);
   const shell = startShellSession({ cwd, env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: home, LANG: 'C.UTF-8' } });

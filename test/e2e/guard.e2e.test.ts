@@ -136,11 +136,13 @@ describe.skipIf(!HAS_SCRIPT)('at a terminal', () => {
     expect(result.stdout).toContain('add --yes');
   });
 
-  it('--yes skips the question; 100 ids or fewer are never asked about', async () => {
-    const yes = await run(150, '--yes');
-    expect(yes.code).toBe(0);
-    expect(yes.sent).toBe(150);
-    expect(yes.stdout).not.toContain('About to delete');
+  it('--yes (or -y) skips the question; 100 ids or fewer are never asked about', async () => {
+    for (const flag of ['--yes', '-y']) {
+      const yes = await run(150, flag);
+      expect(yes.code).toBe(0);
+      expect(yes.sent).toBe(150);
+      expect(yes.stdout).not.toContain('About to delete');
+    }
     const hundred = await run(100, '');
     expect(hundred.code).toBe(0);
     expect(hundred.sent).toBe(100);

@@ -27,7 +27,7 @@ it('the built help ends with where to read more, and help reaches nested command
   expect(nested.stdout).toMatch(/^Usage: plantstore auth login \[options\]\n/);
   expect(nested.stdout).toBe((await runPlantstore(['auth', 'login', '--help'])).stdout);
   const deleteHelp = (await runPlantstore(['delete', '--help'])).stdout;
-  for (const flag of ['--json', '--profile <name>', '--timeout <seconds>']) expect(deleteHelp).toContain(`\n  ${flag}`);
+  for (const flag of ['--json', '--profile <name>', '--timeout <time>']) expect(deleteHelp).toContain(`\n  ${flag}`);
 });
 
 it('--version and -V print the package version', async () => {

@@ -3,8 +3,9 @@
 // stopped with SIGTERM and awaited. --token over the env, the public default and every
 // refusal are test/unit/commands/sandbox's, through runCli; the public default also serves
 // test/e2e/color and sandbox-stop.
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { finished, plantstoreOnPath, type RunResult, runPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 
 const ENV_TOKEN = 'e2e-Sandbox-Env-9d41b7';
@@ -49,6 +50,39 @@ describe('the sandbox token', () => {
     expect(stopped.stderr).toContain(`  echo "$PLANTSTORE_SANDBOX_TOKEN" | plantstore auth login --with-token --base-url ${sb.url}`);
     expect(stopped.stderr).toContain('sandbox stopped');
     expect(stopped.stderr).not.toContain(ENV_TOKEN);
+  });
+
+  // The paste line, run by a shell as printed: a masked `echo *** |` expands into file names there.
+  it.each<[string, Record<string, string>, string]>([
+    ['the public default', {}, 'echo sandbox-token |'],
+    [
+      'the public default, also exported as PLANTSTORE_TOKEN (output masks it)',
+      { PLANTSTORE_TOKEN: 'sandbox-token' },
+      'echo "$PLANTSTORE_TOKEN" |',
+    ],
+    ['PLANTSTORE_SANDBOX_TOKEN', { PLANTSTORE_SANDBOX_TOKEN: ENV_TOKEN }, 'echo "$PLANTSTORE_SANDBOX_TOKEN" |'],
+  ])('the login line for %s logs in when pasted into sh, and no line wraps at 110 columns', async (_name, env, echo) => {
+    const sb = await sandbox([], env);
+    const stopped = await sb.stop();
+    const lines = stopped.stderr.split('\n').filter((line) => line.startsWith('  '));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(110);
+    const login = lines[0]?.trim() ?? '';
+    expect(login.startsWith(echo)).toBe(true);
+    expect(login).not.toContain('***');
+    // The line as printed, through a real shell with the same variables, then the token it stored.
+    const config = tempConfigDir();
+    configs.push(config);
+    const PATH = `${plantstoreOnPath(config.dir)}:${process.env['PATH'] ?? ''}`;
+    const child = spawn('sh', ['-c', `${login} >/dev/null && plantstore auth token`], {
+      cwd: config.dir,
+      env: { ...env, PATH, HOME: config.dir, PLANTSTORE_CONFIG_DIR: config.dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const shell = await finished(child);
+    expect(shell.code).toBe(0);
+    expect(shell.stderr).toMatch(/^✓ Token stored for profile 'default' in /);
+    expect(shell.stdout.trim()).toBe(env['PLANTSTORE_SANDBOX_TOKEN'] ?? 'sandbox-token');
   });
 
   it('refuses an empty PLANTSTORE_SANDBOX_TOKEN, in one line, without listening: exit 3', async () => {

@@ -3,13 +3,13 @@
 // lists exactly its part; a journal keeps its shard; and the documented examples (docs/shards.md)
 // run as written, with the variables Kubernetes, GitHub Actions and xargs would set.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partOf } from '../../src/engine/shard.js';
 import { idOf, idRange } from '../helpers/batch-output.js';
-import { BIN, finished, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { finished, plantstoreOnPath, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
 
 const TOKEN = 'shard-Token-4d8e0b11';
@@ -109,10 +109,7 @@ describe('the examples of docs/shards.md, as written', () => {
 
   /** A folder holding the list, and `plantstore` on the PATH as after npm install -g. */
   const workspace = () => {
-    const bin = path.join(scratch, 'bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(path.join(bin, 'plantstore'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-    chmodSync(path.join(bin, 'plantstore'), 0o755);
+    const bin = plantstoreOnPath(scratch);
     const data = path.join(scratch, 'data');
     mkdirSync(data, { recursive: true });
     writeFileSync(path.join(data, 'dead-plants.txt'), `${ids.join('\n')}\n`);

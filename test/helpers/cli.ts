@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,4 +110,17 @@ export async function endsWithin(child: ChildProcess, limitMs: number): Promise<
 export function tempConfigDir(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-test-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A `bin` folder in `parent` holding a `plantstore` that runs the built CLI under the project's
+ * Node, as after `npm install -g`: what a shell, xargs or a CI step finds on its PATH.
+ * Returns the folder, to put first on a PATH.
+ */
+export function plantstoreOnPath(parent: string): string {
+  const bin = path.join(parent, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, 'plantstore'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(path.join(bin, 'plantstore'), 0o755);
+  return bin;
 }

@@ -12,16 +12,32 @@ export interface GatewayProxy {
   url: string;
   /** Every request that reached the proxy. */
   readonly received: number;
-  /** Requests that arrived while the upstream was down (each answered 502). */
+  /** Requests that arrived while the upstream was down (each answered 502, or the answer given). */
   readonly receivedWhileDown: number;
-  /** Arrival times (performance.now) of the requests answered 502. */
+  /** Arrival times (performance.now) of the requests that arrived while it was down. */
   readonly downArrivals: readonly number[];
   /** The upstream goes down once `received` reaches `after`, for `forMs`; resolves when it is back. */
   downAfter(after: number, forMs: number): Promise<{ from: number; to: number }>;
   close(): Promise<void>;
 }
 
-export async function startGatewayProxy(upstream: string): Promise<GatewayProxy> {
+/** What the proxy answers while the upstream is down: nginx's 502 page by default. */
+export interface DownAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+const BAD_GATEWAY: DownAnswer = { status: 502, contentType: 'text/html', body: BAD_GATEWAY_PAGE };
+
+/** A maintenance page, as a site in maintenance mode serves it: 200, HTML (issue 40, item 5). */
+export const MAINTENANCE_PAGE: DownAnswer = {
+  status: 200,
+  contentType: 'text/html; charset=utf-8',
+  body: '<!DOCTYPE html><html><head><title>Down for maintenance</title></head><body><h1>Back soon</h1></body></html>',
+};
+
+export async function startGatewayProxy(upstream: string, whileDown: DownAnswer = BAD_GATEWAY): Promise<GatewayProxy> {
   const target = new URL(upstream);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   let received = 0;
@@ -39,7 +55,9 @@ export async function startGatewayProxy(upstream: string): Promise<GatewayProxy>
     if (down) {
       downArrivals.push(performance.now());
       req.resume();
-      res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(BAD_GATEWAY_PAGE) }).end(BAD_GATEWAY_PAGE);
+      res
+        .writeHead(whileDown.status, { 'content-type': whileDown.contentType, 'content-length': Buffer.byteLength(whileDown.body) })
+        .end(whileDown.body);
       return;
     }
     const forward = http.request(

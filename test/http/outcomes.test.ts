@@ -215,12 +215,16 @@ describe('a 2xx whose body is the answer', () => {
     });
   });
 
-  it('a DELETE, whose 2xx body is not the thing asked for: declared JSON, cut short or past the limit, it is ok', async () => {
+  it('a DELETE, whose 2xx body is not the thing asked for: past the limit it is ok with its beginning; cut short, a failure retried as a reset', async () => {
     const asked = { method: 'DELETE', successBody: 'ignored', bodyLimitBytes: 16 } as const;
-    const cut: Step = { answer: 200, headers: json, body: '{"id":4', cut: 'ECONNRESET' };
-    expect((await outcome([cut], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":4' });
     const long: Step = { answer: 200, headers: json, body: '{"id":42,"n":123}' };
     expect((await outcome([long], {}, undefined, 'DELETE', asked)).outcome).toEqual({ kind: 'ok', status: 200, body: '{"id":42,"n":123' });
+    // Issue 40: a JSON 200 cut short by a reset counted as "deleted". No answer came: uncertain, and retried.
+    const cut: Step = { answer: 200, headers: json, body: '{"id":4', cut: 'ECONNRESET' };
+    const { outcome: failed, calls } = await outcome([cut, cut], { retries: 1 }, undefined, 'DELETE', asked);
+    expect(failed).toMatchObject({ kind: 'failed', last: { kind: 'body-cut', status: 200 }, attempts: 2, earlierAnswerLost: true });
+    expect(calls).toBe(2);
+    expect(failed.kind === 'failed' && verdictOf(failed.last)).toMatchObject({ retryable: true, answerLost: true });
   });
 
   it('an error body past the limit keeps its beginning, for any request', async () => {
@@ -342,5 +346,41 @@ describe('the events a trace is made from carry data, not words', () => {
       attempt(2),
       { kind: 'answer', label: '42', status: 204, elapsedMs: expect.any(Number), headers: [] },
     ]);
+  });
+});
+
+// Issue 40: a 2xx other than 204 proves nothing by itself. To the DELETE that confirms one, any
+// 2xx but a 204 is the same answer twice; an answer that is not the API's is retried as a failing
+// answer, unless the request says it is final (a base URL that has never answered as the API).
+describe("answers that are not the API's", () => {
+  const PAGE: Step = { answer: 200, headers: { 'content-type': 'text/html' }, body: '<title>Down for maintenance</title>' };
+  const EMPTY_200: Step = { answer: 200 };
+  const confirming = { method: 'DELETE', successBody: 'ignored', bodyLimitBytes: ERROR_BODY_BYTES, confirms: 200 } as const;
+
+  it('to a confirming DELETE, a 2xx again is the same answer twice; a 204 is ok', async () => {
+    const { outcome: again } = await outcome([EMPTY_200], {}, undefined, 'DELETE', confirming);
+    expect(again).toEqual({
+      kind: 'failed',
+      last: { kind: 'success-again', status: 200, first: 200 },
+      attempts: 1,
+      earlierAnswerLost: false,
+    });
+    expect((await outcome([{ answer: 204 }], {}, undefined, 'DELETE', confirming)).outcome).toEqual({ kind: 'ok', status: 204, body: '' });
+  });
+
+  it.each<[string, Step, Asked]>([
+    ['a page', PAGE, { method: 'DELETE', successBody: 'ignored', bodyLimitBytes: ERROR_BODY_BYTES }],
+    ['the same 2xx twice', EMPTY_200, confirming],
+  ])('%s is retried as a failing answer, uncertain; final when the request says so, sent once', async (_name, step, asked) => {
+    const { outcome: retried, calls } = await outcome([step, { answer: 204 }], { retries: 1 }, undefined, 'DELETE', asked);
+    expect(retried).toEqual({ kind: 'ok', status: 204, body: '' });
+    expect(calls).toBe(2);
+    const { outcome: failed } = await outcome([step, step], { retries: 1 }, undefined, 'DELETE', asked);
+    expect(failed).toMatchObject({ kind: 'failed', attempts: 2, earlierAnswerLost: true });
+    expect(failed.kind === 'failed' && verdictOf(failed.last)).toEqual({ exit: 6, retryable: true, answerLost: true, load: 'failing' });
+    const final = await outcome([step, { answer: 204 }], { retries: 1 }, undefined, 'DELETE', { ...asked, notApiIsFinal: () => true });
+    expect(final.calls).toBe(1);
+    expect(final.outcome).toMatchObject({ kind: 'failed', last: { final: true }, attempts: 1, earlierAnswerLost: false });
+    expect(final.outcome.kind === 'failed' && verdictOf(final.outcome.last)).toMatchObject({ retryable: false, answerLost: false });
   });
 });

@@ -27,9 +27,9 @@ describe('argv errors are usage errors (exit 2) and send nothing', () => {
     [
       'a --timeout below the minimum',
       ['--timeout', '0.0001', 'delete', '1'],
-      /^invalid --timeout '0\.0001': the shortest timeout is 0\.01 seconds/,
+      /^invalid --timeout '0\.0001': the shortest timeout is 10ms; give a time such as 500ms, 30s/,
     ],
-    ['a --timeout of 0', ['delete', '1', '--timeout', '0'], /^invalid --timeout '0': the shortest timeout is 0\.01 seconds/],
+    ['a --timeout of 0', ['delete', '1', '--timeout', '0'], /^invalid --timeout '0': the shortest timeout is 10ms/],
   ])('%s', async (_name, argv, message) => {
     const result = await run(argv, { env: READY });
     expectUsageError(result, message);
@@ -43,7 +43,7 @@ describe('argv errors are usage errors (exit 2) and send nothing', () => {
     expect(result.thrown).toBeInstanceOf(CliError);
     expect(result.exit).toBe(Exit.config);
     expect(result.error).toBe(
-      "invalid PLANTSTORE_TIMEOUT '0.009': the shortest timeout is 0.01 seconds (10 ms); give a number of seconds such as 30 or 2.5",
+      "invalid PLANTSTORE_TIMEOUT '0.009': the shortest timeout is 10ms; give a time such as 500ms, 30s, 2m or 1h (a bare number is seconds)",
     );
     expect(result.built).toEqual([]);
   });

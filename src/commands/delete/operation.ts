@@ -3,9 +3,11 @@
 
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
+import { ApiWitness } from './api-witness.js';
 import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
 import { resultJson, resultLine } from './report.js';
-import { deletePlant, plantPath } from './request.js';
+import { type DeleteRun, deletePlant, plantPath } from './request.js';
+import { ResendWatch } from './resend-watch.js';
 import { type DeleteResult, doneEarlier, notSent } from './result.js';
 
 export const DELETE_RESULTS: Results<DeleteResult> = {
@@ -20,18 +22,29 @@ export const DELETE_RESULTS: Results<DeleteResult> = {
   withExit: (result, exit) => ('exit' in result ? { ...result, exit } : result),
   afterUncertain: (result) => 'after' in result && result.after !== undefined,
   tokenRefused: (result) => 'attempted' in result && result.attempted === true && result.exit === Exit.auth,
+  // A base URL that has never answered as the API, answering with a page or the same 2xx twice: the rest would meet the same.
+  stopsRun: (result) =>
+    'stopsRun' in result && result.stopsRun !== undefined ? { message: result.stopsRun, exit: Exit.server } : undefined,
   notSent,
   doneEarlier,
   json: resultJson,
   line: resultLine,
 };
 
-/** The delete operation, with what the user said "no such plant" looks like. */
+/** The delete operation, with what the user said "no such plant" looks like: one per run (what the run has seen of the base URL). */
 export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
+  const run: DeleteRun = { missing, witness: new ApiWitness() };
+  const resends = new ResendWatch(missing);
   return {
     request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
-    send: async (transport, id, interrupt, uncertainEarlier) =>
-      explainOutcome(await deletePlant(transport, id, interrupt), missing, uncertainEarlier),
+    send: async (transport, id, interrupt, uncertainEarlier) => {
+      const started = performance.now();
+      const outcome = await deletePlant(transport, id, interrupt, run);
+      const result = explainOutcome(outcome, missing, uncertainEarlier);
+      // Said where it happens, on the failure line of the id that makes it likely.
+      const resent = resends.note(outcome, result, performance.now() - started);
+      return resent === undefined || !('message' in result) ? result : { ...result, message: `${result.message}; ${resent}` };
+    },
     results: DELETE_RESULTS,
     describeAttempt,
     words: {

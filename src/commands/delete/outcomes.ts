@@ -7,15 +7,12 @@ import { Exit } from '../../errors.js';
 import { classifyStatus, verdictOf } from '../../http/classify.js';
 import type { FailedAttempt } from '../../http/outcome.js';
 import { describeFailed, describeNotProof, describeTransportFailure } from '../../ui/transport-words.js';
-import type { PlantOutcome } from './request.js';
+import { isFinalNotApi, type MissingRule, type PlantOutcome } from './request.js';
 import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent, type UncertainEarlier } from './result.js';
 
-/** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */
-export interface MissingRule {
-  codes: readonly number[];
-  ignore: boolean;
-}
+export type { MissingRule } from './request.js';
 
+const SERVICE_AWAY = 'the service, which had answered as the API in this run, may be down behind a maintenance page or a catch-all';
 const CHECK_BASE_URL = 'nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)';
 
 /** One attempt's failure in a sentence: the line printed for an id, and the --verbose trace of each attempt. */
@@ -25,7 +22,9 @@ export function describeAttempt(attempt: FailedAttempt): string {
       return attempt.message;
     case 'web-page':
     case 'not-api':
-      return `${describeNotProof(attempt)}; ${CHECK_BASE_URL}`;
+    case 'success-again':
+      // Final: the base URL has never answered as the API in this run. Otherwise the service is away, as after a 502.
+      return `${describeNotProof(attempt)}; ${attempt.final ? CHECK_BASE_URL : SERVICE_AWAY}`;
     case 'redirect':
       // A conditional answer to a request that had no condition: nothing was deleted.
       if (attempt.status === 304) return 'the server answered 304 Not Modified, which makes no sense for a DELETE';
@@ -43,15 +42,33 @@ export function describeAttempt(attempt: FailedAttempt): string {
 export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
   switch (outcome.kind) {
     case 'deleted':
-      return { id: outcome.id, deleted: true, status: outcome.status };
+      return { id: outcome.id, deleted: true, status: outcome.status, ...(outcome.confirmed ? { confirmed: true } : {}) };
     case 'not-sent': {
       const { message, exit } = whyNotSent(outcome.reason);
       return notSent(outcome.id, message, exit) satisfies NotSent;
     }
+    case 'unconfirmed': {
+      const { message, exit } = whyNotSent(outcome.reason);
+      return {
+        id: outcome.id,
+        deleted: false,
+        status: outcome.status,
+        error: null,
+        message: `${unconfirmed(outcome.status)}, and the DELETE that would confirm it was ${message}; ${UNCERTAIN_NOTE}`,
+        exit,
+        attempted: true,
+        uncertain: true,
+      } satisfies Failed;
+    }
     case 'failed': {
       const { last } = outcome;
       const uncertain = isUncertain(outcome);
-      const message = describeFailed(outcome, describeAttempt);
+      const failure = describeFailed(outcome, describeAttempt);
+      // The same 2xx twice says both answers at once.
+      const message =
+        outcome.confirming === undefined || last.kind === 'success-again'
+          ? failure
+          : `${unconfirmed(outcome.confirming)}; the DELETE sent again to confirm it: ${failure}`;
       return {
         id: outcome.id,
         deleted: false,
@@ -63,9 +80,20 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
         exit: outcome.stopped?.kind === 'interrupted-awaiting-token' ? Exit.interrupted : verdictOf(last).exit,
         attempted: true,
         ...(uncertain ? { uncertain: true } : {}),
+        ...(isFinalNotApi(last) ? { stopsRun: wrongTargetStop(outcome.id, last) } : {}),
       } satisfies Failed;
     }
   }
+}
+
+/** A 2xx other than the spec's 204, before the DELETE sent again says whether it deleted the plant. */
+function unconfirmed(status: number): string {
+  return `the server answered ${status}, not the spec's 204, which proves nothing until the same DELETE sent again answers "no such plant"`;
+}
+
+/** Why the ids after a wrong target's answer are not sent: the same answer would come to each. */
+function wrongTargetStop(id: string, last: Parameters<typeof describeNotProof>[0]): string {
+  return `not sent: the base URL has not answered as the Plant Store API in this run (plant ${id}: ${describeNotProof(last)}); check the base URL with plantstore auth status`;
 }
 
 const MAY_OR_MAY_NOT = 'may or may not have deleted it';
@@ -92,7 +120,7 @@ const API_DECIDED: ReadonlySet<string> = new Set(['rejected', 'not-found']);
  * other body is a route the server does not have, most likely a wrong base URL.
  * An answer cut short is not the API's word either way: it is a network failure, and says so.
  *
- * "No such plant" is never "deleted": only a 2xx to this run's own request proves that. It is
+ * "No such plant" is never "deleted": only a 204, or a 2xx confirmed, to this run's own request proves that. It is
  * done (absent) under --ignore-missing, and always after an uncertain request of ours, which
  * may have deleted it: an attempt of this run whose answer was lost (`outcome.earlierAnswerLost`),
  * or, with `earlierRun`, a request of an earlier run that the --journal records as in flight,

@@ -8,6 +8,9 @@ export function resultLine(io: IO, result: DeleteResult): string {
 
 function successText(result: Exclude<DeleteResult, NotDeleted>): string {
   if (result.journal) return `Plant ${result.id} already ${result.deleted ? 'deleted' : 'absent'} (journal)`;
+  if (result.deleted && result.confirmed) {
+    return `Deleted plant ${result.id} (answered ${result.status}, confirmed: the DELETE sent again answered "no such plant")`;
+  }
   if (result.deleted) return `Deleted plant ${result.id}`;
   if (result.after === 'run') return `Plant ${result.id} absent (in flight when the earlier run stopped: it may have deleted it)`;
   if (result.after === 'attempt') return `Plant ${result.id} absent (an earlier attempt's answer was lost: it may have deleted it)`;
@@ -39,7 +42,7 @@ export function resultJson(result: DeleteResult, mask: (text: string) => string 
       ? `{"id":${result.id},"deleted":true,"status":null,"journal":true}`
       : `{"id":${result.id},"deleted":false,"absent":true,"status":null,"journal":true}`;
   }
-  if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}}`;
+  if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}${result.confirmed ? ',"confirmed":true' : ''}}`;
   if (result.absent) {
     const after = result.after === undefined ? '' : result.after === 'run' ? ',"earlierRun":true' : ',"earlierAttempt":true';
     return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}${after}}`;

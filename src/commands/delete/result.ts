@@ -3,11 +3,14 @@ import type { ExitCode } from '../../errors.js';
 /** What happened to one id, as printed (report.ts); worded from the transport's outcome by outcomes.ts. */
 export type DeleteResult = Deleted | DoneEarlier | Absent | NotDeleted;
 
-/** The server's proof, in this run: a 2xx it gave to this run's own request. */
+/** The server's proof, in this run: a 204 to this run's own request, or another 2xx confirmed. */
 export interface Deleted {
   id: string;
   deleted: true;
+  /** The answer that proved it: a 204, or the 2xx the DELETE sent again confirmed (`confirmed`). */
   status: number;
+  /** A 2xx other than 204, confirmed: the same DELETE sent again answered "no such plant". */
+  confirmed?: true;
   journal?: undefined;
 }
 
@@ -61,6 +64,11 @@ export interface Failed {
    * next attempt, in a re-run of its --journal too, settles it: "no such plant" is then done.
    */
   uncertain?: true;
+  /**
+   * The base URL has never answered as the API in this run, and answered this with a page or the
+   * same 2xx twice: the run stops, the ids left not sent with this message (never written out).
+   */
+  stopsRun?: string;
 }
 
 /** Never sent: interrupted, or stopped by --fail-fast or a throttle that gave up. No answer, so no status. */

@@ -3,6 +3,7 @@ import { completes } from '../../completion/tree.js';
 import { EXIT_CODE_HELP, Exit, UsageError } from '../../errors.js';
 import { flagOf } from '../../flags/flag.js';
 import { VARIABLES_FIRST, VARIABLES_LAST } from '../../flags/global.js';
+import { nearest } from '../../text/suggest.js';
 import type { Finish } from '../finish.js';
 import { documented, wrap } from './documented.js';
 
@@ -32,8 +33,14 @@ function helpTarget(program: Command, names: readonly string[]): Command {
       const parent = names.slice(0, index).join(' ');
       if (target.commands.length === 0)
         throw new UsageError(`unknown command '${asked}': plantstore ${parent} has no subcommands; see plantstore help ${parent}`);
+      // As `plantstore delet` is answered: the nearest name, when one is near.
+      const meant = nearest(
+        name,
+        target.commands.map((command) => command.name()),
+      );
+      const suggestion = meant === undefined ? '' : ` (did you mean ${[...names.slice(0, index), meant].join(' ')}?)`;
       throw new UsageError(
-        `unknown command '${asked}': ${parent ? `plantstore help ${parent} lists its commands` : 'plantstore help lists the commands'}`,
+        `unknown command '${asked}'${suggestion}: ${parent ? `plantstore help ${parent} lists its commands` : 'plantstore help lists the commands'}`,
       );
     }
     target = next;

@@ -2,20 +2,13 @@
 // rate-limited, or serving only K at once. Each reads as the client's own options do: a time as
 // --timeout takes it (seconds) or with a unit (50ms), a rate as --rate takes it (100/s).
 import { Flag, invalid, type Parse } from '../../flags/flag.js';
-import { rate, wholeNumber } from '../../flags/kinds.js';
+import { rate, time, wholeNumber } from '../../flags/kinds.js';
 
 /** The longest latency or jitter accepted: longer than any client's timeout worth rehearsing. */
 const MAX_WAIT_MS = 600_000;
 
-/** A time: `50ms`, `0.5s`, or a bare number of seconds as --timeout takes it (`0.05`). In milliseconds. */
-export const waitTime: Parse<number> = (raw, origin) => {
-  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(raw.trim());
-  const ms = match ? Number(match[1]) * (match[2] === 'ms' ? 1 : 1000) : Number.NaN;
-  if (!(ms >= 0 && ms <= MAX_WAIT_MS)) {
-    throw invalid(raw, origin, `give a time such as 50ms, 0.5s or 2 (seconds, as --timeout takes it), at most ${MAX_WAIT_MS / 1000}s`);
-  }
-  return ms;
-};
+/** A time, as every option of the client takes it (flags/kinds.ts): `50ms`, `0.5s`, `2` (seconds). In milliseconds. */
+export const waitTime: Parse<number> = time({ minMs: 0, maxMs: MAX_WAIT_MS, of: 'time' });
 
 /** A share of requests: `10%` or `0.1`, from 0 to all of them. */
 export const share: Parse<number> = (raw, origin) => {
@@ -26,7 +19,12 @@ export const share: Parse<number> = (raw, origin) => {
 };
 
 export const LATENCY = Flag.valued(
-  { key: 'latency', flags: '--latency <time>', help: 'answer each request after this long, such as 50ms or 0.5s', default: '0' },
+  {
+    key: 'latency',
+    flags: '--latency <time>',
+    help: 'answer each request after this long, such as 50ms or 0.5s (a bare number is seconds)',
+    default: '0',
+  },
   waitTime,
 );
 

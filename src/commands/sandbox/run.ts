@@ -40,10 +40,11 @@ export async function runSandbox(
   const serves = [describePlants(plants), ...describePressure(pressure)].join('; ');
   if (!quiet) ctx.io.err(`Plant Store sandbox: ${serves}. ${stop}${listening.usableByPlantstore ? ' To use it:' : ''}`);
   if (!quiet && listening.usableByPlantstore) {
-    ctx.io.err(`  echo ${shownToken(token)} | plantstore auth login --with-token --base-url ${listening.baseUrl}`);
+    ctx.io.err(`  ${loginLine(token, listening.baseUrl, ctx)}`);
     // The sandbox's code for "no such plant": a --journal run killed and run again then settles the ids it left in flight.
+    // Kept under 100 columns with its indent: a line that wraps is copied in two pieces.
     ctx.io.err(
-      `  plantstore config set missing-error ${SANDBOX_NOT_FOUND_ERROR}   # its error for "no such plant": re-runs and resumed journals count those as done`,
+      `  plantstore config set missing-error ${SANDBOX_NOT_FOUND_ERROR}   # its "no such plant": resumed journals count those done`,
     );
   }
   await new Promise<void>((resolve) => {
@@ -61,10 +62,22 @@ function describePlants(count: number): string {
   return count === 1 ? 'plant 1' : `plants 1..${count}`;
 }
 
-// The env variable's name, not its value: the user's own shell expands it.
-function shownToken(token: SandboxToken): string {
-  if (token.value === DEFAULT_SANDBOX_TOKEN) return DEFAULT_SANDBOX_TOKEN;
-  return token.source === SANDBOX_TOKEN_ENV ? `"$${SANDBOX_TOKEN_ENV}"` : '<your --token>';
+/**
+ * The line that logs plantstore in to the sandbox, safe to paste as printed: a variable's name
+ * rather than its value (the user's own shell expands it), and never a masked `***`, which a
+ * shell expands into file names. The public default token is printed as it is, unless output
+ * masks it (it is also the user's PLANTSTORE_TOKEN): then the variable that holds it is named.
+ * A --token value is never printed: the login then asks for it.
+ */
+export function loginLine(token: SandboxToken, baseUrl: string, ctx: Pick<Context, 'env' | 'io'>): string {
+  const login = `plantstore auth login --with-token --base-url ${baseUrl}`;
+  if (token.source === SANDBOX_TOKEN_ENV) return `echo "$${SANDBOX_TOKEN_ENV}" | ${login}`;
+  if (token.value === DEFAULT_SANDBOX_TOKEN) {
+    const line = `echo ${DEFAULT_SANDBOX_TOKEN} | ${login}`;
+    if (ctx.io.mask(line) === line) return line;
+    if (ctx.env['PLANTSTORE_TOKEN'] === token.value) return `echo "$PLANTSTORE_TOKEN" | ${login}`;
+  }
+  return `plantstore auth login --base-url ${baseUrl}   # then paste the sandbox's token`;
 }
 
 /** The loopback address that reaches a wildcard bind. */

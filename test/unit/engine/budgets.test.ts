@@ -51,16 +51,19 @@ describe('--max-failures', () => {
 });
 
 describe('--max-duration', () => {
-  it('takes a whole number with its unit', () => {
+  it('takes a number with its unit, or a bare number of seconds (one grammar for every time)', () => {
+    expect(duration('90', fromEnv)).toBe(90_000);
+    expect(duration('1.5h', fromEnv)).toBe(90 * 60_000);
+    expect(duration('1500ms', fromEnv)).toBe(1500);
     expect(duration('90s', fromEnv)).toBe(90_000);
     expect(duration('45m', fromEnv)).toBe(45 * 60_000);
     expect(duration('5h', fromEnv)).toBe(5 * 3_600_000);
   });
 
-  it.each(['90', '0s', '1.5h', '5d', 'h', '', '1000h'])('refuses %j (from the environment: a configuration error)', (raw) => {
+  it.each(['0s', '999ms', '5d', 'h', '', '1000h', '5 s'])('refuses %j (from the environment: a configuration error)', (raw) => {
     const error = thrown(() => duration(raw, fromEnv));
     expect(error).toMatchObject({ exit: Exit.config });
-    expect((error as Error).message).toContain('such as 90s, 45m or 5h');
+    expect((error as Error).message).toContain('such as 500ms, 30s, 2m or 1h (a bare number is seconds)');
   });
 
   it('is written back as it would be typed', () => {

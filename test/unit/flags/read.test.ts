@@ -123,12 +123,19 @@ describe('--timeout, PLANTSTORE_TIMEOUT', () => {
     ['--timeout upper bound', '86400', {}, 86_400_000],
     ['env', undefined, { PLANTSTORE_TIMEOUT: '5' }, 5_000],
     ['empty env ignored', undefined, { PLANTSTORE_TIMEOUT: '' }, 30_000],
+    // One grammar for every time (issue 41): a unit, or a bare number of seconds.
+    ['--timeout with s', '5s', {}, 5_000],
+    ['--timeout with ms', '500ms', {}, 500],
+    ['--timeout with m', '2m', {}, 120_000],
+    ['--timeout with h', '1h', {}, 3_600_000],
+    ['--timeout fraction with a unit', '1.5s', {}, 1_500],
+    ['env with a unit', undefined, { PLANTSTORE_TIMEOUT: '250ms' }, 250],
   ])('%s', (_name, timeout, env, ms) => {
     const options = timeout === undefined ? {} : { timeout };
     expect(flagsFrom(options, env).value(TIMEOUT)).toBe(ms);
   });
 
-  it.each(['0', '-1', 'abc', '1e3', '', '86401', 'Infinity', 'NaN', '0x10', '5s'])(
+  it.each(['0', '-1', 'abc', '1e3', '', '86401', 'Infinity', 'NaN', '0x10', '5 s', '5sec', '9ms', '25h', '1d', '-5s'])(
     'invalid --timeout %j is a usage error (exit 2)',
     (timeout) => {
       const error = thrown(() => flagsFrom({ timeout }, {}).value(TIMEOUT));

@@ -21,7 +21,7 @@ function judge(
 }
 
 describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted", and their kin', () => {
-  const page = (title: string) => ({ proof: false, page: true, title });
+  const page = (title: string) => ({ apiLike: false, page: true, title });
   it.each<[string, { type?: string; encoding?: string }, Buffer | string, object]>([
     [
       'a PHP notice before the page',
@@ -33,9 +33,9 @@ describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted",
     ['a <script> redirect', { type: 'text/plain' }, '<script>location.href="/login"</script>', page('')],
     ['<title> first', {}, '<title>Sign in</title><form action="/login"></form>', page('Sign in')],
     ['a frameset', {}, '<frameset cols="100%"><frame src="/app"></frameset>', page('')],
-    ['UTF-16 without a byte-order mark', {}, Buffer.from(PAGE, 'utf16le'), { proof: false, body: { kind: 'not-text' } }],
+    ['UTF-16 without a byte-order mark', {}, Buffer.from(PAGE, 'utf16le'), { apiLike: false, body: { kind: 'not-text' } }],
     ['a NUL first', {}, `\u0000${PAGE}`, page('Plant Shop')],
-    ['a NUL first, no markup', {}, '\u0000OK', { proof: false, body: { kind: 'not-text' } }],
+    ['a NUL first, no markup', {}, '\u0000OK', { apiLike: false, body: { kind: 'not-text' } }],
     ['an unterminated comment', { type: 'text/plain' }, `<!-- ${PAGE}`, page('Plant Shop')],
     ['content-encoding: gzip, gzip (decoded twice)', { encoding: 'gzip, gzip' }, gzipSync(gzipSync(PAGE)), page('Plant Shop')],
     ['content-encoding: identity, gzip', { encoding: 'identity, gzip' }, gzipSync(PAGE), page('Plant Shop')],
@@ -43,57 +43,57 @@ describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted",
       'an SVG image',
       { type: 'image/svg+xml' },
       '<svg xmlns="http://www.w3.org/2000/svg"><text>OK</text></svg>',
-      { proof: false, body: { kind: 'media-type', mediaType: 'image/svg+xml', bytes: 61, more: false } },
+      { apiLike: false, body: { kind: 'media-type', mediaType: 'image/svg+xml', bytes: 61, more: false } },
     ],
     [
       'an S3-style XML <Error>, as application/xml',
       { type: 'application/xml' },
       '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code></Error>',
-      { proof: false, body: { kind: 'media-type', mediaType: 'application/xml', bytes: 75, more: false } },
+      { apiLike: false, body: { kind: 'media-type', mediaType: 'application/xml', bytes: 75, more: false } },
     ],
     ['an S3-style XML <Error>, with no type', {}, '<Error><Code>AccessDenied</Code></Error>', page('')],
     [
       'text/html without a title, whatever its body',
       { type: 'Text/HTML; charset=utf-8' },
       'OK',
-      { proof: false, body: { kind: 'media-type', mediaType: 'text/html', bytes: 2, more: false } },
+      { apiLike: false, body: { kind: 'media-type', mediaType: 'text/html', bytes: 2, more: false } },
     ],
     ['text/html with a title', { type: 'text/html' }, PAGE, page('Plant Shop')],
     [
       'application/xhtml+xml',
       { type: 'application/xhtml+xml' },
       '<div>hi</div>',
-      { proof: false, body: { kind: 'media-type', mediaType: 'application/xhtml+xml', bytes: 13, more: false } },
+      { apiLike: false, body: { kind: 'media-type', mediaType: 'application/xhtml+xml', bytes: 13, more: false } },
     ],
     ['markup deep in plain text', { type: 'text/plain' }, `deleted ${'x'.repeat(100)} </p>`, page('')],
-    ['a content coding we cannot undo', { encoding: 'zstd' }, 'OK', { proof: false, body: { kind: 'encoding', encoding: 'zstd' } }],
-    ['gzip that does not inflate', { encoding: 'gzip' }, 'OK', { proof: false, body: { kind: 'encoding', encoding: 'gzip' } }],
-    ['invalid UTF-8', { type: 'text/plain' }, Buffer.from([0x4f, 0xff, 0x4b]), { proof: false, body: { kind: 'not-text' } }],
-    ['two lines of text', {}, 'OK\nsee /login', { proof: false, body: { kind: 'text', bytes: 13 } }],
+    ['a content coding we cannot undo', { encoding: 'zstd' }, 'OK', { apiLike: false, body: { kind: 'encoding', encoding: 'zstd' } }],
+    ['gzip that does not inflate', { encoding: 'gzip' }, 'OK', { apiLike: false, body: { kind: 'encoding', encoding: 'gzip' } }],
+    ['invalid UTF-8', { type: 'text/plain' }, Buffer.from([0x4f, 0xff, 0x4b]), { apiLike: false, body: { kind: 'not-text' } }],
+    ['two lines of text', {}, 'OK\nsee /login', { apiLike: false, body: { kind: 'text', bytes: 13 } }],
     [
       'one line past the acknowledgement limit',
       {},
       'k'.repeat(ACKNOWLEDGEMENT_BYTES + 1),
-      { proof: false, body: { kind: 'text', bytes: ACKNOWLEDGEMENT_BYTES + 1 } },
+      { apiLike: false, body: { kind: 'text', bytes: ACKNOWLEDGEMENT_BYTES + 1 } },
     ],
     [
       'declared JSON that is not JSON',
       { type: 'application/json' },
       'OK',
-      { proof: false, body: { kind: 'not-json', mediaType: 'application/json' } },
+      { apiLike: false, body: { kind: 'not-json', mediaType: 'application/json' } },
     ],
     ['declared JSON that is a page', { type: 'application/json' }, PAGE, page('Plant Shop')],
     [
       'JSON under another media type',
       { type: 'application/octet-stream' },
       '{}',
-      { proof: false, body: { kind: 'media-type', mediaType: 'application/octet-stream', bytes: 2, more: false } },
+      { apiLike: false, body: { kind: 'media-type', mediaType: 'application/octet-stream', bytes: 2, more: false } },
     ],
     [
       'not a media type at all',
       { type: 'json' },
       '{}',
-      { proof: false, body: { kind: 'media-type', mediaType: 'an invalid content type', bytes: 2, more: false } },
+      { apiLike: false, body: { kind: 'media-type', mediaType: 'an invalid content type', bytes: 2, more: false } },
     ],
   ])('%s: not proof', async (_name, headers, body, expected) => {
     expect(await judge(headers, body)).toStrictEqual(expected);
@@ -102,26 +102,26 @@ describe('a 2xx that is not proof: the fourteen shapes that passed as "Deleted",
   it('70,000 spaces before the page: past the read limit, not declared JSON, it cannot be checked', async () => {
     const read = `${' '.repeat(70_000)}${PAGE}`.slice(0, ERROR_BODY_BYTES);
     expect(await judge({}, read, 'over-limit')).toStrictEqual({
-      proof: false,
+      apiLike: false,
       body: { kind: 'unchecked', limitBytes: ERROR_BODY_BYTES, cut: false },
     });
   });
 
   it('a page title is masked', async () => {
-    expect(await judge({}, '<title>secret-token</title>')).toStrictEqual({ proof: false, page: true, title: '***' });
+    expect(await judge({}, '<title>secret-token</title>')).toStrictEqual({ apiLike: false, page: true, title: '***' });
   });
 
   it('text cut short, not declared JSON, cannot be checked; markup in what came before the cut is still a page', async () => {
     expect(await judge({}, 'OK', 'cut')).toStrictEqual({
-      proof: false,
+      apiLike: false,
       body: { kind: 'unchecked', limitBytes: ERROR_BODY_BYTES, cut: true },
     });
-    expect(await judge({}, '<html><title>Shop', 'cut')).toStrictEqual({ proof: false, page: true, title: '' });
+    expect(await judge({}, '<html><title>Shop', 'cut')).toStrictEqual({ apiLike: false, page: true, title: '' });
   });
 
   it('a body past the limit weighs what the server announced', async () => {
     const judged = await judge({ type: 'text/csv', length: '12345' }, 'a,b\n'.repeat(10), 'over-limit');
-    expect(judged).toStrictEqual({ proof: false, body: { kind: 'media-type', mediaType: 'text/csv', bytes: 12345, more: true } });
+    expect(judged).toStrictEqual({ apiLike: false, body: { kind: 'media-type', mediaType: 'text/csv', bytes: 12345, more: true } });
   });
 });
 
@@ -148,13 +148,16 @@ describe('a 2xx that is proof', () => {
     ['gzip-encoded JSON', { type: 'application/json', encoding: 'gzip' }, gzipSync('{"deleted":true}'), '{"deleted":true}'],
     ['an empty body, gzip-encoded', { encoding: 'x-gzip' }, gzipSync(''), ''],
   ])('%s', async (_name, headers, body, text) => {
-    expect(await judge(headers, body)).toStrictEqual({ proof: true, text, whole: true });
+    expect(await judge(headers, body)).toStrictEqual({ apiLike: true, text, whole: true });
   });
 
   it('declared JSON past the read limit is taken at its word, if it begins as JSON', async () => {
     const big = `{"ids":[${'1,'.repeat(40_000)}`.slice(0, ERROR_BODY_BYTES);
-    expect(await judge({ type: 'application/json' }, big, 'over-limit')).toMatchObject({ proof: true, whole: false });
-    expect(await judge({ type: 'application/json' }, `<html>${' '.repeat(100)}`, 'over-limit')).toMatchObject({ proof: false, page: true });
+    expect(await judge({ type: 'application/json' }, big, 'over-limit')).toMatchObject({ apiLike: true, whole: false });
+    expect(await judge({ type: 'application/json' }, `<html>${' '.repeat(100)}`, 'over-limit')).toMatchObject({
+      apiLike: false,
+      page: true,
+    });
   });
 });
 

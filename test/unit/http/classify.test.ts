@@ -34,9 +34,10 @@ describe('classifyStatus: every status class', () => {
     [0, 'malformed', Exit.server, false, 'neutral'],
     [600, 'malformed', Exit.server, false, 'neutral'],
     [999, 'malformed', Exit.server, false, 'neutral'],
-    [200, 'success', Exit.ok, false, 'ok'],
+    // Only the spec's 204 says the service processed it: any other 2xx proves nothing until confirmed.
+    [200, 'success', Exit.ok, false, 'neutral'],
     [204, 'success', Exit.ok, false, 'ok'],
-    [299, 'success', Exit.ok, false, 'ok'],
+    [299, 'success', Exit.ok, false, 'neutral'],
     [300, 'redirect', Exit.server, false, 'ok'],
     [301, 'redirect', Exit.server, false, 'ok'],
     [302, 'redirect', Exit.server, false, 'ok'],
@@ -181,7 +182,7 @@ describe('transport failures: every code the table knows, sent direct', () => {
       exit: Exit.network,
       retryable: false,
       answerLost: true,
-      load: 'ok',
+      load: 'neutral',
     });
     expect(judge('UND_ERR_RES_CONTENT_LENGTH_MISMATCH')).toEqual({
       kind: 'malformed',

@@ -108,18 +108,28 @@ describe('describeAttempt: one sentence per kind of failure, naming the flag tha
     ['Ctrl-C during a body', { kind: 'interrupted', host: HOST, status: 404 }, 'interrupted while the server was sending a 404 answer'],
     [
       'a web page where the API should be',
-      { kind: 'web-page', status: 200, title: 'Welcome' },
+      { kind: 'web-page', status: 200, title: 'Welcome', final: true },
       'the server answered 200 with a web page ("Welcome"), not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
     ],
     [
       'a web page without a title',
       { kind: 'web-page', status: 200, title: '' },
-      'the server answered 200 with a web page, not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
+      'the server answered 200 with a web page, not the API; the service, which had answered as the API in this run, may be down behind a maintenance page or a catch-all',
     ],
     [
       'another 2xx body that is not an API answer',
-      { kind: 'not-api', status: 200, body: { kind: 'media-type', mediaType: 'text/csv', bytes: 12_000, more: false } },
+      { kind: 'not-api', status: 200, body: { kind: 'media-type', mediaType: 'text/csv', bytes: 12_000, more: false }, final: true },
       'the server answered 200 with 12 kB of text/csv, not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
+    ],
+    [
+      'the same 2xx twice, from a base URL that never answered as the API',
+      { kind: 'success-again', status: 200, first: 200, final: true },
+      'the server answered 200 twice to the same DELETE, where the API answers the second "no such plant", so it is not the API; nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)',
+    ],
+    [
+      'a 2xx to the DELETE sent again after another, from a service that had answered as the API',
+      { kind: 'success-again', status: 202, first: 200 },
+      'the server answered 200, then 202 to the same DELETE, where the API answers the second "no such plant", so it is not the API; the service, which had answered as the API in this run, may be down behind a maintenance page or a catch-all',
     ],
     ['a 300 without a Location', { kind: 'redirect', status: 300 }, 'the server answered 300 Multiple Choices without a Location'],
     ['a 307 without a Location', { kind: 'redirect', status: 307 }, 'the server answered 307 Temporary Redirect without a Location'],

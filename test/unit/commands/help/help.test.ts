@@ -86,14 +86,17 @@ describe('help for every command, as gh gives it', () => {
     expect(result.stdout).toContain('--with-token');
   });
 
-  it.each<[string[]]>([[['help', 'frob']], [['help', 'auth', 'frob']], [['help', 'delete', 'now']]])(
-    '%j is a usage error',
-    async (argv) => {
-      const result = await run(argv);
-      expectUsageError(result, /^unknown command '/);
-      expect(result.error).toMatchSnapshot();
-    },
-  );
+  it.each<[string[]]>([
+    [['help', 'frob']],
+    [['help', 'auth', 'frob']],
+    [['help', 'delete', 'now']],
+    [['help', 'delet']],
+    [['help', 'auth', 'logn']],
+  ])('%j is a usage error', async (argv) => {
+    const result = await run(argv);
+    expectUsageError(result, /^unknown command '/);
+    expect(result.error).toMatchSnapshot();
+  });
 
   /** The flags in the Global Options: section of a help text. */
   function globalOptions(help: string): string[] {

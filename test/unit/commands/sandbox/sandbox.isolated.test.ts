@@ -201,7 +201,7 @@ describe('--plants', () => {
     expect(withoutPorts(stderr)).toMatchInlineSnapshot(`
       "Plant Store sandbox: no plants, so every DELETE of a valid id answers 400 (error 1). kill <pid> stops it. To use it:
         echo sandbox-token | plantstore auth login --with-token --base-url http://127.0.0.1:<port>
-        plantstore config set missing-error 1   # its error for "no such plant": re-runs and resumed journals count those as done
+        plantstore config set missing-error 1   # its "no such plant": resumed journals count those done
       DELETE /plants/1 400 <t>ms
       sandbox stopped
       "
@@ -215,7 +215,7 @@ describe('--plants', () => {
     expect(withoutPorts(stderr)).toMatchInlineSnapshot(`
       "Plant Store sandbox: plant 1. kill <pid> stops it. To use it:
         echo sandbox-token | plantstore auth login --with-token --base-url http://127.0.0.1:<port>
-        plantstore config set missing-error 1   # its error for "no such plant": re-runs and resumed journals count those as done
+        plantstore config set missing-error 1   # its "no such plant": resumed journals count those done
       DELETE /plants/1 204 <t>ms
       sandbox stopped
       "
@@ -318,7 +318,7 @@ describe('listening beyond loopback', () => {
       warning: from this machine use http://127.0.0.1:<port> (the URL printed): plantstore sends a token over plain http only to loopback (127.0.0.1, ::1, localhost)
       Plant Store sandbox: plants 1..100. kill <pid> stops it. To use it:
         echo sandbox-token | plantstore auth login --with-token --base-url http://127.0.0.1:<port>
-        plantstore config set missing-error 1   # its error for "no such plant": re-runs and resumed journals count those as done
+        plantstore config set missing-error 1   # its "no such plant": resumed journals count those done
       sandbox stopped
       "
     `);
