@@ -131,12 +131,13 @@ function prebuiltHelp(): string | undefined {
 // First Ctrl-C, SIGTERM or SIGHUP: abort in-flight work so the command can report what was
 // done (SIGHUP's default would kill the run mid-batch with no report, and leave a hidden
 // prompt's terminal without echo). Second signal of any kind: leave at once, with what was
-// already printed written out.
+// already printed written out, and the first signal's code: the --json lines and the journal
+// already say it (SIGTERM then Ctrl-C is 143, not 130).
 function listenForInterrupts(controller: AbortController, flush: () => void, exitForSignal: (signal: unknown) => number): void {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       flush();
-      process.exit(exitForSignal(signal));
+      process.exit(exitForSignal(controller.signal.reason));
     }
     controller.abort(signal);
   };

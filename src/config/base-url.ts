@@ -83,20 +83,34 @@ export function assertSafeForToken(baseUrl: string, source: string): void {
 }
 
 /**
- * A base URL fit to print, from a file anyone may have edited (a journal's header, a config
- * file written by hand): a user and password masked as proxies' are (`***@`), a query or
- * fragment cut to `?…` (where people paste tokens), no trailing slash. Undefined when it is not
- * a URL. Not escaped: the caller makes it safe for where it goes.
+ * A base URL fit to print or to write down (a journal's header, `config list`), from a file anyone
+ * may have edited or a variable a token was pasted into: a user and password masked as proxies'
+ * are (`***@`), each query value masked (`?key=***`, where people paste tokens), a fragment cut
+ * to `#…`, no trailing slash, and every secret `mask` knows (the run's token, in any encoding)
+ * masked wherever it stands, as in an API whose path holds it (`…/bot<token>`). Undefined when it
+ * is not a URL. Not escaped: the caller makes it safe for where it goes.
  */
-export function maskedBaseUrl(raw: string): string | undefined {
+export function maskedBaseUrl(raw: string, mask: (text: string) => string = (text) => text): string | undefined {
   if (!URL.canParse(raw)) return undefined;
   const url = new URL(raw);
-  const cut = url.search || url.hash || url.href.includes('?') || url.href.includes('#') ? '?…' : '';
+  const query = maskedQuery(url);
+  const fragment = url.hash || url.href.includes('#') ? '#…' : '';
   url.search = '';
   url.hash = '';
   if (url.username || url.password) {
     url.username = '***';
     url.password = '';
   }
-  return `${url.href.replace(/\/$/, '')}${cut}`;
+  return mask(`${url.href.replace(/\/$/, '')}${query}${fragment}`);
 }
+
+/** `?key=***&other=***`: the names kept (they say what was pasted), every value masked; `?…` for a query of no names. */
+function maskedQuery(url: URL): string {
+  const hashAt = url.href.indexOf('#');
+  if (!(hashAt === -1 ? url.href : url.href.slice(0, hashAt)).includes('?')) return '';
+  const names = [...url.searchParams.keys()].filter((name) => name !== '');
+  if (names.length === 0) return '?…';
+  return `?${names.map((name) => `${encodeURIComponent(name)}=${MASKED}`).join('&')}`;
+}
+
+const MASKED = '***';

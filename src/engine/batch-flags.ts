@@ -174,6 +174,8 @@ export interface BatchOptions {
   yes: boolean;
   /** --shard: this run takes only the ids of this part. */
   shard: Shard | undefined;
+  /** Where the shard came from: "--shard", "PLANTSTORE_SHARD"; any but the flag is said aloud (read-ids.ts). */
+  shardSource?: string | undefined;
   dryRun: boolean;
   output: OutputMode;
   verbose: boolean;
@@ -207,6 +209,7 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     maxDeletes: flags.sourced(MAX_DELETES),
     yes: flags.value(YES),
     shard: flags.value(SHARD),
+    shardSource: flags.sourced(SHARD)?.source,
     journal: flags.value(JOURNAL),
     journalSameAccount: flags.value(JOURNAL_SAME_ACCOUNT),
     progress: flags.value(PROGRESS),

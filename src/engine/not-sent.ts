@@ -19,3 +19,12 @@ export function signalExit<R>(results: Results<R>, result: R, interrupt: AbortSi
   if (!interrupt.aborted || results.exitOf(result) !== Exit.interrupted) return result;
   return results.withExit(result, exitForSignal(interrupt.reason));
 }
+
+/**
+ * An id an earlier run left in flight (the --journal says) stays in flight through a failure now:
+ * that earlier request may have done it, which only "done" or "no such plant" settles. The journal
+ * reader counts it so (journal status: "in flight"), and the summary must give the same count.
+ */
+export function inFlightStill<R>(results: Results<R>, result: R, uncertainEarlier: boolean): R {
+  return uncertainEarlier && results.kindOf(result) === 'failed' ? results.asInFlight(result) : result;
+}

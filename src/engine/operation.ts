@@ -12,14 +12,18 @@ import type { IO } from '../ui/io.js';
  * What the engine makes of a result: what it counts and how it ends the run.
  * - `done`: what was asked was done, on the server's proof (deleted);
  * - `absent`: nothing to do, the server says so (no such plant), which counts as success;
- * - `failed`: sent, and not done; `not-sent`: never sent (interrupted, stopped);
+ * - `failed`: sent, and not done, on the server's word or for a reason of ours;
+ * - `in-flight`: sent with no decided answer (in flight at a signal, a timeout, a reset, a 5xx):
+ *   it may or may not be done. The journal's word for it too (`journal status`: "in flight"):
+ *   never counted as failed, so the summary and the journal give the same counts;
+ * - `not-sent`: never sent (interrupted, stopped);
  * - `skipped`: done by an earlier run, as the --journal records.
  */
-export type ResultKind = 'done' | 'absent' | 'failed' | 'not-sent' | 'skipped';
+export type ResultKind = 'done' | 'absent' | 'failed' | 'in-flight' | 'not-sent' | 'skipped';
 
-/** A kind the run fails with: sent and not done, or never sent. */
+/** A kind the run fails with: sent and not done (or not known to be), or never sent. */
 export function isFailure(kind: ResultKind): boolean {
-  return kind === 'failed' || kind === 'not-sent';
+  return kind === 'failed' || kind === 'in-flight' || kind === 'not-sent';
 }
 
 /** What the journal records an id as, when an earlier run finished it. */
@@ -31,6 +35,11 @@ export interface Results<R> {
   kindOf(result: R): ResultKind;
   /** A failure's exit code (failed or not sent); undefined for a success. */
   exitOf(result: R): ExitCode | undefined;
+  /**
+   * The same failed result, marked in flight: its request of an earlier run (the --journal says) may
+   * have done it, so a failure now does not decide it, as the journal reader counts it.
+   */
+  asInFlight(result: R): R;
   /** The same result with another exit code: the signal's, for an id a signal interrupted. */
   withExit(result: R, exit: ExitCode): R;
   /** Absent after an uncertain request of ours, which may have done it: counted apart in the summary. */

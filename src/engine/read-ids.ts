@@ -3,7 +3,14 @@ import { UsageError } from '../errors.js';
 import type { IdList } from '../ids/list.js';
 import { parsePlantIds } from '../ids/parse.js';
 import { readIdsFromStream } from '../ids/stdin.js';
+import { shown } from '../text/shown.js';
 import { describeShard, idsOfShard, type Shard } from './shard.js';
+
+/** The ids this run is for, and how many ids of its input its shard left to the other shards. */
+export interface RunIds {
+  ids: IdList;
+  otherShards: number;
+}
 
 /**
  * The ids this run is for: read and checked, then its shard's part. Undefined, said in one line
@@ -11,21 +18,35 @@ import { describeShard, idsOfShard, type Shard } from './shard.js';
  * out empty (nothing on stdout, no JSON objects: there is no id to report; no token or server needed).
  */
 export async function idsOfRun(
-  opts: { ids: string[]; stdin: boolean; shard?: Shard | undefined },
+  opts: { ids: string[]; stdin: boolean; shard?: Shard | undefined; shardSource?: string | undefined },
   verb: string,
   ctx: Context,
-): Promise<IdList | undefined> {
+): Promise<RunIds | undefined> {
   const given = await readIds(opts, ctx);
   if (given.size === 0) {
     ctx.io.err(`no plant ids: nothing to ${verb}`);
     return undefined;
   }
   // A shard is a whole run over its part: everything after (journal, guard, pace, budgets) sees only these ids.
-  if (opts.shard === undefined) return given;
+  if (opts.shard === undefined) return { ids: given, otherShards: 0 };
   const ids = idsOfShard(given, opts.shard);
-  if (ids.size > 0) return ids;
-  ctx.io.err(`no plant ids in shard ${describeShard(opts.shard)} of the ${given.size} given: nothing to ${verb}`);
-  return undefined;
+  const implicit = opts.shardSource !== undefined && opts.shardSource !== SHARD_FLAG;
+  if (ids.size === 0) {
+    const from = implicit ? ` (the shard comes from ${shown(opts.shardSource as string)})` : '';
+    ctx.io.err(`no plant ids in shard ${describeShard(opts.shard)} of the ${given.size} given${from}: nothing to ${verb}`);
+    return undefined;
+  }
+  // A shard nobody typed (a variable left from an earlier step, a profile) narrows the job: said before anything is sent.
+  if (implicit) ctx.io.err(shardNote(opts.shard, opts.shardSource as string, ids.size, given.size));
+  return { ids, otherShards: given.size - ids.size };
+}
+
+const SHARD_FLAG = '--shard';
+
+/** `note: shard 1/4 from PLANTSTORE_SHARD: this run takes 3 of the 12 ids given and leaves 9 to other shards; …` */
+function shardNote(part: Shard, source: string, mine: number, given: number): string {
+  const undo = /^[A-Z][A-Z0-9_]*$/.test(source) ? `unset ${source}` : `remove the shard from ${shown(source)}`;
+  return `note: shard ${describeShard(part)} from ${shown(source)}: this run takes ${mine} of the ${given} ids given and leaves ${given - mine} to other shards; to send them all, ${undo}`;
 }
 
 /** A batch's ids, from the command line or standard input, every one checked before anything is sent. */

@@ -52,7 +52,7 @@ export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>)
       } else {
         if (kind === 'not-sent' && ++notSent > MAX_NOT_SENT_LINES) return;
         // A signal's code on a request that went out: it was in flight when the run was interrupted.
-        if (kind === 'failed' && SIGNAL_EXITS.has(results.exitOf(result) ?? 0) && ++inFlight > MAX_IN_FLIGHT_LINES) return;
+        if (kind !== 'not-sent' && SIGNAL_EXITS.has(results.exitOf(result) ?? 0) && ++inFlight > MAX_IN_FLIGHT_LINES) return;
         // Failures always reach stderr, even with --quiet or --json: a human may be watching.
         io.err(results.line(io, result));
       }

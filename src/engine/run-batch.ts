@@ -21,11 +21,12 @@ import type { BatchOptions } from './batch-flags.js';
 import { describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
-import { signalExit, whyNotSent } from './not-sent.js';
+import { inFlightStill, signalExit, whyNotSent } from './not-sent.js';
 import { isFailure, type Operation } from './operation.js';
 import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
 import type { RunJournal } from './run-journal.js';
+import { describeShard } from './shard.js';
 import { describeChange, summaryLine } from './summary.js';
 import { Tally } from './tally.js';
 
@@ -49,8 +50,9 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
-  const ids = await idsOfRun(opts, op.words.verb, ctx);
-  if (ids === undefined) return Exit.ok;
+  const given = await idsOfRun(opts, op.words.verb, ctx);
+  if (given === undefined) return Exit.ok;
+  const { ids } = given;
   const { target, network } = await resolveService(opts, ctx);
   if (opts.dryRun) {
     // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
@@ -76,7 +78,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
     if (refused !== undefined) return refused;
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await sendAll(op, { ids, target, token, network, journal, startedAt }, opts, ctx);
+    exit = await sendAll(op, { ids, otherShards: given.otherShards, target, token, network, journal, startedAt }, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
@@ -92,6 +94,8 @@ const NO_TOKEN_NEEDED = '';
 /** What the batch sends, where, and what it records. */
 interface Batch<R> {
   ids: IdList;
+  /** Ids of the input its --shard left to other shards: counted in the summary. */
+  otherShards: number;
   target: Target;
   token: string | TokenLeases;
   network: NetworkOptions;
@@ -109,6 +113,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   const started = Date.now();
   const reporter = createReporter(ctx.io, output, results);
   const tally = new Tally(results);
+  tally.otherShards = batch.otherShards;
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = new Throttle({
     ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
@@ -134,7 +139,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   });
   const withSignalExit = (result: R): R => signalExit(results, result, ctx.signal);
   const send = async (id: string, uncertainEarlier: boolean): Promise<R> => {
-    const result = withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier));
+    const result = inFlightStill(results, withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier)), uncertainEarlier);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
     journal?.record(id, result);
     return result;
@@ -246,8 +251,12 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     reporter.finish();
     await transport.close();
   }
-  if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
-    ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done, throttle.maxInFlight));
+  // A shard's run says what it left to the others, even for the one id it took.
+  if ((ids.size > 1 || tally.otherShards > 0) && !(output.quiet && tally.firstFailure === undefined)) {
+    const shard = opts.shard && describeShard(opts.shard);
+    ctx.io.err(
+      summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done, throttle.maxInFlight, shard),
+    );
   }
   if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
   if (ctx.signal.aborted) {
@@ -275,7 +284,8 @@ function progressState<R>(tally: Tally<R>, throttle: Throttle): ProgressState {
   return {
     done: tally.total,
     sent: tally.total - tally.skipped,
-    failed: tally.failed,
+    // Ids not done: failed or in flight (the summary tells them apart).
+    failed: tally.failed + tally.inFlight,
     limit: stats.concurrencyLimit,
     ceiling: throttle.maxInFlight,
   };

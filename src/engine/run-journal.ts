@@ -6,10 +6,13 @@
 
 import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import { maskedBaseUrl } from '../config/base-url.js';
 import { isTokenCommand, type Target } from '../config/resolve.js';
+import { learnTokensAtRest } from '../config/tokens-at-rest.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
+import { createMask, type Mask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
 import type { Results } from './operation.js';
 import { describeShard, type Shard } from './shard.js';
@@ -51,7 +54,7 @@ export async function openRunJournal<R>(
   results: Results<R>,
 ): Promise<RunJournal<R>> {
   const { verbose } = opts;
-  const journal = await openJournal(file, { ...journalIdentity(target, opts), signal: ctx.signal });
+  const journal = await openJournal(file, { ...journalIdentity(target, opts, headerMask(ctx)), signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
   const flushOnSignal = (): void => {
@@ -114,6 +117,19 @@ function failureSentence(journal: Journal, verbose: boolean): string {
   return `the journal ${shown(journal.file)} could not be written: ${failure?.why ?? 'unknown error'}${code}`;
 }
 
+/**
+ * What a new header masks in the base URL: every secret the run knows (its token, from any source),
+ * and every token kept on this machine (each profile's stored token, PLANTSTORE_TOKEN_FILE's), which a
+ * URL may hold though this run uses another. Kept apart from the run's own mask: those tokens are
+ * not this run's, and every line the run prints would pay for each pattern.
+ */
+function headerMask(ctx: Context): Mask {
+  const atRest: string[] = [];
+  learnTokensAtRest(ctx.env, [], (token) => atRest.push(token));
+  const others = createMask(atRest);
+  return (text) => others(ctx.io.mask(text));
+}
+
 /** For --dry-run: what the journal would skip, read without locking or writing anything; refused as a run would refuse it. */
 export function planFromJournal(file: string, target: Target, opts: RunJournalOptions, signal: AbortSignal): Promise<JournalState> {
   return readJournalForPlan(file, journalIdentity(target, opts), signal);
@@ -123,10 +139,13 @@ export function planFromJournal(file: string, target: Target, opts: RunJournalOp
  * Who the run is, for the journal's header: the credentials as configured (a token, or the
  * token command's text), so that a token command is not run to check a journal, nor twice.
  */
-function journalIdentity(target: Target, opts: RunJournalOptions): JournalIdentity {
+function journalIdentity(target: Target, opts: RunJournalOptions, mask?: Mask): JournalIdentity {
   const { token } = target;
+  // Every secret the run knows (its token, from any source) masked in the URL a new header stores.
+  const masked = mask && maskedBaseUrl(target.baseUrl, mask);
   return {
     baseUrl: target.baseUrl,
+    ...(masked === undefined || masked === target.baseUrl ? {} : { maskedBaseUrl: masked }),
     profile: target.profile,
     ...(opts.shard ? { shard: describeShard(opts.shard) } : {}),
     credentials: isTokenCommand(token) ? { kind: 'token-command', command: token.command } : { kind: 'token', token: token.value },

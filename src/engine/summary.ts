@@ -18,19 +18,28 @@ export function summaryLine<R>(
   done = 'deleted',
   /** The most requests the run could have in flight: a limit settled there is said to be the ceiling. */
   ceiling?: number,
+  /** The run's --shard, as `1/4`: the ids it left to other shards are counted. */
+  shard?: string,
 ): string {
   const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
   const uncertain =
     tally.absentAfterUncertain > 0
       ? ` (${tally.absentAfterUncertain} after a request whose answer was lost: it may have deleted them)`
       : '';
-  const counts = `${tally.done} ${done}${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed, ${tally.notSent} not sent`;
+  // The journal's word and count (journal status: "in flight"): sent, no decided answer. Said when there are any.
+  const inFlight = tally.inFlight > 0 ? `, ${tally.inFlight} in flight (sent with no decided answer: they may be ${done})` : '';
+  const counts = `${tally.done} ${done}${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed${inFlight}, ${tally.notSent} not sent${otherShards(tally, shard)}`;
   // A run that sent nothing (no token, or every id done already) found no pace to settle at.
-  const sent = tally.done + tally.absent + tally.failed > 0;
+  const sent = tally.done + tally.absent + tally.failed + tally.inFlight > 0;
   const atCeiling = throttled.settledConcurrency === ceiling ? ' (the ceiling)' : '';
   const settled =
     throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}${atCeiling}`;
   return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
+}
+
+/** `, 9 left to other shards (shard 1/4)`: ids of the input this run never had, said so a narrowed job is not read as whole. */
+function otherShards<R>(tally: Tally<R>, shard: string | undefined): string {
+  return shard === undefined ? '' : `, ${tally.otherShards} left to other shards (shard ${shard})`;
 }
 
 /** Why a run went slower than it could have: once in the summary, never per request. */

@@ -6,7 +6,11 @@ export class Tally<R> {
   done = 0;
   absent = 0;
   failed = 0;
+  /** Sent with no decided answer: may or may not be done (the journal's "in flight"); a failure for the exit code, not counted failed. */
+  inFlight = 0;
   notSent = 0;
+  /** Ids of the input this run's --shard left to other shards: never this run's, counted so the summary says so. */
+  otherShards = 0;
   /** Done by an earlier run, as the --journal said: counted apart, as success. */
   skipped = 0;
   /** Of `absent`: absent after an earlier request of ours whose answer never came (it may have done it). */
@@ -32,6 +36,9 @@ export class Tally<R> {
       case 'failed':
         this.failed++;
         break;
+      case 'in-flight':
+        this.inFlight++;
+        break;
       case 'not-sent':
         this.notSent++;
         break;
@@ -40,6 +47,6 @@ export class Tally<R> {
   }
 
   get total(): number {
-    return this.done + this.skipped + this.absent + this.failed + this.notSent;
+    return this.done + this.skipped + this.absent + this.failed + this.inFlight + this.notSent;
   }
 }

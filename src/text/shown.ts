@@ -36,3 +36,14 @@ export function truncate(text: string, max: number): string {
   const points = Array.from(text);
   return points.length > max ? `${points.slice(0, max).join('')}…` : text;
 }
+
+// What a JSON string may hold raw that is not one line, or not safe, for every reader: C1 controls
+// (U+0085 is a line break to Python's splitlines, U+009B a CSI to some terminals), U+2028 and
+// U+2029 (line breaks to JavaScript before ES2019 and to many NDJSON splitters), and the bidi
+// controls. JSON.stringify escapes only what JSON requires (below U+0020).
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Serialized JSON with each such character written as its \u escape: the same value, one safe line. */
+export function jsonOnOneLine(json: string): string {
+  return json.replace(JSON_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,6 +1,6 @@
 import { CliError, Exit, type ExitCode, exitForSignal } from '../errors.js';
 import { typedBeforeOperands } from '../platform/argv.js';
-import { shown } from '../text/shown.js';
+import { jsonOnOneLine, shown } from '../text/shown.js';
 import type { IO } from './io.js';
 
 export interface FatalOptions {
@@ -16,7 +16,7 @@ export interface FatalOptions {
 
 /** The one object printed when a run stops before any request (usage, configuration). */
 export function fatalJson(exit: ExitCode, message: string, fields: FatalOptions['jsonFields'] = {}): string {
-  return JSON.stringify({ ...fields, exit, message });
+  return jsonOnOneLine(JSON.stringify({ ...fields, exit, message }));
 }
 
 /**

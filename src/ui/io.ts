@@ -2,6 +2,7 @@ import type { Chalk } from 'chalk';
 import { MIN_TOKEN_CHARS } from '../config/token.js';
 import type { Env } from '../platform/env.js';
 import { createMask, type Mask } from '../text/secret-mask.js';
+import { jsonOnOneLine } from '../text/shown.js';
 
 /** The few styles plantstore uses; plain functions when a stream gets no color. */
 export interface Style {
@@ -133,7 +134,9 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
     outHelp: (text) => void stdout.write(`${hint(scrub(text))}\n`),
     outJson: (line) => void stdout.write(`${line}\n`),
     outObject: (value) =>
-      void stdout.write(`${JSON.stringify(value, (_key, field: unknown) => (typeof field === 'string' ? scrub(field) : field))}\n`),
+      void stdout.write(
+        `${jsonOnOneLine(JSON.stringify(value, (_key, field: unknown) => (typeof field === 'string' ? scrub(field) : field)))}\n`,
+      ),
     mask: (text) => scrub(text),
     outUnredacted: (line) => void stdout.write(`${line}\n`),
     err: (line) => void stderr.write(`${hint(scrub(line))}\n`),

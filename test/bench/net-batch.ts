@@ -3,6 +3,8 @@
 // result ("exit 6, 489 failed"), not a harness failure: the network benchmarks
 // exist to show how the client copes, including when it does not. Only a run the
 // server cannot vouch for (a request without the right token) is an error.
+
+import { summaryCounts } from '../helpers/batch-output.js';
 import type { Behaviour } from './net-server.js';
 import type { NetServerProcess, NetServerStats } from './net-server-process.js';
 import { type Command, median, type Ran, runOnce } from './proc.js';
@@ -51,26 +53,24 @@ export function pick(all: readonly Batch[]): Batch {
 
 export const succeeded = (batch: Batch): boolean => batch.ran.code === 0 && !batch.timedOut;
 
-const SUMMARY = /(\d+) deleted, (\d+) already absent, (\d+) failed, (\d+) not sent/;
-
 /** The table value of a run that did not exit 0, e.g. "exit 6, 489 failed"; undefined when it did. */
 export function failureValue(batch: Batch): string | undefined {
   if (succeeded(batch)) return undefined;
   if (batch.timedOut) return `killed at ${formatSeconds(batch.ran.ms)}`;
   const { code, signal, stderr } = batch.ran;
-  const summary = SUMMARY.exec(stderr);
+  const summary = summaryCounts(stderr);
   const exit = signal ? `signal ${signal}` : `exit ${code}`;
   if (!summary) return exit;
-  const notSent = Number(summary[4]);
-  return `${exit}, ${formatCount(Number(summary[3]))} failed${notSent ? `, ${formatCount(notSent)} not sent` : ''}`;
+  const { notSent, inFlight } = summary;
+  return `${exit}, ${formatCount(summary.failed)} failed${inFlight ? `, ${formatCount(inFlight)} in flight` : ''}${notSent ? `, ${formatCount(notSent)} not sent` : ''}`;
 }
 
 /** A note quoting what plantstore said about a failed run: its first error line and its summary. */
 export function failureNote(batch: Batch): string[] {
   if (succeeded(batch)) return [];
   const lines = batch.ran.stderr.split('\n').filter((line) => line.trim() !== '');
-  const first = lines.find((line) => !SUMMARY.test(line));
-  const summary = lines.find((line) => SUMMARY.test(line));
+  const first = lines.find((line) => summaryCounts(line) === undefined);
+  const summary = lines.find((line) => summaryCounts(line) !== undefined);
   const quoted = [first, summary].filter((line) => line !== undefined).map((line) => JSON.stringify(line.trim()));
   return [`plantstore ${failureValue(batch)}${quoted.length ? `; stderr: ${quoted.join(' … ')}` : ' (nothing on stderr)'}`];
 }

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { summaryCounts } from '../helpers/batch-output.js';
 import { startGatewayProxy } from '../helpers/gateway-proxy.js';
 import { benchEnv, binOf, NODE, type Options, runOnce, snapshotPackage } from './proc.js';
 import { failedRow, type Row, renderTable } from './table.js';
@@ -51,7 +52,9 @@ async function measure(name: ScenarioName, options: Options): Promise<Row> {
       const window = await outage;
       const settled = proxy.downArrivals.filter((at) => at >= window.from + 1000).length;
       const perSecond = settled / ((window.to - window.from - 1000) / 1000);
-      const failed = Number(/(\d+) failed/.exec(ran.stderr)?.[1] ?? (ran.code === 0 ? 0 : Number.NaN));
+      // Ids not done: failed, or in flight with no decided answer (the summary counts them apart).
+      const counts = summaryCounts(ran.stderr);
+      const failed = counts === undefined ? (ran.code === 0 ? 0 : Number.NaN) : counts.failed + counts.inFlight;
       return {
         figure,
         value: `${perSecond.toFixed(1)}/s`,

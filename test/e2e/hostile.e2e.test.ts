@@ -242,7 +242,9 @@ describe('signals', () => {
     expect(result.stdout).toBe('Deleted plant 1\n');
     expect(result.stderr).toContain('✗ plant 2: interrupted while waiting for the answer; the server may or may not have deleted it\n');
     expect(result.stderr).toContain('✗ plant 3: not sent: interrupted before its turn\n');
-    expect(result.stderr).toContain('1 deleted, 0 already absent, 1 failed, 1 not sent');
+    expect(result.stderr).toContain(
+      '1 deleted, 0 already absent, 0 failed, 1 in flight (sent with no decided answer: they may be deleted), 1 not sent',
+    );
     expect(result.stderr).toContain('interrupted: 1 of 3 deleted before the interrupt');
     expect(server.exchanges.map((e) => e.url)).toEqual(['/plants/1', '/plants/2']);
   });

@@ -13,6 +13,7 @@ import { failureFields } from './failure-line.js';
  */
 
 import { type CredentialPrint, parsePrint } from './credentials.js';
+import { baseUrlFields, parseUrlPrint, type UrlPrint } from './url-print.js';
 
 /** What the header says the file is; a file saying anything else is not read. */
 export const JOURNAL_FORMAT = 'delete-journal';
@@ -22,8 +23,17 @@ const READABLE_VERSIONS: readonly unknown[] = [1, 2];
 
 /** The run a journal belongs to: resuming against another server would skip plants never deleted there. */
 export interface JournalRun {
-  /** The normalized base URL (config/base-url.ts normalizeBaseUrl). */
+  /**
+   * The normalized base URL (config/base-url.ts normalizeBaseUrl), in clear in a run; in a header,
+   * as written there: masked (identity.ts), when the run's URL held a secret.
+   */
   baseUrl: string;
+  /**
+   * The base URL with every secret of the run masked (its token in the path: `…/bot***`), when
+   * that differs from `baseUrl`: what a new header stores, with a print of the whole URL beside
+   * it (url-print.ts). Journals travel as CI caches and artifacts: no secret in them.
+   */
+  maskedBaseUrl?: string;
   profile: string;
   /** The run's --shard, as typed (`3/8`); undefined for a run without one, and in a journal from before shards. */
   shard?: string;
@@ -37,6 +47,8 @@ export interface JournalHeader extends JournalRun {
    * in a journal written by plantstore 2.0, which did not record them (read as it was).
    */
   credentials?: CredentialPrint;
+  /** With a masked `baseUrl`: a print of the whole URL, which a resume's URL must match (identity.ts). */
+  baseUrlPrint?: UrlPrint;
 }
 
 /** What a journal's last line for an id says of it; `sent`: its request may have left, and no result followed (in flight at a kill). */
@@ -54,7 +66,7 @@ export function headerLine(run: JournalRun, started: Date, credentials?: Credent
   return JSON.stringify({
     plantstore: JOURNAL_FORMAT,
     version: JOURNAL_VERSION,
-    baseUrl: run.baseUrl,
+    ...baseUrlFields(run),
     profile: run.profile,
     ...(run.shard === undefined ? {} : { shard: run.shard }),
     started: started.toISOString(),
@@ -80,7 +92,16 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   // An optional field of format 2, as the credentials are: a journal without it is a run without --shard.
   const shard = value['shard'];
   if (shard !== undefined && typeof shard !== 'string') return { notHeader: 'its header names a shard that is not text' };
-  const run = { baseUrl, profile, started, ...(shard === undefined ? {} : { shard }) };
+  // An optional field too: a header without it holds its base URL as it is (2.0's, or one with nothing masked).
+  const urlPrint = value['baseUrlPrint'] === undefined ? undefined : parseUrlPrint(value['baseUrlPrint']);
+  if (urlPrint !== undefined && 'notPrint' in urlPrint) return { notHeader: urlPrint.notPrint };
+  const run = {
+    baseUrl,
+    profile,
+    started,
+    ...(shard === undefined ? {} : { shard }),
+    ...(urlPrint === undefined ? {} : { baseUrlPrint: urlPrint }),
+  };
   if (value['credentials'] === undefined) return run;
   const credentials = parsePrint(value['credentials']);
   if ('notPrint' in credentials) return { notHeader: credentials.notPrint };

@@ -1,8 +1,9 @@
 import { normalizeBaseUrl } from '../../config/base-url.js';
 import { credentialWords, matchesPrint, type RunCredentials } from './credentials.js';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
-import type { JournalRun } from './format.js';
+import type { JournalHeader, JournalRun } from './format.js';
 import type { JournalContents } from './read.js';
+import { matchesUrlPrint } from './url-print.js';
 
 /**
  * Whose journal a file is: the base URL and profile it was written for, and the credentials
@@ -21,7 +22,7 @@ export interface JournalIdentity extends JournalRun {
 export function checkRun(file: string, contents: JournalContents, run: JournalRun): void {
   const header = contents.header;
   if (header === undefined) return;
-  if (sameBaseUrl(header.baseUrl, run.baseUrl) && header.profile === run.profile) {
+  if (headerMatchesUrl(header, run.baseUrl) && header.profile === run.profile) {
     checkShard(file, header, run);
     return;
   }
@@ -64,12 +65,12 @@ function checkShard(file: string, header: JournalRun, run: JournalRun): void {
   );
 }
 
-/** How the journal's run differs from this one, each URL named once. */
-function otherRun(header: JournalRun, run: JournalRun): string {
+/** How the journal's run differs from this one, each URL named once, the run's as its header would store it. */
+function otherRun(header: JournalHeader, run: JournalRun): string {
   const profiles = `profile ${shownPath(header.profile)}, and this run uses profile ${shownPath(run.profile)}`;
-  if (sameBaseUrl(header.baseUrl, run.baseUrl)) return `${profiles} (both at ${shownUrl(run.baseUrl)})`;
+  const ours = shownUrl(run.maskedBaseUrl ?? run.baseUrl);
+  if (headerMatchesUrl(header, run.baseUrl)) return `${profiles} (both at ${ours})`;
   const theirs = shownUrl(header.baseUrl);
-  const ours = shownUrl(run.baseUrl);
   // Two URLs that print alike differ in what is never printed (a password, a query).
   if (theirs === ours) return `another base URL that also prints as ${ours} (they differ in a part not shown; ${profiles})`;
   return `${theirs} (profile ${shownPath(header.profile)}), and this run uses ${ours} (profile ${shownPath(run.profile)})`;
@@ -90,4 +91,11 @@ function normalized(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** Whether a header names the run's base URL: by its print when it has one (its URL masked), else as written. */
+function headerMatchesUrl(header: JournalHeader, baseUrl: string): boolean {
+  const print = header.baseUrlPrint;
+  if (print === undefined) return sameBaseUrl(header.baseUrl, baseUrl);
+  return matchesUrlPrint(print, normalized(baseUrl));
 }

@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import { shownOnOneLine } from '../../text/shown.js';
 import type { ListOptions } from './flags.js';
+import { hideStoredToken } from './stored-token.js';
 
 /** Where a profile's token comes from, never the token: as `auth status` words it, shorter. */
 type TokenKind = 'stored' | 'command' | null;
@@ -32,12 +33,15 @@ export async function runProfiles(opts: ListOptions, ctx: Context): Promise<Exit
   const names = profileNames(config);
   // Not listed, since --profile could not name them; but said, or the list would look whole.
   const skipped = config.profileNames().filter((name) => !isProfileName(name));
-  const rows: ProfileRow[] = (names.includes(DEFAULT_PROFILE) ? names : [DEFAULT_PROFILE, ...names]).map((name) => {
+  const listed = names.includes(DEFAULT_PROFILE) ? names : [DEFAULT_PROFILE, ...names];
+  // Every stored token first: a base URL listed below may hold one (`…/bot<token>`).
+  for (const name of listed) hideStoredToken(config.profile(name).token, ctx);
+  const rows: ProfileRow[] = listed.map((name) => {
     const stored = config.profile(name);
     return {
       name,
       current: name === opts.profile,
-      baseUrl: shownBaseUrl(stored['base-url']),
+      baseUrl: shownBaseUrl(stored['base-url'], ctx.io.mask),
       token: stored['token-command'] ? 'command' : stored.token ? 'stored' : null,
     };
   });
@@ -68,10 +72,10 @@ export async function runProfiles(opts: ListOptions, ctx: Context): Promise<Exit
   return Exit.ok;
 }
 
-/** A stored base URL as listed: a password or query (hand-written, or planted) masked; text that is no URL as it is. */
-function shownBaseUrl(raw: string | undefined): string | null {
+/** A stored base URL as listed: a password, query values and any stored token masked; text that is no URL as it is, tokens masked. */
+function shownBaseUrl(raw: string | undefined, mask: (text: string) => string): string | null {
   if (raw === undefined) return null;
-  return maskedBaseUrl(raw) ?? raw;
+  return maskedBaseUrl(raw, mask) ?? mask(raw);
 }
 
 /** Names shown in the note at most; the count says how many there are. */

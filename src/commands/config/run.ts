@@ -1,4 +1,4 @@
-import { assertSafeForToken, normalizeBaseUrl } from '../../config/base-url.js';
+import { assertSafeForToken, maskedBaseUrl, normalizeBaseUrl } from '../../config/base-url.js';
 import { CommandLineProblem, splitWords } from '../../config/command-words.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/file.js';
 import { formatMissingErrors, missingErrorsFrom } from '../../config/missing-errors.js';
@@ -9,6 +9,7 @@ import { ConfigError, Exit, type ExitCode, UsageError } from '../../errors.js';
 import { firstControl, shown, shownOnOneLine } from '../../text/shown.js';
 import { done } from '../success-line.js';
 import type { GetOptions, ListOptions, PathOptions, SetOptions, UnsetOptions } from './flags.js';
+import { hideStoredToken } from './stored-token.js';
 
 // The non-secret settings of a profile. The token has its own commands (auth).
 
@@ -24,7 +25,10 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
   const { profile } = opts;
   checkProfileExists(config, profile, opts.profileVariable);
   const stored = config.profile(profile);
-  const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map((key) => [key, stored[key]] as const);
+  hideStoredToken(stored.token, ctx);
+  const entries = PROFILE_KEYS.filter((key) => stored[key] !== undefined).map(
+    (key) => [key, shownSetting(key, stored[key] ?? '')] as const,
+  );
   const inForce = opts.inForce(ctx);
   if (opts.json) {
     const sources = Object.fromEntries(inForce.map(({ key, ...found }) => [key, 'problem' in found ? { problem: found.problem } : found]));
@@ -59,7 +63,9 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
   const { profile } = opts;
   const key = checkKey(opts.key, profile);
   checkProfileExists(config, profile, opts.profileVariable);
-  const value = config.profile(profile)[key];
+  const stored = config.profile(profile);
+  hideStoredToken(stored.token, ctx);
+  const value = stored[key] === undefined ? undefined : shownSetting(key, stored[key]);
   // Nothing on stdout, so `$(plantstore config get base-url)` is empty; exit 3 like any missing
   // setting, and with --json the one object every failure prints.
   if (value === undefined) {
@@ -70,13 +76,27 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<ExitCode> 
   return Exit.ok;
 }
 
+/**
+ * A setting as `config list` and `config get` show it: a base URL with its password, its query
+ * values and any token in it masked (a URL written by hand, a token pasted into it), as every
+ * message shows one; the others as stored.
+ */
+function shownSetting(key: ProfileKey, value: string): string {
+  if (key !== 'base-url' || !URL.canParse(value)) return value;
+  // Only a URL with a part to mask is rewritten: any other is shown as stored, its controls escaped by the caller.
+  const url = new URL(value);
+  const hidden = url.username !== '' || url.password !== '' || url.href.includes('?') || url.href.includes('#');
+  return hidden ? (maskedBaseUrl(value) ?? value) : value;
+}
+
 export async function runSet(opts: SetOptions, ctx: Context): Promise<ExitCode> {
   const config = ctx.config();
   const { profile } = opts;
   const key = checkKey(opts.key, profile);
   const value = checkedValue(key, opts.value);
   await config.updateProfile(profile, (current) => ({ ...current, [key]: value }));
-  done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${shown(value)}`);
+  hideStoredToken(config.profile(profile).token, ctx);
+  done(ctx, opts.quiet, `Set ${key} for profile '${profile}' to ${shown(shownSetting(key, value))}`);
   return Exit.ok;
 }
 

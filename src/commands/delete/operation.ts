@@ -15,8 +15,9 @@ export const DELETE_RESULTS: Results<DeleteResult> = {
     if (result.journal) return 'skipped';
     if (result.deleted) return 'done';
     if (result.absent) return 'absent';
-    return result.attempted ? 'failed' : 'not-sent';
+    return result.attempted ? (result.uncertain ? 'in-flight' : 'failed') : 'not-sent';
   },
+  asInFlight: (result) => ('attempted' in result && result.attempted ? { ...result, uncertain: true } : result),
   exitOf: (result) => ('exit' in result ? result.exit : undefined),
   withExit: (result, exit) => ('exit' in result ? { ...result, exit } : result),
   afterUncertain: (result) => 'after' in result && result.after !== undefined,

@@ -318,7 +318,7 @@ describe('a journal that cannot be opened or written says why in words, and what
     vi.useFakeTimers();
     try {
       const file = path.join(dir(), 'run.journal');
-      const ctx = { signal: new AbortController().signal, io: createTestIO() } as unknown as Context;
+      const ctx = { signal: new AbortController().signal, io: createTestIO(), env: { PLANTSTORE_CONFIG_DIR: dir() } } as unknown as Context;
       const journal = await openRunJournal(
         file,
         { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } },

@@ -83,19 +83,19 @@ describe('config profiles', () => {
     );
   });
 
-  it('masks a password and cuts a query in a stored base URL (a hand-edited file), in words and in --json', async () => {
+  it('masks a password and the query values in a stored base URL, and cuts a fragment (a hand-edited file), in words and in --json', async () => {
     const profiles = {
       default: { 'base-url': 'https://user:s3cret-pass@api.example.com/v1?api_key=k3y-123' },
       other: { 'base-url': 'https://api.example.com/v2#frag' },
     };
     writeFileSync(file(), JSON.stringify({ profiles }), { mode: 0o600 });
     const human = await run(['config', 'profiles']);
-    expect(human.stdout).toContain('https://***@api.example.com/v1?…');
-    expect(human.stdout).toContain('https://api.example.com/v2?…');
+    expect(human.stdout).toContain('https://***@api.example.com/v1?api_key=***');
+    expect(human.stdout).toContain('https://api.example.com/v2#…');
     const machine = await run(['config', 'profiles', '--json']);
     expect(JSON.parse(machine.stdout).profiles.map((row: { baseUrl: string }) => row.baseUrl)).toEqual([
-      'https://***@api.example.com/v1?…',
-      'https://api.example.com/v2?…',
+      'https://***@api.example.com/v1?api_key=***',
+      'https://api.example.com/v2#…',
     ]);
     for (const secret of ['s3cret-pass', 'k3y-123', 'user:', 'frag']) expect(human.stdout + machine.stdout).not.toContain(secret);
   });
