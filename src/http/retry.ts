@@ -13,7 +13,11 @@ export const BASE_DELAY_MS = 250;
  */
 export const REFUSALS_PER_RETRY = 5;
 
-/** A retry paid by the run's budget waits as Envoy's retries do: full jitter from 25 ms, doubling, up to 250 ms. */
+/**
+ * A retry paid by the run's budget waits as Envoy's retries do, full jitter from a 25 ms base,
+ * doubling, but up to 100 ms rather than Envoy's 250: the budget already bounds how many go out,
+ * and the ids still failing at the end of a run are all that is left to wait for.
+ */
 export const SHARED_BASE_DELAY_MS = 25;
 export const SHARED_MAX_DELAY_MS = 100;
 
