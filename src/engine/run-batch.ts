@@ -130,8 +130,8 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   const withSignalExit = (result: R): R => signalExit(results, result, ctx.signal);
   const send = async (id: string, uncertainEarlier: boolean): Promise<R> => {
     let result = withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier));
-    // Held at the gate when --max-duration came: not sent, for that reason.
-    if (stopReason === timeUp && results.kindOf(result) === 'not-sent') result = notSentNow(id);
+    // Held at the gate when the run stopped (--max-duration, a budget): not sent, for that reason.
+    if (halted && !ctx.signal.aborted && results.kindOf(result) === 'not-sent') result = notSentNow(id);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
     journal?.record(id, result);
     return result;
@@ -147,6 +147,15 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     return send(id, uncertainEarlier);
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
+  /**
+   * Once the run stops, no attempt starts, a retry's wait included (the throttle's stop ends it):
+   * the ids in flight finish within --timeout, and one waiting to be retried ends with its last answer.
+   */
+  let halted = false;
+  const halt = (why: { message: string }): void => {
+    halted = true;
+    throttle.stop(why.message.replace(/^not sent: /, ''));
+  };
   let tokenRefused = false;
   /** After a signal, stdout's reader stopped taking the ids left: they are counted, not written. */
   let readerGone = false;
@@ -176,7 +185,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
           stopReason ??= timeUp;
           stopStarts.abort();
           // Nor does any retry, pause or probe start: the run ends within --timeout of the deadline.
-          throttle.stop(`--max-duration ${describeDuration(maxDuration)} reached`);
+          halt(timeUp);
         });
   try {
     await runOrdered<string, R>({
@@ -220,6 +229,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
             stopReason ??= { message: why, exit: firstFailedExit ?? Exit.internal };
           }
         }
+        if (stopReason !== undefined && !halted) halt(stopReason);
         return stopReason !== undefined;
       },
       notStarted(id) {

@@ -150,3 +150,21 @@ describe('a gateway answering 504 to everything: the run gives up at --max-outag
     expect(run.stderr).toMatch(/over 3 s \(504\)/);
   }, 60_000);
 });
+
+describe('a run stopped by its failure budget sends nothing more, retries included', () => {
+  it('--fail-fast: the id waiting out a Retry-After of 20 s is not waited for, but reported with its last answer', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      if (req.url?.endsWith('/1')) res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":3,"message":"protected"}');
+      else res.writeHead(503, { 'retry-after': '20', 'content-type': 'application/json' }).end('{"error":503,"message":"later"}');
+    });
+    const run = await timedRun(['delete', '--fail-fast', '--concurrency', '2', '1', '2'], withRetries(server.url));
+    // Plant 1's code (a 400 Error object), as --fail-fast gives.
+    expect(run.code).toBe(1);
+    // Before: it waited the 20 s out and sent plant 2 again after the run had stopped.
+    expect(run.ms).toBeLessThan(20_000 - 5000);
+    expect(server.requests.map((request) => request.url)).toEqual(expect.arrayContaining(['/plants/1', '/plants/2']));
+    expect(server.requests).toHaveLength(2);
+    expect(run.stderr).toMatch(/^✗ plant 2: .*--fail-fast stopped after plant 1 failed, so it was not tried again/m);
+  }, 60_000);
+});
