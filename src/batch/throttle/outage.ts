@@ -5,6 +5,7 @@
 // often its retries fail, while an outage fails the first attempts of id after id with nothing
 // good between. Then the batch pauses and sends one probe at a time, one a pause apart, until an
 // answer is good again. Like the other parts it keeps no clock.
+//
 // A service down is told from one failing a share of requests (one of two upstreams dead: every
 // other answer a 502) by how long the failures run: at a half, eight first attempts in a row fail
 // now and then by chance, dozens of answers in a row practically never; a service that is down

@@ -10,7 +10,9 @@
 // - pause.ts: a long Retry-After, or refusals that go on although we slowed down, pause the
 //   whole run; a server that refuses everything for `stallMs` makes the throttle give up;
 // - outage.ts: when the service itself fails (502, 503, 504, failed connections for id after id,
-//   not a few ids over and over), the run pauses and sends one probe at a time until it answers.
+//   not a few ids over and over), the run pauses and sends one probe at a time until it answers;
+// - retry-quota.ts: a share of failing answers among good ones is retried from one budget for the
+//   run, refilled by the good answers.
 // controller.ts puts them together, one reaction per round trip. This file is the queue on
 // top: it grants permits while they (and --rate) allow, retries before first attempts, and
 // holds the ordered pool's new items back meanwhile.
@@ -129,7 +131,7 @@ export class Throttle implements AttemptGate {
     return true;
   }
 
-  /** Why the throttle stopped sending: the server refused every request for `stallMs`. */
+  /** Why the throttle stopped sending: the server refused every request for `stallMs`, or the run stopped it (stop()). */
   gaveUp(): string | undefined {
     return this.#stopped === CLOSED ? undefined : this.#stopped;
   }
@@ -177,7 +179,7 @@ export class Throttle implements AttemptGate {
     this.#stop(CLOSED);
   }
 
-  /** The run stops sending (its --max-duration): as close(), and gaveUp() says `reason` to the attempts it ends. */
+  /** The run stops sending (--max-duration, a failure budget): as close(), and gaveUp() says `reason` to the attempts it ends. */
   stop(reason: string): void {
     this.#stop(reason, false);
   }
