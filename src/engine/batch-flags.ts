@@ -8,7 +8,7 @@ import type { Concurrency } from '../batch/throttle/throttle.js';
 import { Flag, type FlagReader, type Sourced } from '../flags/flag.js';
 import { JSON_OUTPUT, QUIET, VERBOSE } from '../flags/global.js';
 import { concurrency, duration, filePath, rate } from '../flags/kinds.js';
-import { type MaxFailures, MIN_DECIDED_FOR_SHARE, maxFailures } from './budgets.js';
+import { type MaxFailures, MIN_DECIDED_FOR_SHARE, maxFailures, STALL_RETRY_WAITS } from './budgets.js';
 import { ASK_ABOVE, maxDeletes } from './guard.js';
 import type { OutputMode } from './report.js';
 import { type Shard, shard } from './shard.js';
@@ -77,6 +77,19 @@ export const MAX_DURATION = Flag.valued(
   duration,
 );
 
+export const MAX_OUTAGE = Flag.valued(
+  {
+    key: 'maxOutage',
+    flags: '--max-outage <time>',
+    help:
+      'give up on a service that has failed or refused every request for this long (30s, 10m): the ids left fail or are not sent, exit 6; ' +
+      `default ${STALL_RETRY_WAITS} × --max-retry-wait (2m at its default), at least 1s`,
+    env: 'PLANTSTORE_MAX_OUTAGE',
+    envHelp: 'like delete --max-outage',
+  },
+  duration,
+);
+
 export const MAX_DELETES = Flag.valued(
   {
     key: 'maxDeletes',
@@ -141,6 +154,7 @@ export const BATCH_FLAGS = [
   FAIL_FAST,
   MAX_FAILURES,
   MAX_DURATION,
+  MAX_OUTAGE,
   MAX_DELETES,
   YES,
   SHARD,
@@ -168,6 +182,8 @@ export interface BatchOptions {
   maxFailures: MaxFailures | undefined;
   /** --max-duration, in milliseconds from the start: then nothing new is sent, and the run exits 10. */
   maxDuration: number | undefined;
+  /** --max-outage, in milliseconds: a service failing every request this long is given up on (undefined: outageLimitMs's default). */
+  maxOutage: number | undefined;
   /** --max-deletes, with where it came from (a flag, a variable, the profile). */
   maxDeletes: Sourced<number> | undefined;
   /** --yes: no question at a terminal. */
@@ -206,6 +222,7 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     // --fail-fast is the tightest budget there is: with it, a --max-failures (from the environment, say) does not matter.
     maxFailures: flags.value(FAIL_FAST) ? { count: 1 } : flags.value(MAX_FAILURES),
     maxDuration: flags.value(MAX_DURATION),
+    maxOutage: flags.value(MAX_OUTAGE),
     maxDeletes: flags.sourced(MAX_DELETES),
     yes: flags.value(YES),
     shard: flags.value(SHARD),

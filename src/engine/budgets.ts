@@ -56,6 +56,19 @@ export class FailureBudget {
 }
 
 /**
+ * Without --max-outage, a server that refuses or fails every request for this many
+ * --max-retry-wait (2 minutes at its default 30 s, but at least MIN_OUTAGE_MS) is not coming back
+ * soon: the run gives up, and ends with exit 6.
+ */
+export const STALL_RETRY_WAITS = 4;
+export const MIN_OUTAGE_MS = 1000;
+
+/** How long a run waits out a service that answers nothing good: --max-outage, or its default. */
+export function outageLimitMs(maxOutage: number | undefined, maxRetryWaitMs: number): number {
+  return maxOutage ?? Math.max(MIN_OUTAGE_MS, STALL_RETRY_WAITS * maxRetryWaitMs);
+}
+
+/**
  * Calls `reached` once, `ms` after now, unless cancelled first. `setTimer` is the clock: a test
  * gives its own to reach the deadline when it says so.
  */

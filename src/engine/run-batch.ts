@@ -18,7 +18,7 @@ import { readerCaughtUp } from '../ui/io.js';
 import { type ProgressState, startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
-import { describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
+import { describeMaxFailures, FailureBudget, outageLimitMs, startDeadline } from './budgets.js';
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { inFlightStill, signalExit, whyNotSent } from './not-sent.js';
@@ -35,11 +35,6 @@ import { Tally } from './tally.js';
  * the latency-based limit learns nothing from so few answers, and would only send them in two waves.
  */
 export const HANDFUL = 8;
-
-// A server that refuses every request for this many --max-retry-wait (but at least
-// a second) is not coming back soon: the run stops trying, and ends with exit 6.
-const STALL_RETRY_WAITS = 4;
-const MIN_STALL_MS = 1000;
 
 /** How one operation's batch runs: its flags, where and how its requests go. */
 export type BatchRun = BatchOptions & ServiceSettings;
@@ -119,7 +114,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
     ...(rate ? { rate } : {}),
     maxPauseMs: network.maxRetryWaitMs,
-    stallMs: Math.max(MIN_STALL_MS, STALL_RETRY_WAITS * network.maxRetryWaitMs),
+    stallMs: outageLimitMs(opts.maxOutage, network.maxRetryWaitMs),
     ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
   });
   // At a terminal the status line is pinned below the result lines, wherever stdout goes: a
@@ -139,7 +134,9 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   });
   const withSignalExit = (result: R): R => signalExit(results, result, ctx.signal);
   const send = async (id: string, uncertainEarlier: boolean): Promise<R> => {
-    const result = inFlightStill(results, withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier)), uncertainEarlier);
+    let result = inFlightStill(results, withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier)), uncertainEarlier);
+    // Held at the gate when the run stopped (--max-duration, a budget): not sent, for that reason.
+    if (halted && !ctx.signal.aborted && results.kindOf(result) === 'not-sent') result = notSentNow(id);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
     journal?.record(id, result);
     return result;
@@ -155,6 +152,15 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     return send(id, uncertainEarlier);
   };
   let stopReason: { message: string; exit: ExitCode } | undefined;
+  /**
+   * Once the run stops, no attempt starts, a retry's wait included (the throttle's stop ends it):
+   * the ids in flight finish within --timeout, and one waiting to be retried ends with its last answer.
+   */
+  let halted = false;
+  const halt = (why: { message: string }): void => {
+    halted = true;
+    throttle.stop(why.message.replace(/^not sent: /, ''));
+  };
   let tokenRefused = false;
   /** After a signal, stdout's reader stopped taking the ids left: they are counted, not written. */
   let readerGone = false;
@@ -183,6 +189,8 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       : startDeadline(Math.max(0, batch.startedAt + maxDuration - Date.now()), () => {
           stopReason ??= timeUp;
           stopStarts.abort();
+          // Nor does any retry, pause or probe start: the run ends within --timeout of the deadline.
+          halt(timeUp);
         });
   try {
     await runOrdered<string, R>({
@@ -227,6 +235,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
             stopReason ??= { message: why, exit: firstFailedExit ?? Exit.internal };
           }
         }
+        if (stopReason !== undefined && !halted) halt(stopReason);
         return stopReason !== undefined;
       },
       notStarted(id) {
@@ -267,10 +276,10 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     return Exit.interrupted;
   }
   // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
-  if (stopReason !== undefined && stopReason === timeUp && tally.notSent > 0 && maxDuration !== undefined) {
+  if (stopReason !== undefined && stopReason === timeUp && tally.notSent + tally.failed > 0 && maxDuration !== undefined) {
     const again = journal ? 'run the same command again to go on' : op.words.finishWithoutJournal(target.profile);
     ctx.io.err(
-      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${tally.notSent} not sent: ${again}`,
+      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${tally.failed > 0 ? `${tally.failed} failed, ` : ''}${tally.notSent} not sent: ${again}`,
     );
     return Exit.stoppedAtTime;
   }
@@ -288,5 +297,6 @@ function progressState<R>(tally: Tally<R>, throttle: Throttle): ProgressState {
     failed: tally.failed + tally.inFlight,
     limit: stats.concurrencyLimit,
     ceiling: throttle.maxInFlight,
+    downForMs: throttle.downFor(),
   };
 }

@@ -48,6 +48,14 @@ export interface AttemptGate {
    * the id's, so it costs the id a fifth of a retry, as a paced refusal does.
    */
   outage?(): boolean;
+  /**
+   * A retry after a failing answer (502, 504, a failed connection) while the service serves the
+   * run's other requests, paid from a budget its good answers refill: true when paid, and then it
+   * costs the id a fifth of a retry. A share of failures costs retries, not ids.
+   */
+  spareRetry?(): boolean;
+  /** Aborted once the gate grants nothing more (it gave up, or the run stopped): a retry's wait ends then. */
+  readonly stopped?: AbortSignal;
 }
 
 /** What an HTTP answer says about load, by its status's row (classify.ts); `status` null when no answer arrived. */

@@ -13,6 +13,24 @@ export const BASE_DELAY_MS = 250;
  */
 export const REFUSALS_PER_RETRY = 5;
 
+/**
+ * A retry paid by the run's budget waits as Envoy's retries do, full jitter from a 25 ms base,
+ * doubling, but up to 100 ms rather than Envoy's 250: the budget already bounds how many go out,
+ * and the ids still failing at the end of a run are all that is left to wait for.
+ */
+export const SHARED_BASE_DELAY_MS = 25;
+export const SHARED_MAX_DELAY_MS = 100;
+
+/**
+ * The wait before a retry paid by the run's budget (a failing answer among good ones): its failure
+ * was the upstream's, not its own, and its next attempt most likely lands on one that serves it.
+ * `spent` is the id's cost so far in fifths of a retry, the one just taken included.
+ */
+export function sharedRetryDelayMs(spent: number, capMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(capMs, SHARED_MAX_DELAY_MS, SHARED_BASE_DELAY_MS * 2 ** Math.max(0, spent - 1));
+  return Math.floor(random() * ceiling);
+}
+
 /** Exponential backoff with full jitter: uniform in [0, min(cap, 250 ms × 2^(attempt-1))]. */
 export function backoffDelayMs(attempt: number, capMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(capMs, BASE_DELAY_MS * 2 ** (attempt - 1));

@@ -12,7 +12,7 @@ import { createDispatcher } from './dispatcher.js';
 import { type AttemptGate, feedbackFor, feedbackOf } from './gate.js';
 import type { FailedAttempt, HttpRequest, NotSentReason, Outcome, Route, TransportEvent } from './outcome.js';
 import { maskProxy, proxyFor } from './proxy.js';
-import { backoffDelayMs, REFUSALS_PER_RETRY, wait } from './retry.js';
+import { backoffDelayMs, REFUSALS_PER_RETRY, sharedRetryDelayMs, wait } from './retry.js';
 
 export interface NetworkOptions {
   /** Bounds one attempt: connect, headers and body together. */
@@ -185,16 +185,25 @@ export function createTransport(options: TransportOptions): Transport {
       }
       // While the whole service fails, the batch pauses and probes: a failure then is the service's, not this id's.
       const paced = (isLoadRefusal(verdict.load) && gate?.admitting() === true) || gate?.outage?.() === true;
-      spent += paced ? 1 : REFUSALS_PER_RETRY;
+      // A share of failures (one upstream of two dead) while the rest is served: the run's good
+      // answers pay for the retry, and the id tries again soon, likely elsewhere (retry-quota.ts).
+      const shared =
+        !paced && verdict.load === 'failing' && verdict.retryable && spent < budget && !interrupt.aborted && gate?.spareRetry?.() === true;
+      spent += paced || shared ? 1 : REFUSALS_PER_RETRY;
       if (spent > budget || !verdict.retryable || interrupt.aborted) return failed;
       if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryWaitMs) {
         return { ...failed, stopped: { kind: 'retry-after-too-long', retryAfterMs, maxRetryWaitMs: options.maxRetryWaitMs } };
       }
       lost ||= verdict.answerLost;
       previous = failed;
-      const delayMs = retryAfterMs ?? backoffDelayMs(number, options.maxRetryWaitMs, options.random);
+      const delayMs =
+        retryAfterMs ??
+        (shared
+          ? sharedRetryDelayMs(spent, options.maxRetryWaitMs, options.random)
+          : backoffDelayMs(number, options.maxRetryWaitMs, options.random));
       onEvent?.({ kind: 'retrying', label, delayMs, retryAfter: retryAfterMs !== undefined, failure: outcome as FailedAttempt });
-      await wait(delayMs, interrupt);
+      // A gate that stops (the run gave up, or reached --max-duration) ends the wait: no attempt follows it.
+      await wait(delayMs, gate?.stopped === undefined ? interrupt : AbortSignal.any([interrupt, gate.stopped]));
       if (interrupt.aborted) return failed;
     }
   }

@@ -30,6 +30,8 @@ export interface ProgressState {
   limit?: number | undefined;
   /** The most the limit may reach (64 by default, N with auto:N, the number with a fixed --concurrency). */
   ceiling?: number | undefined;
+  /** While the service is down (every request failing: the run pauses and probes), for how long so far. */
+  downForMs?: number | undefined;
 }
 
 export interface ProgressOptions {
@@ -149,7 +151,7 @@ const LEAST_TELLING = 5;
 
 const joined = (parts: readonly StatusPart[]): string => parts.map((part) => part.text).join(', ');
 
-/** `1234/5000 (24%), 85/s, 0:14 elapsed, 0:44 left, 3 failed, limit 32 of 64` */
+/** `1234/5000 (24%), 85/s, 0:14 elapsed, 0:44 left, 3 failed, limit 32 of 64`; while the service is down, `service down for 0:12` after the count. */
 export function statusLine(total: number, state: ProgressState, elapsedMs: number, rate: number | undefined): string {
   return joined(statusParts(total, state, elapsedMs, rate));
 }
@@ -159,6 +161,8 @@ function statusParts(total: number, state: ProgressState, elapsedMs: number, rat
   const left = total - state.done;
   const parts: StatusPart[] = [
     { text: `${state.done}/${total} (${percent}%)` },
+    // The news of the run while it lasts, never left out: without it a paused run looks hung.
+    ...(state.downForMs === undefined ? [] : [{ text: `service down for ${clock(state.downForMs)}` }]),
     { text: rate === undefined ? '?/s' : `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`, leaveOut: 3 },
     { text: `${clock(elapsedMs)} elapsed`, leaveOut: 1 },
     { text: rate === undefined || rate <= 0 ? '? left' : `${clock((left / rate) * 1000)} left`, leaveOut: LEAST_TELLING },

@@ -15,8 +15,10 @@
 // minutes: BENCH_CAPACITY=0 skips them, BENCH_CAPACITY=k48,k6 picks some;
 // outage.ts: a service down for a few seconds behind a reverse proxy, under a minute:
 // BENCH_OUTAGE=0 skips it, BENCH_OUTAGE=502-3s picks one;
+// shares.ts: 2,000 ids against a server answering a seeded half, then a quarter, of its requests
+// with a 502 page, each against the healthy run, about a minute (BENCH_SHARES_RUNS);
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, journal, journal-status
-// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, shards, mask, size, npx, soak);
+// (journal-status.ts: reading a million-id journal), stop, network, capacity, outage, shares, shards, mask, size, npx, soak);
 // npx.ts is `npx plantstore --version` from a loopback registry beside an empty package, cold
 // and warm, about a minute (BENCH_NPX_COLD_RUNS, BENCH_NPX_WARM_RUNS);
 // shards.ts is 2 shards against one process, about 20 s;
@@ -40,6 +42,7 @@ import { benchOutage } from './outage.js';
 import { benchPackageSize } from './package-size.js';
 import { NODE, type Options, snapshotPackage } from './proc.js';
 import { benchShards } from './shards.js';
+import { benchShares } from './shares.js';
 import { benchSoak } from './soak.js';
 import { benchStartup } from './startup.js';
 import { benchStop } from './stop.js';
@@ -64,6 +67,7 @@ const GROUPS = [
   'network',
   'capacity',
   'outage',
+  'shares',
   'shards',
   'mask',
   'size',
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));
     if (only('outage')) rows.push(...(await benchOutage(options)));
+    if (only('shares')) rows.push(...(await benchShares(options)));
     if (only('shards')) rows.push(...(await benchShards(options)));
     if (only('mask')) rows.push(...(await benchMask(options)));
     if (only('size')) rows.push(...benchPackageSize(options));

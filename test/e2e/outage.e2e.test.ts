@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_AUTO_CONCURRENCY } from '../../src/batch/adaptive/latency-tuning.js';
-import { OUTAGE_AFTER_FIRSTS, PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
+import { OUTAGE_AFTER_ANSWERS, PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { type GatewayProxy, startGatewayProxy } from '../helpers/gateway-proxy.js';
@@ -46,8 +46,8 @@ describe('an upstream down for a while behind a reverse proxy', () => {
     expect(result.stderr).toMatch(/^20000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
     expect(result.code).toBe(0);
     expect(sandbox.plantCount).toBe(0);
-    // Before the run saw the outage: the requests it had started, at most its ceiling and the failures in a row that tell.
-    expect(proxy.receivedWhileDown).toBeLessThanOrEqual(MAX_AUTO_CONCURRENCY + OUTAGE_AFTER_FIRSTS);
+    // Before the run saw the outage: the requests it had started, at most its ceiling and the failing answers in a row that tell.
+    expect(proxy.receivedWhileDown).toBeLessThanOrEqual(MAX_AUTO_CONCURRENCY + OUTAGE_AFTER_ANSWERS);
     const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
     expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
     expect(result.stderr).toMatch(/the service was down once/);

@@ -92,4 +92,46 @@ describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same 
     },
     90_000,
   );
+
+  it('while the service is down, the line says so, and for how long (issue 40, items 7 and 11)', async () => {
+    // A gateway whose upstream is gone: every request a 502 page.
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-progress-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const script = path.join(dir, 'run.sh');
+    const ids = Array.from({ length: 20 }, (_, i) => String(i + 1)).join(' ');
+    writeFileSync(
+      script,
+      [
+        `export PLANTSTORE_BASE_URL=${url} PLANTSTORE_TOKEN=${TOKEN} PLANTSTORE_CONFIG_DIR=${dir} NO_COLOR=1`,
+        `${process.execPath} ${BIN} delete --max-outage 30s ${ids}`,
+        'echo "[exit $?]"',
+        'sleep 600',
+      ].join('\n'),
+    );
+    const socket = `plantstore-progress-${process.pid}-down`;
+    tmux(socket, 'new-session', '-d', '-x', '80', '-y', '20', `sh ${script}`);
+    onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
+    const pane = (): string => tmux(socket, 'capture-pane', '-p');
+    // Before: "deleting… 0/20 (0%), 0.0/s, …" for two minutes, and nothing said why.
+    const down = await until(pane, (screen) => /service down for 0:0[3-9]/.test(screen));
+    const status =
+      down
+        .split('\n')
+        .filter((row) => row.trim() !== '')
+        .at(-1) ?? '';
+    expect(status).toMatch(/^deleting… 0\/20 \(0%\), service down for 0:0\d/);
+  }, 90_000);
 });

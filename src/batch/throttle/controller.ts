@@ -16,6 +16,7 @@ import { OutageWatch, PROBE_EVERY_MS } from './outage.js';
 import { OverdueWatch } from './overdue.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
 import { RefusalShare } from './refusal-share.js';
+import { RetryQuota } from './retry-quota.js';
 import type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
 export type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
@@ -42,6 +43,8 @@ export class LoadController {
   readonly #shed = new RefusalShare();
   /** When the current outage began. */
   #outageSince = 0;
+  /** Retries of failing answers, paid by good ones (retry-quota.ts). */
+  readonly #quota = new RetryQuota();
   readonly #onChange: ((change: ThrottleChange) => void) | undefined;
   #started = 0;
   /** Starts up to this sequence number were already under way at the last cut or pause. */
@@ -138,6 +141,20 @@ export class LoadController {
     return this.#outage.active;
   }
 
+  /** Since when the service has been down, while it is (outage.ts); else undefined. */
+  get downSince(): number | undefined {
+    return this.#outage.active ? this.#outageSince : undefined;
+  }
+
+  /**
+   * A retry after a failing answer (502, 504, a failed connection), paid for by the run's good
+   * answers: true while the service serves others of the run and the bucket has one (then it is
+   * taken). A service that is down pays nothing: it pauses instead.
+   */
+  spareRetry(now: number): boolean {
+    return !this.#outage.active && this.#rate.admitting(now) && this.#quota.take();
+  }
+
   /** Something is held back now: if by a pause, that pause is real and goes in the stats. */
   noteHeldBack(now: number): void {
     this.#pauses.noteHeldBack(now);
@@ -174,6 +191,7 @@ export class LoadController {
     if (!start.retry) this.#shed.admitted(start.inFlightAtStart);
     this.#rate.onAdmitted(now);
     this.#pauses.onAdmitted();
+    this.#quota.onGood();
     if (this.#outage.onGood(start)) this.#serviceBack(now);
     if (!sampled) this.#limit.onAdmitted({ rttMs: now - start.startedAt, inFlightAtStart: start.inFlightAtStart });
     this.#noteIfRecovered();

@@ -5,6 +5,11 @@
 // often its retries fail, while an outage fails the first attempts of id after id with nothing
 // good between. Then the batch pauses and sends one probe at a time, one a pause apart, until an
 // answer is good again. Like the other parts it keeps no clock.
+//
+// A service down is told from one failing a share of requests (one of two upstreams dead: every
+// other answer a 502) by how long the failures run: at a half, eight first attempts in a row fail
+// now and then by chance, dozens of answers in a row practically never; a service that is down
+// fails every answer. The share goes on, its failures retried from the run's budget (retry-quota.ts).
 
 import type { Started } from './throttle-types.js';
 
@@ -14,6 +19,12 @@ import type { Started } from './throttle-types.js';
  * the good answers of the others; a service that is down fails every one.
  */
 export const OUTAGE_AFTER_FIRSTS = 8;
+/**
+ * Failed answers in a row (first attempts and retries), with no good one between, that an outage
+ * takes as well. A service failing half its requests fails 24 in a row about once in 17 million
+ * answers; at the ceiling's 64 in flight, a service that is down fails as many within a round trip.
+ */
+export const OUTAGE_AFTER_ANSWERS = 24;
 /**
  * A 503 is also how a server at capacity sheds what it cannot take, answered in the same round
  * trip as the requests it serves: the throttle's cuts are the answer to that. 503s are an
@@ -28,6 +39,8 @@ export type Attempt = Pick<Started, 'sequence' | 'retry'>;
 
 export class OutageWatch {
   #failedFirstsInARow = 0;
+  /** Every failed answer since the last good one, retries included. */
+  #failedInARow = 0;
   /** When the first of them came. */
   #failingSince = 0;
   #active = false;
@@ -72,6 +85,7 @@ export class OutageWatch {
   onGood(attempt: Attempt): boolean {
     this.#answered(attempt);
     this.#failedFirstsInARow = 0;
+    this.#failedInARow = 0;
     if (!this.#active || attempt.sequence <= this.#startedBefore) {
       if (this.#goodToRecover > 0) this.#goodToRecover -= 1;
       return false;
@@ -87,11 +101,22 @@ export class OutageWatch {
    */
   onFailing(attempt: Attempt, now: number, shed = false): boolean {
     this.#answered(attempt);
+    this.#failedInARow += 1;
     // A retry's failure is its id's again: counted once, at its first attempt. In an outage, any failure extends it.
-    if (this.#active || (attempt.retry && this.#goodToRecover === 0)) return false;
+    if (this.#active || (attempt.retry && this.#goodToRecover === 0)) return this.#beginsAfterRetry(now, shed);
     if (this.#failedFirstsInARow === 0) this.#failingSince = now;
     this.#failedFirstsInARow += 1;
-    if (this.#failedFirstsInARow < OUTAGE_AFTER_FIRSTS) return false;
+    return this.#begins(now, shed);
+  }
+
+  /** When the firsts had their count already, a retry's failure can make the answers' count. */
+  #beginsAfterRetry(now: number, shed: boolean): boolean {
+    if (this.#active) return false;
+    return this.#begins(now, shed);
+  }
+
+  #begins(now: number, shed: boolean): boolean {
+    if (this.#failedFirstsInARow < OUTAGE_AFTER_FIRSTS || this.#failedInARow < OUTAGE_AFTER_ANSWERS) return false;
     if (shed && now - this.#failingSince < OVERLOAD_OUTAGE_AFTER_MS) return false;
     this.#active = true;
     this.#startedBefore = this.#lastStart;

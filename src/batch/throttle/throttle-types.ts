@@ -3,6 +3,7 @@
 // parts that watch starts (overdue.ts, outage.ts).
 
 import type { LimitChangeReason } from '../adaptive/latency-limit.js';
+import type { Rate } from '../rate-limit.js';
 import type { PauseReason } from './pause.js';
 
 /** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
@@ -53,4 +54,27 @@ export interface Started {
    * over and over are theirs, and move neither the limit nor the pace of the others.
    */
   readonly retry: boolean;
+}
+
+/** `--concurrency`: a fixed number in flight, or the limit found from latency (auto) up to a ceiling. */
+export type Concurrency = number | { auto: number };
+
+export interface ThrottleOptions {
+  /**
+   * Never more requests in flight than this (--concurrency n), or found from latency: 'auto' up to
+   * MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n.
+   */
+  ceiling: Concurrency | 'auto';
+  /** A hard cap on starts in any window (--rate), on top of the adaptive rate. */
+  rate?: Rate;
+  /** Give up once the server has refused every request for this long (default DEFAULT_STALL_MS). */
+  stallMs?: number;
+  /** The longest pause of the whole run, whatever Retry-After says (default DEFAULT_MAX_PAUSE_MS). */
+  maxPauseMs?: number;
+  /** Milliseconds; default performance.now. */
+  now?: () => number;
+  /** Calls back after `delayMs` unless cancelled; default a setTimeout. */
+  setTimer?: (callback: () => void, delayMs: number) => () => void;
+  /** Called once per change of state (a cut, a pause, recovery, giving up), never per request. */
+  onChange?: (change: ThrottleChange) => void;
 }

@@ -10,39 +10,20 @@
 // - pause.ts: a long Retry-After, or refusals that go on although we slowed down, pause the
 //   whole run; a server that refuses everything for `stallMs` makes the throttle give up;
 // - outage.ts: when the service itself fails (502, 503, 504, failed connections for id after id,
-//   not a few ids over and over), the run pauses and sends one probe at a time until it answers.
+//   not a few ids over and over), the run pauses and sends one probe at a time until it answers;
+// - retry-quota.ts: a share of failing answers among good ones is retried from one budget for the
+//   run, refilled by the good answers.
 // controller.ts puts them together, one reaction per round trip. This file is the queue on
 // top: it grants permits while they (and --rate) allow, retries before first attempts, and
 // holds the ordered pool's new items back meanwhile.
 
 import type { AttemptGate, Feedback, Permit } from '../../http/gate.js';
-import { type Rate, SlidingWindowLimiter } from '../rate-limit.js';
+import { SlidingWindowLimiter } from '../rate-limit.js';
 import { LoadController, type Started, type ThrottleChange, type ThrottleStats } from './controller.js';
+import type { ThrottleOptions } from './throttle-types.js';
 
 export type { ThrottleChange, ThrottleStats } from './controller.js';
-
-/** `--concurrency`: a fixed number in flight, or the limit found from latency (auto) up to a ceiling. */
-export type Concurrency = number | { auto: number };
-
-export interface ThrottleOptions {
-  /**
-   * Never more requests in flight than this (--concurrency n), or found from latency: 'auto' up to
-   * MAX_AUTO_CONCURRENCY, `{ auto: n }` up to n.
-   */
-  ceiling: Concurrency | 'auto';
-  /** A hard cap on starts in any window (--rate), on top of the adaptive rate. */
-  rate?: Rate;
-  /** Give up once the server has refused every request for this long (default DEFAULT_STALL_MS). */
-  stallMs?: number;
-  /** The longest pause of the whole run, whatever Retry-After says (default DEFAULT_MAX_PAUSE_MS). */
-  maxPauseMs?: number;
-  /** Milliseconds; default performance.now. */
-  now?: () => number;
-  /** Calls back after `delayMs` unless cancelled; default a setTimeout. */
-  setTimer?: (callback: () => void, delayMs: number) => () => void;
-  /** Called once per change of state (a cut, a pause, recovery, giving up), never per request. */
-  onChange?: (change: ThrottleChange) => void;
-}
+export type { Concurrency, ThrottleOptions } from './throttle-types.js';
 
 const SETTLE: unique symbol = Symbol('settle');
 
@@ -89,6 +70,7 @@ export class Throttle implements AttemptGate {
   #stopped: string | undefined;
   /** When the throttle stopped (closed or gave up): pauses are counted up to then. */
   #stoppedAt: number | undefined;
+  readonly #stopping = new AbortController();
 
   #inFlight = 0;
   #lastStartAt = Number.NEGATIVE_INFINITY;
@@ -149,7 +131,7 @@ export class Throttle implements AttemptGate {
     return true;
   }
 
-  /** Why the throttle stopped sending: the server refused every request for `stallMs`. */
+  /** Why the throttle stopped sending: the server refused every request for `stallMs`, or the run stopped it (stop()). */
   gaveUp(): string | undefined {
     return this.#stopped === CLOSED ? undefined : this.#stopped;
   }
@@ -167,6 +149,22 @@ export class Throttle implements AttemptGate {
     return this.#load.inOutage;
   }
 
+  /** A failing answer's retry, paid by the run's good answers (retry-quota.ts): true when the run's budget has one. */
+  spareRetry(): boolean {
+    return this.#stopped === undefined && this.#load.spareRetry(this.#now());
+  }
+
+  /** While the service is down (an outage), for how long so far; else undefined. */
+  downFor(): number | undefined {
+    const since = this.#load.downSince;
+    return since === undefined || this.#stopped !== undefined ? undefined : this.#now() - since;
+  }
+
+  /** Aborted once the throttle grants nothing more: a retry waiting its turn need not wait on. */
+  get stopped(): AbortSignal {
+    return this.#stopping.signal;
+  }
+
   /** The HTTP layer sent a request again on its own: the server saw it arrive, so --rate counts it. */
   resent(): void {
     this.#userLimit?.record(this.#now());
@@ -179,6 +177,11 @@ export class Throttle implements AttemptGate {
   /** After the run: waiting acquisitions get undefined, the timer is cleared, nothing more is granted. */
   close(): void {
     this.#stop(CLOSED);
+  }
+
+  /** The run stops sending (--max-duration, a failure budget): as close(), and gaveUp() says `reason` to the attempts it ends. */
+  stop(reason: string): void {
+    this.#stop(reason, false);
   }
 
   /** The earliest time a start is allowed; Infinity while the in-flight limit is reached. */
@@ -263,16 +266,18 @@ export class Throttle implements AttemptGate {
     else this.#pump();
   }
 
-  #stop(reason: string): void {
+  #stop(reason: string, gaveUp = reason !== CLOSED): void {
     if (this.#stopped !== undefined) return;
     this.#stopped = reason;
     this.#stoppedAt = this.#now();
     this.#clearTimer();
+    // Retries waiting out their backoff end now, and are told there is no more.
+    this.#stopping.abort();
     for (const waiter of [...this.#retries.splice(0), ...this.#firsts.splice(0)]) {
       waiter.signal.removeEventListener('abort', waiter.onAbort);
       waiter.resolve(undefined);
     }
-    if (reason !== CLOSED) this.#onChange?.({ kind: 'gave-up', reason });
+    if (gaveUp) this.#onChange?.({ kind: 'gave-up', reason });
     // The pool goes on, and each item it starts gets no permit: reported at once, not sent.
     const resume = this.#holder;
     this.#holder = undefined;

@@ -1,7 +1,7 @@
 // The budgets' arithmetic: what --max-failures and --max-duration accept, and when a share of
 // failures is spent. The runs that stop on them are in test/e2e/budgets.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
-import { FailureBudget, MIN_DECIDED_FOR_SHARE, maxFailures, startDeadline } from '../../../src/engine/budgets.js';
+import { FailureBudget, MIN_DECIDED_FOR_SHARE, maxFailures, outageLimitMs, startDeadline } from '../../../src/engine/budgets.js';
 import { Exit } from '../../../src/errors.js';
 import { duration } from '../../../src/flags/kinds.js';
 import { describeDuration } from '../../../src/ui/duration.js';
@@ -89,5 +89,14 @@ describe('--max-duration', () => {
     ]);
     timers[0]?.fn();
     expect(reached).toBe(1);
+  });
+});
+
+describe('--max-outage', () => {
+  it('is how long a run waits out a service failing every request; by default 4 × --max-retry-wait (2 minutes at its 30 s), at least 1 s', () => {
+    expect(outageLimitMs(undefined, 30_000)).toBe(120_000);
+    expect(outageLimitMs(undefined, 10_000)).toBe(40_000);
+    expect(outageLimitMs(undefined, 0)).toBe(1000);
+    expect(outageLimitMs(3000, 30_000)).toBe(3000);
   });
 });

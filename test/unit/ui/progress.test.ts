@@ -192,3 +192,26 @@ it.each([
 it('says ? while no rate is known', () => {
   expect(statusLine(10, fresh(0), 0, undefined)).toBe('0/10 (0%), ?/s, 0:00 elapsed, ? left, 0 failed');
 });
+
+describe('while the service is down (issue 40, item 7)', () => {
+  it('says so, and for how long, after the count; kept on the narrowest line', () => {
+    expect(statusLine(20, fresh(0, 0, { downForMs: 45_000 }), 47_000, 0)).toBe(
+      '0/20 (0%), service down for 0:45, 0.0/s, 0:47 elapsed, ? left, 0 failed',
+    );
+    const stderr = terminal(true, { columns: 50 });
+    const progress = startProgress(stderr.io, 20, () => fresh(0, 0, { downForMs: 12_000 }));
+    vi.advanceTimersByTime(3000);
+    progress.stop();
+    expect(stderr.written()).toContain('service down for 0:12');
+  });
+
+  it('the --progress heartbeat says it too', () => {
+    const stderr = terminal(false);
+    const state = fresh(0);
+    const progress = startProgress(stderr.io, 20, () => state, { plain: true });
+    state.downForMs = 29_000;
+    vi.advanceTimersByTime(PLAIN_EVERY_MS);
+    progress.stop();
+    expect(stderr.written()).toBe('progress: 0/20 (0%), service down for 0:29, 0.0/s, 0:30 elapsed, ? left, 0 failed\n');
+  });
+});

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_RATE } from '../../../../src/batch/throttle/adaptive-rate.js';
-import { OUTAGE_AFTER_FIRSTS, OutageWatch, OVERLOAD_OUTAGE_AFTER_MS, PROBE_EVERY_MS } from '../../../../src/batch/throttle/outage.js';
+import {
+  OUTAGE_AFTER_ANSWERS,
+  OUTAGE_AFTER_FIRSTS,
+  OutageWatch,
+  OVERLOAD_OUTAGE_AFTER_MS,
+  PROBE_EVERY_MS,
+} from '../../../../src/batch/throttle/outage.js';
 import { Throttle, type ThrottleChange } from '../../../../src/batch/throttle/throttle.js';
 import { type Feedback, feedbackFor, type Permit } from '../../../../src/http/gate.js';
 import { type Server, settle, simulateBatch, VirtualClock } from './virtual-batch.js';
@@ -9,15 +15,32 @@ const first = (sequence: number) => ({ sequence, retry: false });
 const retry = (sequence: number) => ({ sequence, retry: true });
 
 describe('OutageWatch', () => {
-  it('an outage is OUTAGE_AFTER_FIRSTS first attempts failing in a row; a good answer between starts the count again', () => {
+  it('an outage is OUTAGE_AFTER_ANSWERS answers failing in a row, OUTAGE_AFTER_FIRSTS of them first attempts; a good answer between starts the count again', () => {
     const watch = new OutageWatch();
-    for (let i = 1; i < OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(first(i), 0)).toBe(false);
+    for (let i = 1; i < OUTAGE_AFTER_ANSWERS; i++) expect(watch.onFailing(first(i), 0)).toBe(false);
     watch.onGood(first(100));
-    for (let i = 1; i < OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(first(i), 0)).toBe(false);
+    for (let i = 1; i < OUTAGE_AFTER_ANSWERS; i++) expect(watch.onFailing(first(i), 0)).toBe(false);
     expect(watch.active).toBe(false);
-    expect(watch.onFailing(first(OUTAGE_AFTER_FIRSTS), 0)).toBe(true);
+    expect(watch.onFailing(first(OUTAGE_AFTER_ANSWERS), 0)).toBe(true);
     expect(watch.active).toBe(true);
     expect(watch.outages).toBe(1);
+  });
+
+  it('a share of failures is not one: OUTAGE_AFTER_FIRSTS first attempts failing in a row, among fewer than OUTAGE_AFTER_ANSWERS answers, is chance', () => {
+    const watch = new OutageWatch();
+    // One upstream of two dead: eight firsts land on it in a row now and then, and the next good answer ends the run.
+    for (let round = 0; round < 100; round++) {
+      for (let i = 0; i < 2 * OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(first(i), 0)).toBe(false);
+      watch.onGood(first(1000));
+    }
+    expect(watch.outages).toBe(0);
+  });
+
+  it("after OUTAGE_AFTER_FIRSTS failed firsts, retries' failures make up the answers in a row", () => {
+    const watch = new OutageWatch();
+    for (let i = 1; i <= OUTAGE_AFTER_FIRSTS; i++) watch.onFailing(first(i), 0);
+    for (let i = OUTAGE_AFTER_FIRSTS + 1; i < OUTAGE_AFTER_ANSWERS; i++) expect(watch.onFailing(retry(i), 0)).toBe(false);
+    expect(watch.onFailing(retry(OUTAGE_AFTER_ANSWERS), 0)).toBe(true);
   });
 
   it("a few ids failing over and over are not one: a retry's failure is its id's again", () => {
@@ -29,10 +52,10 @@ describe('OutageWatch', () => {
 
   it('just after an outage, retries failing again tell that it is down again, until OUTAGE_AFTER_FIRSTS good answers', () => {
     const watch = new OutageWatch();
-    for (let i = 1; i <= OUTAGE_AFTER_FIRSTS; i++) watch.onFailing(first(i), 0);
+    for (let i = 1; i <= OUTAGE_AFTER_ANSWERS; i++) watch.onFailing(first(i), 0);
     watch.onStart(100);
     expect(watch.onGood(retry(100))).toBe(true);
-    for (let i = 1; i < OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(retry(100 + i), 0)).toBe(false);
+    for (let i = 1; i < OUTAGE_AFTER_ANSWERS; i++) expect(watch.onFailing(retry(100 + i), 0)).toBe(false);
     expect(watch.onFailing(retry(200), 0)).toBe(true);
     expect(watch.outages).toBe(2);
     watch.onStart(300);
@@ -44,27 +67,28 @@ describe('OutageWatch', () => {
 
   it('503s, which a server at capacity sheds beside what it serves, are one only after OVERLOAD_OUTAGE_AFTER_MS of nothing else', () => {
     const watch = new OutageWatch();
-    for (let i = 1; i <= 2 * OUTAGE_AFTER_FIRSTS; i++) expect(watch.onFailing(first(i), i, true)).toBe(false);
+    for (let i = 1; i <= 2 * OUTAGE_AFTER_ANSWERS; i++) expect(watch.onFailing(first(i), i, true)).toBe(false);
     expect(watch.onFailing(first(100), 1 + OVERLOAD_OUTAGE_AFTER_MS, true)).toBe(true);
   });
 
   it('in an outage one probe at a time; only a good answer to a request sent since it began ends it', () => {
     const watch = new OutageWatch();
-    for (let i = 1; i <= 10; i++) watch.onStart(i);
-    for (let i = 1; i <= OUTAGE_AFTER_FIRSTS; i++) watch.onFailing(first(i), 0);
+    for (let i = 1; i <= OUTAGE_AFTER_ANSWERS + 2; i++) watch.onStart(i);
+    for (let i = 1; i <= OUTAGE_AFTER_ANSWERS; i++) watch.onFailing(first(i), 0);
     expect(watch.probing).toBe(false);
     // Sent before the outage: it says the service worked then, not now.
-    expect(watch.onGood(first(9))).toBe(false);
+    expect(watch.onGood(first(OUTAGE_AFTER_ANSWERS + 1))).toBe(false);
     expect(watch.active).toBe(true);
-    watch.onStart(11);
+    const next = OUTAGE_AFTER_ANSWERS + 3;
+    watch.onStart(next);
     expect(watch.probing).toBe(true);
-    watch.onStart(12); // one more start in the same turn is not a second probe
-    watch.onOther(first(12));
+    watch.onStart(next + 1); // one more start in the same turn is not a second probe
+    watch.onOther(first(next + 1));
     expect(watch.probing).toBe(true);
-    watch.onFailing(retry(11), 0);
+    watch.onFailing(retry(next), 0);
     expect(watch.probing).toBe(false);
-    watch.onStart(13);
-    expect(watch.onGood(retry(13))).toBe(true);
+    watch.onStart(next + 2);
+    expect(watch.onGood(retry(next + 2))).toBe(true);
     expect(watch.active).toBe(false);
     expect(watch.probing).toBe(false);
   });
@@ -110,8 +134,8 @@ describe('Throttle: a few ids failing alone', () => {
 
 describe('Throttle: an outage', () => {
   it('pauses the run, then lets one probe out a pause apart; a good probe ends it and the run starts again slowly', async () => {
-    const { clock, throttle, changes, acquire } = setup(16);
-    const wave = Array.from({ length: OUTAGE_AFTER_FIRSTS }, () => acquire());
+    const { clock, throttle, changes, acquire } = setup(32);
+    const wave = Array.from({ length: OUTAGE_AFTER_ANSWERS }, () => acquire());
     await settle();
     for (const request of wave) (request.permit as Permit).release(badGateway);
     expect(throttle.outage()).toBe(true);
@@ -135,12 +159,12 @@ describe('Throttle: an outage', () => {
     (behind.permit as Permit).release(ok);
     expect(throttle.outage()).toBe(false);
     expect(changes.at(-1)).toEqual({ kind: 'service-back', afterMs: 11 * PROBE_EVERY_MS + PROBE_EVERY_MS });
-    expect(throttle.stats()).toMatchObject({ outages: 1, failures: OUTAGE_AFTER_FIRSTS + 1, refusals: 0 });
+    expect(throttle.stats()).toMatchObject({ outages: 1, failures: OUTAGE_AFTER_ANSWERS + 1, refusals: 0 });
   });
 
   it('the slow restart after it is no rate cut: nothing refused, nothing cut', async () => {
-    const { clock, throttle, acquire } = setup(16);
-    const wave = Array.from({ length: OUTAGE_AFTER_FIRSTS }, () => acquire());
+    const { clock, throttle, acquire } = setup(32);
+    const wave = Array.from({ length: OUTAGE_AFTER_ANSWERS }, () => acquire());
     await settle();
     for (const request of wave) (request.permit as Permit).release(badGateway);
     const probe = acquire('retry');
