@@ -276,10 +276,12 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     return Exit.interrupted;
   }
   // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
-  if (stopReason !== undefined && stopReason === timeUp && tally.notSent + tally.failed > 0 && maxDuration !== undefined) {
+  if (stopReason !== undefined && stopReason === timeUp && tally.notSent + tally.failed + tally.inFlight > 0 && maxDuration !== undefined) {
     const again = journal ? 'run the same command again to go on' : op.words.finishWithoutJournal(target.profile);
+    const failed = tally.failed > 0 ? `${tally.failed} failed, ` : '';
+    const inFlight = tally.inFlight > 0 ? `${tally.inFlight} in flight, ` : '';
     ctx.io.err(
-      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${tally.failed > 0 ? `${tally.failed} failed, ` : ''}${tally.notSent} not sent: ${again}`,
+      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`,
     );
     return Exit.stoppedAtTime;
   }
