@@ -25,6 +25,7 @@ import { signalExit, whyNotSent } from './not-sent.js';
 import { isFailure, type Operation } from './operation.js';
 import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
+import { runEnding } from './run-end.js';
 import type { RunJournal } from './run-journal.js';
 import { describeChange, summaryLine } from './summary.js';
 import { Tally } from './tally.js';
@@ -159,6 +160,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
    * one an earlier run left in flight stays so), and a stop in a million ids must not write a million lines.
    */
   const notSentNow = (id: string): R => {
+    journal?.notSent(id);
     stopReason ??= journal?.stopReason();
     const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
     return withSignalExit(results.notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal));
@@ -179,6 +181,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
           stopReason ??= timeUp;
           stopStarts.abort();
         });
+  journal?.begin(ids);
   try {
     await runOrdered<string, R>({
       items: ids,
@@ -245,6 +248,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     reporter.finish();
     await transport.close();
   }
+  journal?.end(runEnding({ signal: ctx.signal, stopReason, timeUp, gaveUp: throttle.gaveUp() !== undefined, failFast }));
   if (ids.size > 1 && !(output.quiet && tally.firstFailure === undefined)) {
     ctx.io.err(summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done, throttle.maxInFlight));
   }

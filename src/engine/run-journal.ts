@@ -6,6 +6,7 @@
 
 import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import { endLine, type RunEnding, startLine } from '../batch/journal/run-record.js';
 import { isTokenCommand, type Target } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
@@ -27,6 +28,12 @@ export interface RunJournal<R> {
   recordSent(id: string): boolean;
   /** Appends this run's result for `id`, in the order results are decided. */
   record(id: string, result: R): void;
+  /** The run begins sending `ids` (read to the end, its shard's part): its start line (run-record.ts). */
+  begin(ids: IdList): void;
+  /** `id` is not sent by this run (a stop): counted for the end line, never a line of its own. */
+  notSent(id: string): void;
+  /** How the run ended: its end line, with what it did not send. */
+  end(ending: RunEnding): void;
   /** Why the run must stop: the journal could not be written. Undefined while it can. */
   stopReason(): { message: string; exit: ExitCode } | undefined;
   /** Flushes and closes; the failure, if writing failed at any point, as the run's closing line (what next, and the exit code). */
@@ -62,7 +69,30 @@ export async function openRunJournal<R>(
     }
   };
   ctx.signal.addEventListener('abort', flushOnSignal, { once: true });
+  const run = new RunCounts();
+  // A run line is only written while the journal can be: after a failure (a full disk, a lost lock) the journal ends without one.
+  const writeRun = (line: string): void => {
+    if (journal.failure !== undefined) return;
+    try {
+      journal.recordRun(line);
+    } catch {
+      // journal.failure says why; close() reports it.
+    }
+  };
   return {
+    begin(ids) {
+      run.ids = ids.size;
+      writeRun(startLine({ started: new Date().toISOString(), ids: ids.size }));
+    },
+    notSent(id) {
+      run.notSent++;
+      if (journal.recorded(id) === undefined) run.unrecorded++;
+    },
+    end(ending) {
+      if (run.ids === undefined || run.ended) return;
+      run.ended = true;
+      writeRun(endLine({ ending, ids: run.ids, notSent: run.notSent, unrecorded: run.unrecorded, readAll: true }));
+    },
     doneEarlier(id) {
       const kind = journal.recorded(id);
       return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
@@ -86,6 +116,8 @@ export async function openRunJournal<R>(
       }
     },
     record(id, result) {
+      // Its sent line was written, then the stop kept its request from leaving: a not-sent line names it.
+      if (results.kindOf(result) === 'not-sent') run.notSent++;
       if (journal.failure === undefined) journal.record(id, results.json(result, ctx.io.mask));
     },
     stopReason: () =>
@@ -94,6 +126,8 @@ export async function openRunJournal<R>(
         : { message: `not sent: ${failureSentence(journal, verbose)}, so nothing more is sent`, exit: Exit.internal },
     close() {
       ctx.signal.removeEventListener('abort', flushOnSignal);
+      // Begun and never ended: the batch threw. Its counts cannot be vouched for.
+      if (run.ids !== undefined && !run.ended) writeRun(endLine({ ending: 'error' }));
       try {
         journal.close();
       } catch {
@@ -105,6 +139,16 @@ export async function openRunJournal<R>(
         : `${failureSentence(journal, verbose)}; results after that are not recorded in it; ${failure.advice} (exit ${Exit.internal})`;
     },
   };
+}
+
+/** What the run's end line counts. */
+class RunCounts {
+  /** Its ids, once it began sending. */
+  ids: number | undefined;
+  notSent = 0;
+  /** Of those not sent, the ids no line of the journal names. */
+  unrecorded = 0;
+  ended = false;
 }
 
 /** What went wrong, in words; the errno (ENOSPC) only with --verbose, as for an error that ends a run. */

@@ -43,6 +43,8 @@ export interface Journal extends JournalState {
   /** Writes `id`'s sent line to the file before it returns; its request may leave once it has. */
   recordSent(id: string): void;
   record(id: string, line: string): void;
+  /** Queues a run's start or end line (run-record.ts). */
+  recordRun(line: string): void;
   flush(): void;
   close(): void;
 }
@@ -158,7 +160,7 @@ function cutTornLine(fd: number, file: string, goodBytes: number): void {
 }
 
 function emptyContents(): JournalContents {
-  return { header: undefined, recorded: new RecordedIds(), goodBytes: 0, tornBytes: 0 };
+  return { header: undefined, recorded: new RecordedIds(), goodBytes: 0, tornBytes: 0, lastRun: { kind: 'unrecorded' } };
 }
 
 function state(file: string, contents: JournalContents, credentialNote: string | undefined): JournalState {
@@ -204,6 +206,7 @@ function journal(
     },
     recordSent: (id) => writer.recordSent(id),
     record: (id, line) => writer.record(id, line),
+    recordRun: (line) => writer.recordRun(line),
     flush: () => writer.flush(),
     close: () => writer.close(),
   };
