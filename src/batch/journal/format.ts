@@ -9,18 +9,19 @@ import { failureFields } from './failure-line.js';
  * An id's last line says what became of it. Ids are int64, past what JSON.parse keeps exact,
  * so an id is read from its digits.
  *
- * Format 1 had result lines only; it is read as it was (format 2 only added the sent line, format 3
- * a run's start and end lines: run-record.ts). A plantstore that reads format 2 refuses a format-2
- * journal a later run appended run lines to, as damaged, which is what it is to that reader.
+ * Format 1 had result lines only; it is read as it was (format 2 only added the sent line). A run's
+ * start and end lines (run-record.ts) came later in format 2, as the header's optional fields did:
+ * plantstore 2.0, which does not know them, refuses a journal holding them as damaged (exit 2)
+ * rather than misread it.
  */
 
 import { type CredentialPrint, parsePrint } from './credentials.js';
 
 /** What the header says the file is; a file saying anything else is not read. */
 export const JOURNAL_FORMAT = 'delete-journal';
-export const JOURNAL_VERSION = 3;
-/** The versions this plantstore reads. Format 3 only added a run's start and end lines (run-record.ts). */
-const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
+export const JOURNAL_VERSION = 2;
+/** The versions this plantstore reads. */
+const READABLE_VERSIONS: readonly unknown[] = [1, 2];
 
 /** The run a journal belongs to: resuming against another server would skip plants never deleted there. */
 export interface JournalRun {

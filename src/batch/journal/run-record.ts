@@ -1,5 +1,5 @@
 /**
- * A run's own lines in its journal (format 3), beside the ids' lines: where it began and how it
+ * A run's own lines in its journal (added to format 2), beside the ids' lines: where it began and how it
  * ended. An id never sent gets no line of its own (a stop in a million ids must not write a
  * million lines), so only the run can say how many it left: its end line counts them.
  *
@@ -61,7 +61,7 @@ function isCount(value: unknown): value is number {
 
 /** What a journal says of its last run. */
 export type LastRun =
-  /** No start or end line: written by a plantstore before format 3, which did not record its runs. */
+  /** No start or end line: written by plantstore 2.0, which did not record its runs. */
   | { kind: 'unrecorded' }
   /** A start line with no end after it (or id lines after the last end): killed, or still running. */
   | { kind: 'no-end'; start: RunStart | undefined }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
 import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from './failure-details.js';
+import { checkJournalFolder } from './file-trust.js';
 import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
 import { sameBaseUrl } from './identity.js';
@@ -70,6 +71,8 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
   let merged: IdTable | undefined;
 
   for (const file of files) {
+    // Trusted as a run trusts it: the whole path, then the file (journal-file.ts).
+    checkJournalFolder(file);
     const fd = openJournalFile(file, 'reading');
     const lastFailures = new LastFailures();
     try {

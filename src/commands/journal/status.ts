@@ -79,7 +79,7 @@ const ENDINGS: Record<string, string> = {
 /** "stopped at --max-duration: 2105 of its 3000 ids not sent". */
 export function lastRunWords(run: FileRun): string {
   if (run.unknown === 'running') return 'running now';
-  if (run.unknown === 'unrecorded') return 'not recorded (a journal before format 3 does not say how its runs ended)';
+  if (run.unknown === 'unrecorded') return 'not recorded (plantstore 2.0 did not record how a run ended)';
   const of = run.ids === undefined ? '' : ` of its ${run.ids} ids`;
   if (run.unknown === 'no-end') return `ended without a record (killed?): how many${of} it did not send is unknown`;
   const ended = run.ended ?? 'unknown';

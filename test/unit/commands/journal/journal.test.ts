@@ -29,13 +29,15 @@ describe('plantstore journal status', () => {
     expect(result.exit).toBe(0);
     expect(result.stdout.split('\n')).toEqual([
       `journal    ${file}  started 2026-03-01T12:00:00.000Z`,
+      'last run   not recorded (plantstore 2.0 did not record how a run ended)',
       'base URL   https://plants.example.com',
       'profile    default',
       'deleted    1',
       'absent     0',
       'failed     1  (exit 1: 1; API error 1: 1)',
       'in flight  2  (sent with no decided answer: the plant may be deleted)',
-      'not sent   1',
+      `not sent   unknown  (${file} does not record how its runs ended)`,
+      `job        unfinished: plantstore journal left ${file} < LIST prints the ids left`,
       '',
     ]);
   });
@@ -44,14 +46,27 @@ describe('plantstore journal status', () => {
     const file = journal(LINES);
     const result = await run(['--json', 'journal', 'status', file]);
     expect(JSON.parse(result.stdout)).toEqual({
-      files: [{ path: file, started: '2026-03-01T12:00:00.000Z', running: false, tornBytes: 0 }],
+      files: [
+        {
+          path: file,
+          started: '2026-03-01T12:00:00.000Z',
+          running: false,
+          tornBytes: 0,
+          lastRun: { ended: null, ids: null, notSent: null, unrecorded: null, readAll: null },
+        },
+      ],
+      missingShards: [],
       baseUrl: 'https://plants.example.com',
       profile: 'default',
+      // A journal of 2.0 does not say how its last run ended: how many ids it left is unknown, never 0.
+      finished: false,
+      ended: null,
       deleted: 1,
       absent: 0,
       failed: 1,
       inFlight: 2,
-      notSent: 1,
+      notSent: null,
+      unrecorded: null,
       failedByExit: { 1: 1 },
       failedByError: { 1: 1 },
     });
