@@ -150,7 +150,7 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
 });
 
 describe('a shard set with a shard missing', () => {
-  it('status names the missing shard and knows no count of what was not sent; left lists that shard\'s ids, saying why', async () => {
+  it("status names the missing shard and knows no count of what was not sent; left lists that shard's ids, saying why", async () => {
     const server = await serve(200);
     const list = idRange(1, 200);
     const input = `${list.join('\n')}\n`;
