@@ -53,7 +53,7 @@ async function left(files: string[], input = INPUT): Promise<string[]> {
 async function expectWholeTruth(server: PlantCountingServer, ended: string): Promise<Record<string, unknown>> {
   const status = await statusJson(journal);
   expect(status).toMatchObject({ finished: false, ended, deleted: server.deleted.size });
-  const { deleted, absent, failed, inFlight, notSent } = status as Record<string, number>;
+  const { deleted, absent, failed, inFlight, notSent } = status as Record<'deleted' | 'absent' | 'failed' | 'inFlight' | 'notSent', number>;
   expect(notSent).toBeGreaterThan(0);
   expect(deleted + absent + failed + inFlight + notSent).toBe(LIST.length);
   // What is left is exactly what the server did not delete, in the list's order.

@@ -81,7 +81,9 @@ describe('journal status while a run holds the journal, and journal failed after
     const left = await status('journal', 'failed', journal);
     expect(left.code).toBe(0);
     // Killed, the run wrote no end line: the ids it never reached may be missing from this list, and it says so.
-    expect(left.stderr).toMatch(/^plantstore: the journal does not say how many ids its last run left unsent .*; plantstore journal left .* < LIST prints every id of LIST left to do\n$/);
+    expect(left.stderr).toMatch(
+      /^plantstore: the journal does not say how many ids its last run left unsent .*; plantstore journal left .* < LIST prints every id of LIST left to do\n$/,
+    );
     expect(left.stdout).toBe(`${[...HELD, MISTYPED].join('\n')}\n`);
 
     // Piped back: the held plants are deleted now, and the mistyped id is absent with --ignore-missing.
