@@ -9,8 +9,8 @@ import path from 'node:path';
 import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
 import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 
-const IDS = 1_000_000;
-const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
+export const IDS = 1_000_000;
+export const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
 const TIME_TARGET_MS = 3000;
 const RSS_TARGET_KIB = 200 * 1024;
 const HEADER =
@@ -42,7 +42,7 @@ const EXPECTED: Record<Shape, Record<string, number>> = {
   'all failed': { deleted: 0, absent: 0, failed: IDS, inFlight: 0, notSent: 0 },
 };
 
-function writeJournal(file: string, shape: Shape): void {
+export function writeJournal(file: string, shape: Shape): void {
   const fd = openSync(file, 'w', 0o600);
   try {
     writeSync(fd, `${HEADER}\n`);
@@ -60,7 +60,7 @@ function writeJournal(file: string, shape: Shape): void {
   }
 }
 
-const READLINE = `
+export const READLINE = `
 const { createReadStream } = require('node:fs');
 const { createInterface } = require('node:readline');
 (async () => {
