@@ -35,13 +35,19 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
   const journal = documented(
     program.command('journal').description('read what a delete --journal file records, without sending anything'),
     {
-      examples: [['plantstore journal status dead-plants.journal'], ['plantstore journal failed dead-plants.journal > retry.txt']],
+      examples: [
+        ['plantstore journal status dead-plants.journal'],
+        ['plantstore journal failed dead-plants.journal > retry.txt'],
+        ['plantstore journal left dead-plants.journal < dead-plants.txt > left.txt'],
+      ],
     },
   );
 
   const status = journal
     .command('status')
-    .description('count the ids a journal records as deleted, absent, failed, in flight and not sent; works while a run holds the journal')
+    .description(
+      'count the ids a journal records as deleted, absent, failed, in flight and not sent, and say whether the job is finished; works while a run holds the journal',
+    )
     .addArgument(files())
     .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.status(journalOptions(flags, names), ctx)));
   documented(status, {

@@ -109,3 +109,34 @@ describe('plantstore journal failed', () => {
     expect(result).toMatchObject({ exit: 0, stdout: '' });
   });
 });
+
+// Issue 40 item 1: what is left of a job is what the list holds and the journal does not record as done.
+describe('plantstore journal left', () => {
+  const list = ['# the job', '9', '3 1', '9007199254740993', '2', '5', '7', '1', ''].join('\n');
+
+  it("prints, in the list's order, each id not recorded deleted or absent, those no line names included; repeats once", async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: [list] });
+    expect(result).toMatchObject({ exit: 0, stdout: '9\n3\n9007199254740993\n2\n5\n7\n' });
+  });
+
+  it('with --json, each id with its state; "unrecorded" for one no line names', async () => {
+    const result = await run(['--json', 'journal', 'left', journal(LINES)], { stdin: ['9 3 5'] });
+    expect(result.stdout.trim().split('\n')).toEqual([
+      '{"id":9,"state":"unrecorded"}',
+      '{"id":3,"state":"inFlight","exit":6}',
+      '{"id":5,"state":"notSent"}',
+    ]);
+  });
+
+  it('refuses an invalid id in the list (exit 2), naming its line, and prints nothing', async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: ['1\n2x\n'] });
+    expect(result.exit).toBe(2);
+    expect(result.error).toMatch(/invalid plant id '2x' on line 2 of standard input/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('nothing left: no output, exit 0', async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: ['1\n'] });
+    expect(result).toMatchObject({ exit: 0, stdout: '' });
+  });
+});
