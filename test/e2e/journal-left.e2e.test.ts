@@ -119,6 +119,41 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
     expect((await reader(['journal', 'status', journal])).stdout).toMatch(/^job +finished: the last run went through every id$/m);
   });
 
+  it('a retry of journal failed into the same journal does not make the job look finished; journal left into it does', async () => {
+    const server = await serve(1000);
+    const stopped = await runPlantstore(['delete', '--journal', journal, '--max-failures', '10', '-q', '--stdin'], {
+      env: env(server),
+      input: INPUT,
+    });
+    expect(stopped.code).toBe(1);
+    const neverSent = (await statusJson(journal))['unrecorded'] as number;
+    expect(neverSent).toBeGreaterThan(1000);
+    // The failed ids only (the API's "no such plant" now counts as done): the ids never sent are not in that list.
+    const failedIds = (await reader(['journal', 'failed', journal])).stdout;
+    const retry = await runPlantstore(['delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', '-q', '--stdin'], {
+      env: env(server),
+      input: failedIds,
+    });
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(await statusJson(journal)).toMatchObject({ finished: false, ended: 'finished', notSent: neverSent, unrecorded: neverSent });
+    expect((await reader(['journal', 'status', journal])).stdout).toMatch(
+      new RegExp(
+        `^last run +finished: its \\d+ ids read to the end, each decided; ${neverSent} ids an earlier run left unsent were not in its list$`,
+        'm',
+      ),
+    );
+    // What is left, piped into the same journal: now the job is done.
+    const rest = await left([journal]);
+    expect(rest).toHaveLength(neverSent);
+    const finish = await runPlantstore(['delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', '-q', '--stdin'], {
+      env: env(server),
+      input: `${rest.join('\n')}\n`,
+    });
+    expect(finish.code, finish.stderr).toBe(0);
+    expect(await statusJson(journal)).toMatchObject({ finished: true, notSent: 0 });
+    expect(await left([journal])).toEqual([]);
+  });
+
   it('kill -9: the run ended without a record, so how many were not sent is unknown (null), never 0; left still holds every id not deleted', async () => {
     const server = await serve();
     const run = startPlantstore(['delete', '--journal', journal, '--rate', '2000/s', '-q', '--stdin'], { env: env(server), input: INPUT });

@@ -1,4 +1,4 @@
-import type { LastRun } from './run-record.js';
+import { type LastRun, outstanding } from './run-record.js';
 
 /**
  * Whether a job (one journal, or the shards of one) is finished, and how many of its ids were
@@ -15,24 +15,30 @@ export interface FileRun {
   unknown: 'unrecorded' | 'no-end' | 'running' | undefined;
   ids: number | undefined;
   notSent: number | undefined;
+  /** Ids no line names that are left: the run's own and the earlier ones it carried (run-record.ts); undefined when unknown. */
   unrecorded: number | undefined;
+  /** Of those, the ids an earlier run left that this run's list did not hold; null when it could not tell. */
+  earlier: number | null | undefined;
   readAll: boolean | undefined;
   finished: boolean;
 }
 
 export function fileRun(lastRun: LastRun, running: boolean): FileRun {
-  const none = { ids: undefined, notSent: undefined, unrecorded: undefined, readAll: undefined, finished: false };
+  const none = { ids: undefined, notSent: undefined, unrecorded: undefined, earlier: undefined, readAll: undefined, finished: false };
   if (lastRun.kind === 'unrecorded') return { ended: undefined, unknown: running ? 'running' : 'unrecorded', ...none };
   if (lastRun.kind === 'no-end') return { ended: undefined, unknown: running ? 'running' : 'no-end', ...none, ids: lastRun.start?.ids };
-  const { ending, ids, notSent, unrecorded, readAll } = lastRun.end;
+  const { ending, ids, notSent, readAll } = lastRun.end;
+  // null (could not tell) is kept; absent is 0, in an end line that counted.
+  const earlier = lastRun.end.earlier !== undefined ? lastRun.end.earlier : ids === undefined ? undefined : 0;
   return {
     ended: ending,
     unknown: undefined,
     ids,
     notSent,
-    unrecorded,
+    unrecorded: outstanding(lastRun.end),
+    earlier,
     readAll,
-    finished: ending === 'finished' && readAll === true && notSent === 0,
+    finished: ending === 'finished' && readAll === true && notSent === 0 && earlier === 0,
   };
 }
 

@@ -10,6 +10,7 @@ import { openJournalFile } from './journal-file.js';
 import { type JournalLock, lockJournal } from './journal-lock.js';
 import { type JournalContents, readJournal } from './read.js';
 import { RecordedIds } from './recorded-ids.js';
+import type { LastRun } from './run-record.js';
 import { JournalWriter, type WriterOptions } from './writer.js';
 
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -35,6 +36,8 @@ export interface JournalState {
   wasInFlight(id: string): boolean;
   /** Ids by what their last line says. */
   counts(): Record<RecordedKind, number>;
+  /** How its last run ended (run-record.ts), as read when it was opened. */
+  readonly lastRun: LastRun;
 }
 
 export interface Journal extends JournalState {
@@ -186,6 +189,7 @@ function state(file: string, contents: JournalContents, credentialNote: string |
     },
     wasInFlight: (id) => recorded.size !== 0 && recorded.wasInFlight(BigInt(id)),
     counts: () => recorded.counts(),
+    lastRun: contents.lastRun,
   };
 }
 

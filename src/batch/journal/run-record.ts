@@ -28,7 +28,28 @@ export interface RunEnd {
   ids?: number;
   notSent?: number;
   unrecorded?: number;
+  /**
+   * Ids an earlier run left unsent and unnamed that this run's list did not hold (its retry of
+   * `journal failed`, say): still left, and still in no line. Null when the run cannot tell
+   * (its list held some ids no line named, but not exactly those). Absent means 0.
+   */
+  earlier?: number | null;
+  /** Fingerprint of the ids counted in unrecorded + earlier (outstandingSum), when there are any. */
+  sum?: string;
   readAll?: boolean;
+}
+
+/** The ids a run's end line says are left with no line: its own unrecorded and the earlier ones; undefined when unknown. */
+export function outstanding(end: RunEnd): number | undefined {
+  if (end.unrecorded === undefined || end.earlier === null) return undefined;
+  return end.unrecorded + (end.earlier ?? 0);
+}
+
+/** An id's share of a set's fingerprint (FNV-1a of its canonical digits): the sum of the set's, mod 2^32. */
+export function idPrint(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }
 
 export interface RunStart {
@@ -40,7 +61,15 @@ export const startLine = (start: RunStart): string => JSON.stringify({ start: st
 
 export function endLine(end: RunEnd): string {
   if (end.ids === undefined) return JSON.stringify({ end: end.ending });
-  return JSON.stringify({ end: end.ending, ids: end.ids, notSent: end.notSent, unrecorded: end.unrecorded, readAll: end.readAll });
+  return JSON.stringify({
+    end: end.ending,
+    ids: end.ids,
+    notSent: end.notSent,
+    unrecorded: end.unrecorded,
+    ...(end.earlier === 0 || end.earlier === undefined ? {} : { earlier: end.earlier }),
+    ...(end.sum === undefined ? {} : { sum: end.sum }),
+    readAll: end.readAll,
+  });
 }
 
 /** A start or end line read back, or undefined when `text` is neither. */
@@ -48,11 +77,23 @@ export function parseRunLine(value: Record<string, unknown>): { start: RunStart 
   if (typeof value['start'] === 'string' && isCount(value['ids'])) return { start: { started: value['start'], ids: value['ids'] } };
   const ending = value['end'];
   if (typeof ending !== 'string' || !/^[a-zA-Z][a-zA-Z0-9-]{0,40}$/.test(ending)) return undefined;
-  const { ids, notSent, unrecorded, readAll } = value;
+  const { ids, notSent, unrecorded, readAll, earlier, sum } = value;
   if (ids === undefined) return { end: { ending } };
   if (!isCount(ids) || !isCount(notSent) || !isCount(unrecorded) || typeof readAll !== 'boolean') return undefined;
   if (notSent > ids || unrecorded > notSent) return undefined;
-  return { end: { ending, ids, notSent, unrecorded, readAll } };
+  if (earlier !== undefined && earlier !== null && !isCount(earlier)) return undefined;
+  if (sum !== undefined && (typeof sum !== 'string' || !/^[0-9a-f]{8}$/.test(sum))) return undefined;
+  return {
+    end: {
+      ending,
+      ids,
+      notSent,
+      unrecorded,
+      readAll,
+      ...(earlier === undefined ? {} : { earlier }),
+      ...(sum === undefined ? {} : { sum }),
+    },
+  };
 }
 
 function isCount(value: unknown): value is number {

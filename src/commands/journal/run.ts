@@ -45,7 +45,7 @@ function idsNotListed(summary: JournalSummary): string | undefined {
   if (job.unrecorded !== undefined) {
     return job.unrecorded === 0
       ? undefined
-      : `${job.unrecorded} ids were never sent (the last run stopped before them), and no line names them, so they are not listed here; ${left}`;
+      : `${job.unrecorded} ids were never sent (a run stopped before them), and no line names them, so they are not listed here; ${left}`;
   }
   if (job.missingShards.length > 0)
     return `shards ${job.missingShards.join(', ')} have no journal here, so their ids are not listed; ${left}`;

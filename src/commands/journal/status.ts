@@ -20,6 +20,7 @@ export function statusObject(summary: JournalSummary): Record<string, unknown> {
         ids: file.run.ids ?? null,
         notSent: file.run.notSent ?? null,
         unrecorded: file.run.unrecorded ?? null,
+        earlier: file.run.earlier ?? null,
         readAll: file.run.readAll ?? null,
       },
     })),
@@ -80,15 +81,23 @@ const ENDINGS: Record<string, string> = {
 export function lastRunWords(run: FileRun): string {
   if (run.unknown === 'running') return 'running now';
   if (run.unknown === 'unrecorded') return 'not recorded (plantstore 2.0 did not record how a run ended)';
-  const of = run.ids === undefined ? '' : ` of its ${run.ids} ids`;
+  const of = run.ids === undefined ? '' : ` of its ${ids(run.ids)}`;
   if (run.unknown === 'no-end') return `ended without a record (killed?): how many${of} it did not send is unknown`;
   const ended = run.ended ?? 'unknown';
-  if (ended === 'finished' && run.finished) return `finished: its ${run.ids} ids read to the end, each decided`;
+  const earlier =
+    run.earlier === null
+      ? '; an earlier run left ids unsent, which its list may not have held'
+      : run.earlier
+        ? `; ${ids(run.earlier)} an earlier run left unsent ${run.earlier === 1 ? 'was' : 'were'} not in its list`
+        : '';
+  if (ended === 'finished' && run.notSent === 0) return `finished: its ${ids(run.ids ?? 0)} read to the end, each decided${earlier}`;
   const how = ENDINGS[ended] ?? `ended: ${shown(ended)}`;
   if (run.notSent === undefined) return `${how}: how many${of} it did not send is unknown`;
   const unread = run.readAll === false ? '; the rest of its input was never read' : '';
-  return `${how}: ${run.notSent}${of} not sent${unread}`;
+  return `${how}: ${run.notSent}${of} not sent${unread}${earlier}`;
 }
+
+const ids = (n: number): string => `${n} id${n === 1 ? '' : 's'}`;
 
 function notSentWords(summary: JournalSummary): string {
   const { job, files } = summary;
@@ -112,7 +121,9 @@ function unknownWhy(file: JournalFileSummary): string {
     case 'no-end':
       return `the last run of ${name} ended without a record`;
     default:
-      return file.run.readAll === false ? `the last run of ${name} did not read all its input` : `the last run of ${name} could not count`;
+      if (file.run.readAll === false) return `the last run of ${name} did not read all its input`;
+      if (file.run.earlier === null) return `an earlier run of ${name} left ids unsent, and the last run's list may not have held them`;
+      return `the last run of ${name} could not count`;
   }
 }
 

@@ -50,7 +50,17 @@ describe("a run's end line", () => {
     expect(summary.job.notSent).toBeUndefined();
   });
 
+  it("ids an earlier stop left that the last run's list did not hold: still not sent, and the job unfinished", async () => {
+    const carried = '{"end":"finished","ids":1,"notSent":0,"unrecorded":0,"earlier":4,"sum":"0a0b0c0d","readAll":true}';
+    const summary = await summarizeJournals([journal([START, sent('1'), deleted('1'), carried])]);
+    expect(summary.job).toMatchObject({ finished: false, ended: 'finished', notSent: 4, unrecorded: 4 });
+    const unknown = '{"end":"finished","ids":1,"notSent":0,"unrecorded":0,"earlier":null,"readAll":true}';
+    const unsure = await summarizeJournals([journal([START, sent('1'), deleted('1'), unknown])]);
+    expect(unsure.job).toMatchObject({ finished: false, notSent: undefined, unrecorded: undefined });
+  });
+
   it.each([
+    ['a fingerprint that is not one', '{"end":"SIGINT","ids":5,"notSent":1,"unrecorded":1,"sum":"xyz","readAll":true}'],
     ['counts that do not add up', '{"end":"SIGINT","ids":5,"notSent":6,"unrecorded":0,"readAll":true}'],
     ['a count that is not a whole number', '{"end":"SIGINT","ids":5,"notSent":-1,"unrecorded":0,"readAll":true}'],
     ['an end that is not a word', '{"end":"stopped\\u001b[2J","ids":5,"notSent":0,"unrecorded":0,"readAll":true}'],

@@ -52,7 +52,7 @@ describe('plantstore journal status', () => {
           started: '2026-03-01T12:00:00.000Z',
           running: false,
           tornBytes: 0,
-          lastRun: { ended: null, ids: null, notSent: null, unrecorded: null, readAll: null },
+          lastRun: { ended: null, ids: null, notSent: null, unrecorded: null, earlier: null, readAll: null },
         },
       ],
       missingShards: [],
