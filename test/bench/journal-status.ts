@@ -45,7 +45,8 @@ const EXPECTED: Record<Shape, Record<string, number>> = {
 export function writeJournal(file: string, shape: Shape): void {
   const fd = openSync(file, 'w', 0o600);
   try {
-    writeSync(fd, `${HEADER}\n`);
+    // A run's start and end lines, as a run writes them (a stop that left none unsent: the ids in flight are its doing).
+    writeSync(fd, `${HEADER}\n{"start":"2026-03-01T12:00:00.100Z","ids":${IDS}}\n`);
     let chunk = '';
     for (let i = 0; i < IDS; i++) {
       chunk += linesOf(i, shape);
@@ -54,7 +55,8 @@ export function writeJournal(file: string, shape: Shape): void {
         chunk = '';
       }
     }
-    writeSync(fd, chunk);
+    const ending = shape === 'all failed' ? 'finished' : 'SIGTERM';
+    writeSync(fd, `${chunk}{"end":"${ending}","ids":${IDS},"notSent":0,"unrecorded":0,"readAll":true}\n`);
   } finally {
     closeSync(fd);
   }
