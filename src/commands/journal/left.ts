@@ -22,6 +22,10 @@ export async function runJournalLeft(opts: JournalOptions, ctx: Context): Promis
   }
   if (ctx.io.stdinIsTTY) ctx.io.err('Reading plant ids from standard input; end with Ctrl-D.');
   const ids = await readIdsFromStream(ctx.stdin, ctx.signal);
+  // No list is a forgotten `< LIST`, never a job with nothing left: printing nothing would say "done".
+  if (ids.size === 0) {
+    throw new UsageError("no plant ids on standard input: give the job's list, as in plantstore journal left FILE < ids.txt");
+  }
   const { missingShards } = summary.job;
   if (missingShards.length > 0) {
     ctx.io.err(

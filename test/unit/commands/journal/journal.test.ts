@@ -135,6 +135,13 @@ describe('plantstore journal left', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('no list on stdin (a forgotten < LIST) is a usage error, never "nothing left"', async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: ['# nothing\n'] });
+    expect(result.exit).toBe(2);
+    expect(result.error).toBe("no plant ids on standard input: give the job's list, as in plantstore journal left FILE < ids.txt");
+    expect(result.stdout).toBe('');
+  });
+
   it('nothing left: no output, exit 0', async () => {
     const result = await run(['journal', 'left', journal(LINES)], { stdin: ['1\n'] });
     expect(result).toMatchObject({ exit: 0, stdout: '' });
