@@ -362,6 +362,9 @@ describe('the seams of a resumed run', () => {
       /journal .* could not be written: the file is larger than this system allows; results after that are not recorded in it; raise the file size limit \(ulimit -f\), then run the same command again to resume \(exit 70\)/,
     );
     expect(limited.status).toBe(70);
+    // A journal that could not be written gets no end line: how that run ended is unknown to a reader, never "finished".
+    const status = await runPlantstore(['--json', 'journal', 'status', journal], { env: env(server.url) });
+    expect(JSON.parse(status.stdout)).toMatchObject({ finished: false, ended: null, notSent: null });
   });
 
   it.each([[''], ['-']])('--journal %j is a usage error (exit 2), nothing sent', async (file) => {
