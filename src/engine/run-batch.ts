@@ -3,7 +3,6 @@
 // its request, how an answer becomes a result, and its words (operation.ts).
 
 import { runOrdered } from '../batch/ordered-pool.js';
-import { Throttle, type ThrottleChange } from '../batch/throttle/throttle.js';
 import type { Target } from '../config/resolve.js';
 import type { TokenLeases } from '../config/token-lease.js';
 import type { Context } from '../context.js';
@@ -15,26 +14,22 @@ import type { ServiceSettings } from '../service/settings.js';
 import { tokenRefusedLine } from '../service/token-refused.js';
 import { describeDuration } from '../ui/duration.js';
 import { readerCaughtUp } from '../ui/io.js';
-import { type ProgressState, startProgress } from '../ui/progress.js';
+import { startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
-import { describeMaxFailures, FailureBudget, outageLimitMs, startDeadline } from './budgets.js';
+import { describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
+import { closeRun } from './closing.js';
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { inFlightStill, signalExit, whyNotSent } from './not-sent.js';
 import { isFailure, type Operation } from './operation.js';
 import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
+import { RunStop } from './run-end.js';
 import type { RunJournal } from './run-journal.js';
+import { progressState, throttleFor } from './run-throttle.js';
 import { describeShard } from './shard.js';
-import { describeChange, summaryLine } from './summary.js';
 import { Tally } from './tally.js';
-
-/**
- * A batch of at most this many ids goes out at once, as it did when a fixed 8 was the default:
- * the latency-based limit learns nothing from so few answers, and would only send them in two waves.
- */
-export const HANDFUL = 8;
 
 /** How one operation's batch runs: its flags, where and how its requests go. */
 export type BatchRun = BatchOptions & ServiceSettings;
@@ -102,7 +97,7 @@ interface Batch<R> {
 /** The batch itself: every id through the throttle and the transport, results in input order. */
 async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<R>, opts: BatchRun, ctx: Context): Promise<ExitCode> {
   const { ids, target, token, network, journal } = batch;
-  const { concurrency, rate, output, verbose, failFast, maxFailures, maxDuration } = opts;
+  const { output, verbose, failFast, maxFailures, maxDuration } = opts;
   const { results } = op;
 
   const started = Date.now();
@@ -110,13 +105,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   const tally = new Tally(results);
   tally.otherShards = batch.otherShards;
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
-  const throttle = new Throttle({
-    ceiling: typeof concurrency === 'object' && ids.size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
-    ...(rate ? { rate } : {}),
-    maxPauseMs: network.maxRetryWaitMs,
-    stallMs: outageLimitMs(opts.maxOutage, network.maxRetryWaitMs),
-    ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
-  });
+  const throttle = throttleFor(ids.size, opts, network.maxRetryWaitMs, ctx);
   // At a terminal the status line is pinned below the result lines, wherever stdout goes: a
   // scroll of 50,000 lines says nothing of how far along the batch is, or how long it has left.
   const progress = startProgress(ctx.io, ids.size, () => progressState(tally, throttle), {
@@ -151,7 +140,8 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     if (!journal.recordSent(id)) return notSentNow(id);
     return send(id, uncertainEarlier);
   };
-  let stopReason: { message: string; exit: ExitCode } | undefined;
+  /** The run's first stop: why the ids left are not sent, and the journal's word for it. */
+  const stop = new RunStop();
   /**
    * Once the run stops, no attempt starts, a retry's wait included (the throttle's stop ends it):
    * the ids in flight finish within --timeout, and one waiting to be retried ends with its last answer.
@@ -170,8 +160,9 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
    * one an earlier run left in flight stays so), and a stop in a million ids must not write a million lines.
    */
   const notSentNow = (id: string): R => {
-    stopReason ??= journal?.stopReason();
-    const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stopReason;
+    journal?.notSent(id);
+    stop.set(journal?.stopReason(), 'error');
+    const why = ctx.signal.aborted ? whyNotSent({ kind: 'interrupted' }) : stop.reason;
     return withSignalExit(results.notSent(id, why?.message ?? 'not sent', why?.exit ?? Exit.internal));
   };
   const failures = maxFailures && new FailureBudget(maxFailures);
@@ -187,11 +178,12 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     timeUp === undefined || maxDuration === undefined
       ? undefined
       : startDeadline(Math.max(0, batch.startedAt + maxDuration - Date.now()), () => {
-          stopReason ??= timeUp;
+          stop.set(timeUp, 'max-duration');
           stopStarts.abort();
           // Nor does any retry, pause or probe start: the run ends within --timeout of the deadline.
           halt(timeUp);
         });
+  journal?.begin(ids);
   try {
     await runOrdered<string, R>({
       items: ids,
@@ -218,10 +210,10 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         if (onScreen) progress.restore();
       },
       shouldStop(result) {
-        stopReason ??= journal?.stopReason();
+        stop.set(journal?.stopReason(), 'error');
         const gaveUp = throttle.gaveUp();
-        if (gaveUp !== undefined) stopReason ??= whyNotSent({ kind: 'gave-up', reason: gaveUp });
-        stopReason ??= results.stopsRun?.(result);
+        if (gaveUp !== undefined) stop.set(whyNotSent({ kind: 'gave-up', reason: gaveUp }), 'gave-up');
+        stop.set(results.stopsRun?.(result), 'not-the-api');
         const kind = failures === undefined ? undefined : results.kindOf(result);
         // The budget counts the ids this run decides, not those the journal skips.
         if (failures !== undefined && kind !== undefined && kind !== 'skipped') {
@@ -232,11 +224,11 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
               ? `not sent: --fail-fast stopped after plant ${result.id} failed`
               : failures.why(`--max-failures ${describeMaxFailures(failures.budget)}`);
             // The first failure's code, as --fail-fast has always given: the ids not sent are that failure's consequence.
-            stopReason ??= { message: why, exit: firstFailedExit ?? Exit.internal };
+            stop.set({ message: why, exit: firstFailedExit ?? Exit.internal }, failFast ? 'fail-fast' : 'max-failures');
           }
         }
-        if (stopReason !== undefined && !halted) halt(stopReason);
-        return stopReason !== undefined;
+        if (stop.reason !== undefined && !halted) halt(stop.reason);
+        return stop.reason !== undefined;
       },
       notStarted(id) {
         const earlier = journal?.doneEarlier(id);
@@ -260,45 +252,24 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     reporter.finish();
     await transport.close();
   }
-  // A shard's run says what it left to the others, even for the one id it took.
-  if ((ids.size > 1 || tally.otherShards > 0) && !(output.quiet && tally.firstFailure === undefined)) {
-    const shard = opts.shard && describeShard(opts.shard);
-    ctx.io.err(
-      summaryLine(tally, Date.now() - started, throttle.stats(), journal !== undefined, op.words.done, throttle.maxInFlight, shard),
-    );
-  }
-  if (tokenRefused) ctx.io.err(tokenRefusedLine(target.token, opts.target));
-  if (ctx.signal.aborted) {
-    const again = journal ? 'run the same command again to resume' : op.words.finishWithoutJournal(target.profile);
-    ctx.io.err(
-      `interrupted: ${tally.done} of ${ids.size} ${op.words.done} before the interrupt; the rest were not, or may not have been: ${again}`,
-    );
-    return Exit.interrupted;
-  }
-  // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
-  if (stopReason !== undefined && stopReason === timeUp && tally.notSent + tally.failed + tally.inFlight > 0 && maxDuration !== undefined) {
-    const again = journal ? 'run the same command again to go on' : op.words.finishWithoutJournal(target.profile);
-    const failed = tally.failed > 0 ? `${tally.failed} failed, ` : '';
-    const inFlight = tally.inFlight > 0 ? `${tally.inFlight} in flight, ` : '';
-    ctx.io.err(
-      `stopped at --max-duration ${describeDuration(maxDuration)}: ${tally.done} of ${ids.size} ${op.words.done}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`,
-    );
-    return Exit.stoppedAtTime;
-  }
-  // A journal that stopped recording is a lost result, as a full disk on stdout is.
-  return tally.firstFailure ?? Exit.ok;
-}
-
-/** Where the run is, for the progress line: the limit of its ceiling, and the ids this run sent apart from those the journal skipped. */
-function progressState<R>(tally: Tally<R>, throttle: Throttle): ProgressState {
-  const stats = throttle.stats();
-  return {
-    done: tally.total,
-    sent: tally.total - tally.skipped,
-    // Ids not done: failed or in flight (the summary tells them apart).
-    failed: tally.failed + tally.inFlight,
-    limit: stats.concurrencyLimit,
-    ceiling: throttle.maxInFlight,
-    downForMs: throttle.downFor(),
-  };
+  journal?.end(stop.ending(ctx.signal));
+  return closeRun(
+    {
+      tally,
+      size: ids.size,
+      elapsedMs: Date.now() - started,
+      stats: throttle.stats(),
+      ceiling: throttle.maxInFlight,
+      words: op.words,
+      journal: journal !== undefined,
+      profile: target.profile,
+      shard: opts.shard && describeShard(opts.shard),
+      maxDuration: maxDuration === undefined ? undefined : describeDuration(maxDuration),
+      stopKind: stop.kind,
+      interrupted: ctx.signal.aborted,
+      quiet: output.quiet,
+      afterSummary: tokenRefused ? tokenRefusedLine(target.token, opts.target) : undefined,
+    },
+    ctx.io,
+  );
 }

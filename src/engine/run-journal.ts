@@ -6,6 +6,7 @@
 
 import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import { endLine, idPrint, outstanding, type RunEnding, startLine } from '../batch/journal/run-record.js';
 import { maskedBaseUrl } from '../config/base-url.js';
 import { isTokenCommand, type Target } from '../config/resolve.js';
 import { learnTokensAtRest } from '../config/tokens-at-rest.js';
@@ -30,6 +31,12 @@ export interface RunJournal<R> {
   recordSent(id: string): boolean;
   /** Appends this run's result for `id`, in the order results are decided. */
   record(id: string, result: R): void;
+  /** The run begins sending `ids` (read to the end, its shard's part): its start line (run-record.ts). */
+  begin(ids: IdList): void;
+  /** `id` is not sent by this run (a stop): counted for the end line, never a line of its own. */
+  notSent(id: string): void;
+  /** How the run ended: its end line, with what it did not send. */
+  end(ending: RunEnding): void;
   /** Why the run must stop: the journal could not be written. Undefined while it can. */
   stopReason(): { message: string; exit: ExitCode } | undefined;
   /** Flushes and closes; the failure, if writing failed at any point, as the run's closing line (what next, and the exit code). */
@@ -65,7 +72,33 @@ export async function openRunJournal<R>(
     }
   };
   ctx.signal.addEventListener('abort', flushOnSignal, { once: true });
+  const run = new RunCounts();
+  // A run line is only written while the journal can be: after a failure (a full disk, a lost lock) the journal ends without one.
+  const writeRun = (line: string): void => {
+    if (journal.failure !== undefined) return;
+    try {
+      journal.recordRun(line);
+    } catch {
+      // journal.failure says why; close() reports it.
+    }
+  };
   return {
+    begin(ids) {
+      run.ids = ids.size;
+      run.carry(journal, ids);
+      writeRun(startLine({ started: new Date().toISOString(), ids: ids.size }));
+    },
+    notSent(id) {
+      run.notSent++;
+      if (journal.recorded(id) !== undefined) return;
+      run.unrecorded++;
+      run.sum = (run.sum + idPrint(id)) >>> 0;
+    },
+    end(ending) {
+      if (run.ids === undefined || run.ended) return;
+      run.ended = true;
+      writeRun(endLine({ ending, ids: run.ids, notSent: run.notSent, ...run.left(), readAll: true }));
+    },
     doneEarlier(id) {
       const kind = journal.recorded(id);
       return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
@@ -89,6 +122,8 @@ export async function openRunJournal<R>(
       }
     },
     record(id, result) {
+      // Its sent line was written, then the stop kept its request from leaving: a not-sent line names it.
+      if (results.kindOf(result) === 'not-sent') run.notSent++;
       if (journal.failure === undefined) journal.record(id, results.json(result, ctx.io.mask));
     },
     stopReason: () =>
@@ -97,6 +132,8 @@ export async function openRunJournal<R>(
         : { message: `not sent: ${failureSentence(journal, verbose)}, so nothing more is sent`, exit: Exit.internal },
     close() {
       ctx.signal.removeEventListener('abort', flushOnSignal);
+      // Begun and never ended: the batch threw. Its counts cannot be vouched for.
+      if (run.ids !== undefined && !run.ended) writeRun(endLine({ ending: 'error' }));
       try {
         journal.close();
       } catch {
@@ -108,6 +145,61 @@ export async function openRunJournal<R>(
         : `${failureSentence(journal, verbose)}; results after that are not recorded in it; ${failure.advice} (exit ${Exit.internal})`;
     },
   };
+}
+
+/** What the run's end line counts. */
+class RunCounts {
+  /** Its ids, once it began sending. */
+  ids: number | undefined;
+  notSent = 0;
+  /** Of those not sent, the ids no line of the journal names, and their fingerprint (run-record.ts idPrint). */
+  unrecorded = 0;
+  sum = 0;
+  /** Ids the last run left with no line that this run's list does not hold; null when it cannot tell. */
+  earlier: number | null = 0;
+  earlierSum: number | undefined = 0;
+  ended = false;
+
+  /**
+   * What an earlier stop left with no line, carried on: a retry of `journal failed` into the same
+   * journal must not make the job look finished. This run's ids that no line names are those
+   * ids exactly when they are as many and have the same fingerprint; none of them, and it holds
+   * none. Anything else it cannot tell. Asked only after such a stop: one pass over the ids.
+   */
+  carry(journal: JournalState, ids: IdList): void {
+    const last = journal.lastRun;
+    if (last.kind !== 'ended') return;
+    const count = outstanding(last.end);
+    if (count === 0) return;
+    let fresh = 0;
+    let sum = 0;
+    for (const id of ids) {
+      if (journal.recorded(id) !== undefined) continue;
+      fresh++;
+      sum = (sum + idPrint(id)) >>> 0;
+    }
+    const priorSum = last.end.sum === undefined ? undefined : Number.parseInt(last.end.sum, 16);
+    if (fresh === 0) {
+      this.earlier = count ?? null;
+      this.earlierSum = priorSum;
+    } else if (count === undefined) {
+      // The earlier run could not tell either: this run's list is taken as the job's, as before runs counted.
+      this.earlier = 0;
+    } else {
+      this.earlier = fresh === count && sum === priorSum ? 0 : null;
+    }
+  }
+
+  /** The end line's counts of ids left with no line, and their fingerprint when known. */
+  left(): { unrecorded: number; earlier: number | null; sum?: string } {
+    const { unrecorded, earlier } = this;
+    if (earlier === null) return { unrecorded, earlier };
+    const total = (this.sum + (earlier === 0 ? 0 : (this.earlierSum ?? Number.NaN))) >>> 0;
+    const known = earlier === 0 || this.earlierSum !== undefined;
+    return unrecorded + earlier === 0 || !known
+      ? { unrecorded, earlier }
+      : { unrecorded, earlier, sum: total.toString(16).padStart(8, '0') };
+  }
 }
 
 /** What went wrong, in words; the errno (ENOSPC) only with --verbose, as for an error that ends a run. */

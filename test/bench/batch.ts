@@ -326,11 +326,11 @@ export async function benchJournalCost(options: Options): Promise<Row[]> {
     for (let i = 0; i < warmups + runs; i++) {
       rmSync(journal, { force: true });
       const a = await timedBatch(server, withJournal, 'plantstore delete --stdin --journal', IDS);
-      // Less the header, the last newline and the sent lines (one an id, written before its request).
+      // Less the header, the last newline, the run's start and end lines and the sent lines (one an id, written before its request).
       const lines = readFileSync(journal, 'utf8')
         .split('\n')
         .slice(1, -1)
-        .filter((line) => !line.endsWith('"sent":true}')).length;
+        .filter((line) => line.startsWith('{"id":') && !line.endsWith('"sent":true}')).length;
       if (lines !== IDS) throw new Error(`the journal holds ${formatCount(lines)} result lines, not ${formatCount(IDS)}`);
       const b = await timedBatch(server, without, 'plantstore delete --stdin', IDS);
       if (i >= warmups) {

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
 import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 
-const IDS = 1_000_000;
-const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
+export const IDS = 1_000_000;
+export const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
 const TIME_TARGET_MS = 3000;
 const RSS_TARGET_KIB = 200 * 1024;
 const HEADER =
@@ -42,10 +42,11 @@ const EXPECTED: Record<Shape, Record<string, number>> = {
   'all failed': { deleted: 0, absent: 0, failed: IDS, inFlight: 0, notSent: 0 },
 };
 
-function writeJournal(file: string, shape: Shape): void {
+export function writeJournal(file: string, shape: Shape): void {
   const fd = openSync(file, 'w', 0o600);
   try {
-    writeSync(fd, `${HEADER}\n`);
+    // A run's start and end lines, as a run writes them (a stop that left none unsent: the ids in flight are its doing).
+    writeSync(fd, `${HEADER}\n{"start":"2026-03-01T12:00:00.100Z","ids":${IDS}}\n`);
     let chunk = '';
     for (let i = 0; i < IDS; i++) {
       chunk += linesOf(i, shape);
@@ -54,13 +55,14 @@ function writeJournal(file: string, shape: Shape): void {
         chunk = '';
       }
     }
-    writeSync(fd, chunk);
+    const ending = shape === 'all failed' ? 'finished' : 'SIGTERM';
+    writeSync(fd, `${chunk}{"end":"${ending}","ids":${IDS},"notSent":0,"unrecorded":0,"readAll":true}\n`);
   } finally {
     closeSync(fd);
   }
 }
 
-const READLINE = `
+export const READLINE = `
 const { createReadStream } = require('node:fs');
 const { createInterface } = require('node:readline');
 (async () => {

@@ -123,7 +123,8 @@ describe('kill -9 at seeded moments, then the README one-line command again: the
       // The journal agrees: deleted only where this server's 204 said so, absent only where it said "no such plant".
       const results = completeLines(readFileSync(journal, 'utf8'))
         .slice(1)
-        .filter((line) => !line.endsWith('"sent":true}'))
+        // The id lines; a run's own start and end lines are not results.
+        .filter((line) => line.startsWith('{"id":') && !line.endsWith('"sent":true}'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       for (const result of results) {
         // (A killed run may have journaled a 204 whose line, held for input order, never reached stdout.)

@@ -333,21 +333,22 @@ describe('the seams of a resumed run', () => {
     ['a plant that failed (exit 1): the lost result outranks it', '99', '', false],
   ])('the last write of the journal fails (ulimit -f), %s: exit 70, and the message says so', async (_, id, stdout, deletes) => {
     server = await serve({ plants: 10, token: TOKEN });
-    // A journal that leaves room, under a 512-byte file-size limit, for the id's sent line but not for its result.
+    // A journal that leaves room, under a 1024-byte (two 512-byte blocks) file-size limit, for the id's sent line but not for its result.
     expect((await runPlantstore(['delete', '--journal', journal, '2'], { env: env(server.url) })).code).toBe(0);
-    const sentLine = `{"id":${id},"sent":true}\n`.length;
+    // The run's start line goes out with its first sent line (batch/journal/run-record.ts): room for both.
+    const sentLine = '{"start":"2026-01-01T00:00:00.000Z","ids":1}\n'.length + `{"id":${id},"sent":true}\n`.length;
     const filler = '{"id":3,"deleted":true,"status":204}\n';
     writeFileSync(
       journal,
-      `${readFileSync(journal, 'utf8')}${filler.repeat(Math.floor((512 - statSync(journal).size - sentLine) / filler.length))}`,
+      `${readFileSync(journal, 'utf8')}${filler.repeat(Math.floor((1024 - statSync(journal).size - sentLine) / filler.length))}`,
     );
-    const room = 512 - statSync(journal).size;
+    const room = 1024 - statSync(journal).size;
     expect(room).toBeGreaterThanOrEqual(sentLine);
     expect(room).toBeLessThan(sentLine + filler.length);
     // Not spawnSync: the server answers from this process's event loop.
     const limited = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       const args = [process.execPath, path.resolve('bin/plantstore.js'), 'delete', '--journal', journal, id];
-      const child = spawn('sh', ['-c', 'ulimit -f 1 && exec "$@"', 'sh', ...args], { env: env(server.url) });
+      const child = spawn('sh', ['-c', 'ulimit -f 2 && exec "$@"', 'sh', ...args], { env: env(server.url) });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -361,6 +362,9 @@ describe('the seams of a resumed run', () => {
       /journal .* could not be written: the file is larger than this system allows; results after that are not recorded in it; raise the file size limit \(ulimit -f\), then run the same command again to resume \(exit 70\)/,
     );
     expect(limited.status).toBe(70);
+    // A journal that could not be written gets no end line: how that run ended is unknown to a reader, never "finished".
+    const status = await runPlantstore(['--json', 'journal', 'status', journal], { env: env(server.url) });
+    expect(JSON.parse(status.stdout)).toMatchObject({ finished: false, ended: null, notSent: null });
   });
 
   it.each([[''], ['-']])('--journal %j is a usage error (exit 2), nothing sent', async (file) => {

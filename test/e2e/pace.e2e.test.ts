@@ -95,7 +95,9 @@ describe('--max-duration holds: no attempt after it, and the process exits withi
     expect(run.ms).toBeLessThan(3000 + 5000 + 1000 + STARTUP_MARGIN_MS);
     expect(server.requests).toHaveLength(1);
     expect(run.stderr).toMatch(/^✗ plant 7: .*--max-duration 3s reached, so it was not tried again/m);
-    expect(run.stderr).toMatch(/stopped at --max-duration 3s: 0 of 1 deleted, 1 in flight, 0 not sent: run the same command again to go on/);
+    expect(run.stderr).toMatch(
+      /stopped at --max-duration 3s: 0 of 1 deleted, 1 in flight, 0 not sent: run the same command again to go on/,
+    );
 
     healthy = true;
     const again = await runPlantstore(args, { env: withRetries(server.url) });

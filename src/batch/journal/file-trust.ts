@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { folderProblem } from '../../config/path-trust.js';
+import { pathProblem } from '../../config/path-trust.js';
 import { JournalRefusedError, shownPath } from './errors.js';
 
 /**
@@ -16,25 +16,45 @@ import { JournalRefusedError, shownPath } from './errors.js';
 
 const you = (): number | undefined => (process.platform === 'win32' ? undefined : process.getuid?.());
 
-/** Refuses a journal whose folder another user owns, or others can write without the sticky bit. */
+/**
+ * Refuses a journal whose path another user could change: as the config's path is walked
+ * (config/path-trust.ts), every folder from the journal's up to `/` must be the user's or root's
+ * and not writable by others (unless sticky, as /tmp), and every symbolic link met on the way
+ * must be the user's or root's, since whoever owns a link can point it at a folder of theirs.
+ */
 export function checkJournalFolder(file: string): void {
-  const uid = you();
-  if (uid === undefined) return;
+  if (you() === undefined) return;
   const folder = path.dirname(path.resolve(file));
-  // The rule the config folder is held to (config/path-trust.ts), in the journal's words.
-  const problem = folderProblem(folder, (owner) => owner === uid || owner === 0);
-  if (problem === undefined) return; // also a missing folder: creating the journal says so, as it always has
-  const shownFolder = shownPath(folder);
+  // Also a missing folder passes: creating the journal says so, as it always has.
+  const problem = pathProblem(folder, undefined);
+  if (problem === undefined) return;
+  const where = problem.what.replace(/^(folder|symbolic link) /, '');
+  const shownWhere = shownPath(where);
+  const own = problem.kind !== undefined && where === realFolder(folder);
+  const subject = own
+    ? `its folder ${shownWhere}`
+    : `${problem.what.startsWith('folder') ? 'the folder' : 'the symbolic link'} ${shownWhere} on its path`;
+  if (problem.kind === undefined) {
+    throw refused(file, `${subject} ${problem.why}; give --journal a path that does not go through it`);
+  }
   if (problem.kind === 'foreign') {
     throw refused(
       file,
-      `its folder ${shownFolder} ${problem.why}, who could replace it or add lines to it; give --journal a path in a folder of your own`,
+      `${subject} ${problem.why}, who could replace it or add lines to it; give --journal a path in a folder of your own`,
     );
   }
   throw refused(
     file,
-    `its folder ${shownFolder} ${problem.why}, so anyone could replace it; run chmod go-w ${shownFolder}, or give --journal a path in a folder only you can write`,
+    `${subject} ${problem.why}, so anyone could replace it; run chmod go-w ${shownWhere}, or give --journal a path in a folder only you can write`,
   );
+}
+
+function realFolder(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }
 
 /** Refuses a journal file (`stat` of what was opened) that others can write. */

@@ -9,7 +9,10 @@ import { failureFields } from './failure-line.js';
  * An id's last line says what became of it. Ids are int64, past what JSON.parse keeps exact,
  * so an id is read from its digits.
  *
- * Format 1 had result lines only; it is read as it was (format 2 only added the sent line).
+ * Format 1 had result lines only; it is read as it was (format 2 only added the sent line). A run's
+ * start and end lines (run-record.ts) came later in format 2, as the header's optional fields did:
+ * plantstore 2.0, which does not know them, refuses a journal holding them as damaged (exit 2)
+ * rather than misread it.
  */
 
 import { type CredentialPrint, parsePrint } from './credentials.js';
@@ -112,6 +115,9 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
 // A line edited by hand may have spaces around the id: a whole line someone wrote is read, never cut as torn.
 const ID_PREFIX = /^\{\s*"id"\s*:\s*(0|-?[1-9][0-9]{0,18})\s*,/;
 
+const JSON_SPACE_AROUND = /^[ \t\r]|[ \t\r]$/;
+const JSON_SPACE_AROUND_ALL = /^[ \t\r]+|[ \t\r]+$/g;
+
 // The line resultJson writes for a deleted plant, exactly: nearly every line of a large journal.
 // Matched without JSON.parse, which is most of a resume's read time (1.2 s -> 0.7 s for a million lines, measured by test/bench/journal.ts).
 const DELETED_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"deleted":true,"status":[0-9]{3}\}$/;
@@ -179,7 +185,9 @@ export interface ResultLine {
 }
 
 /** One line's id and kind (a result line or a sent line), or undefined when the line is neither. */
-export function parseResultLine(text: string): ResultLine | undefined {
+export function parseResultLine(line: string): ResultLine | undefined {
+  // A line edited by hand may have spaces, tabs or a CR (an editor's CRLF) before or after it: JSON allows them.
+  const text = JSON_SPACE_AROUND.test(line) ? line.replace(JSON_SPACE_AROUND_ALL, '') : line;
   const sent = SENT_LINE.exec(text)?.[1];
   const deleted = sent === undefined ? DELETED_LINE.exec(text)?.[1] : undefined;
   const digits = sent ?? deleted ?? ID_PREFIX.exec(text)?.[1];
@@ -211,6 +219,8 @@ function kindOf(value: Record<string, unknown>): RecordedCode | undefined {
   // proved that (the plant may never have existed), so it reads as what the server said: absent.
   if (value['deleted'] === true && value['earlierRun'] === true) return Recorded.absent;
   if (value['deleted'] === true) return Recorded.deleted;
+  // A sent line written with spaces (`{"id": 42, "sent": true}`): the same line, as the docs promise.
+  if (value['sent'] === true && value['deleted'] === undefined && Object.keys(value).length === 2) return Recorded.sent;
   if (value['deleted'] !== false) return undefined;
   if (value['absent'] === true) return Recorded.absent;
   if (value['attempted'] === false) return Recorded.notSent;
@@ -220,6 +230,11 @@ function kindOf(value: Record<string, unknown>): RecordedCode | undefined {
 /** Whether `text` is a JSON object: a whole line someone wrote on purpose, never what a kill or a power cut leaves. */
 export function isJsonObject(text: string): boolean {
   return parseObject(text) !== undefined;
+}
+
+/** `text` as a JSON object, or undefined when it is not one. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  return parseObject(text);
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

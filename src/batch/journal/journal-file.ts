@@ -10,16 +10,15 @@ const NO_BLOCK = fs.constants.O_NONBLOCK ?? 0;
  * Why a journal is opened:
  * - 'run': to resume it (read, then appended to);
  * - 'dry-run': to read it as the run would, refused as the run would refuse it;
- * - 'reading': to print what it says (`journal status`, `journal failed`). No lock, so it works
- *   while a run holds one; unlike a run, it reads a journal another user owns, since it only
- *   prints what the file says.
+ * - 'reading': to print what it says (`journal status`, `journal failed`, `journal left`). No
+ *   lock, so it works while a run holds one; trusted only as a run trusts it (file-trust.ts),
+ *   refused in the run's words.
  */
 export type JournalUse = 'run' | 'dry-run' | 'reading';
 
 /**
  * The journal's descriptor: never through a symbolic link, never blocking on a FIFO; anything but
- * a regular file is refused, and for a run (or its dry run) anything but our own file with a safe
- * mode (file-trust.ts). A missing file is undefined for a run (a new journal) and refused for
+ * a regular file is refused, and so is anything but our own file with a safe mode (file-trust.ts). A missing file is undefined for a run (a new journal) and refused for
  * reading. Every refusal is a JournalRefusedError (exit 2, one line).
  */
 export function openJournalFile(file: string, use: 'reading'): number;
@@ -50,12 +49,12 @@ export function openJournalFile(file: string, use: JournalUse): number | undefin
   const problem = fileProblem(stat);
   try {
     if (problem === undefined) {
-      if (!reading) checkJournalMode(file, stat);
+      // A reader is held to the run's rule: `journal failed` feeds delete --stdin, and lines someone else added would drop ids from it.
+      checkJournalMode(file, stat);
       return fd;
     }
     if (problem.kind === 'foreign') {
-      if (reading) return fd;
-      throw refuse(file, `it belongs to another user (uid ${problem.owner}, you are ${problem.you}), who may have planted it`);
+      throw refusedToRun(file, `it belongs to another user (uid ${problem.owner}, you are ${problem.you}), who may have planted it`);
     }
     throw refuse(file, problem.kind === 'symlink' ? 'it is a symbolic link' : `it is not a regular file (${problem.what})`);
   } catch (error) {

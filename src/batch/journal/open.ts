@@ -10,6 +10,7 @@ import { openJournalFile } from './journal-file.js';
 import { type JournalLock, lockJournal } from './journal-lock.js';
 import { type JournalContents, readJournal } from './read.js';
 import { RecordedIds } from './recorded-ids.js';
+import type { LastRun } from './run-record.js';
 import { JournalWriter, type WriterOptions } from './writer.js';
 
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -35,6 +36,8 @@ export interface JournalState {
   wasInFlight(id: string): boolean;
   /** Ids by what their last line says. */
   counts(): Record<RecordedKind, number>;
+  /** How its last run ended (run-record.ts), as read when it was opened. */
+  readonly lastRun: LastRun;
 }
 
 export interface Journal extends JournalState {
@@ -43,6 +46,8 @@ export interface Journal extends JournalState {
   /** Writes `id`'s sent line to the file before it returns; its request may leave once it has. */
   recordSent(id: string): void;
   record(id: string, line: string): void;
+  /** Queues a run's start or end line (run-record.ts). */
+  recordRun(line: string): void;
   flush(): void;
   close(): void;
 }
@@ -158,7 +163,7 @@ function cutTornLine(fd: number, file: string, goodBytes: number): void {
 }
 
 function emptyContents(): JournalContents {
-  return { header: undefined, recorded: new RecordedIds(), goodBytes: 0, tornBytes: 0 };
+  return { header: undefined, recorded: new RecordedIds(), goodBytes: 0, tornBytes: 0, lastRun: { kind: 'unrecorded' } };
 }
 
 function state(file: string, contents: JournalContents, credentialNote: string | undefined): JournalState {
@@ -184,6 +189,7 @@ function state(file: string, contents: JournalContents, credentialNote: string |
     },
     wasInFlight: (id) => recorded.size !== 0 && recorded.wasInFlight(BigInt(id)),
     counts: () => recorded.counts(),
+    lastRun: contents.lastRun,
   };
 }
 
@@ -204,6 +210,7 @@ function journal(
     },
     recordSent: (id) => writer.recordSent(id),
     record: (id, line) => writer.record(id, line),
+    recordRun: (line) => writer.recordRun(line),
     flush: () => writer.flush(),
     close: () => writer.close(),
   };

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
-import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseResultLine } from './format.js';
+import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseJsonObject, parseResultLine } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
+import { type LastRun, parseRunLine, RunLines } from './run-record.js';
 
 /** Read this much at a time: a million-line journal (~40 MB) is never one string. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -17,6 +18,8 @@ export interface JournalContents {
   goodBytes: number;
   /** The torn last line's length in bytes, 0 when there is none. */
   tornBytes: number;
+  /** How its last run ended, as its run lines say (run-record.ts). */
+  lastRun: LastRun;
 }
 
 /**
@@ -47,6 +50,8 @@ export async function readJournal(
   let overlong = false;
   // The first bad line: the start of a torn tail if no good line follows it, corruption otherwise.
   let suspect: { line: number; start: number } | undefined;
+  const runs = new RunLines();
+  let lastIdLine = 0;
 
   const takeLine = (text: string | undefined): void => {
     lineNumber++;
@@ -57,6 +62,12 @@ export async function readJournal(
       return;
     }
     const result = text === undefined ? undefined : parseResultLine(text);
+    const runLine = result === undefined && text !== undefined ? runLineOf(text) : undefined;
+    if (runLine !== undefined) {
+      if (suspect !== undefined) throw corrupt(file, suspect.line);
+      runs.take(runLine, lineNumber);
+      return;
+    }
     if (result === undefined) {
       // A whole JSON line that is not a journal line was written by someone, not torn by a kill
       // (which leaves half a line) or a power cut (NULs, stale bytes): cutting it off would
@@ -66,6 +77,7 @@ export async function readJournal(
       return;
     }
     if (suspect !== undefined) throw corrupt(file, suspect.line);
+    lastIdLine = lineNumber;
     recorded.set(result.id, result.kind, result.uncertain);
     if (onFailure !== undefined && result.fields !== undefined) onFailure(result.id, result.fields);
   };
@@ -82,6 +94,7 @@ export async function readJournal(
       const common = carry === undefined && lineNumber > 0 && suspect === undefined ? parseCommonLine(chunk, from, newline) : undefined;
       if (common !== undefined) {
         lineNumber++;
+        lastIdLine = lineNumber;
         recorded.set(common.id, common.kind);
       } else {
         let text: string | undefined;
@@ -114,8 +127,16 @@ export async function readJournal(
     if (lineNumber === 0) throw notJournal(file, overlong ? 'its first line is not a journal header' : 'it has no complete first line');
     suspect ??= { line: lineNumber + 1, start: lineStart };
   }
-  if (suspect !== undefined) return { header, recorded, goodBytes: suspect.start, tornBytes: position - suspect.start };
-  return { header, recorded, goodBytes: position, tornBytes: 0 };
+  const lastRun = runs.lastRun(lastIdLine);
+  if (suspect !== undefined) return { header, recorded, goodBytes: suspect.start, tornBytes: position - suspect.start, lastRun };
+  return { header, recorded, goodBytes: position, tornBytes: 0, lastRun };
+}
+
+/** A run's start or end line (run-record.ts); only a line that starts as one is parsed whole. */
+function runLineOf(text: string): ReturnType<typeof parseRunLine> {
+  if (!/^\s*\{\s*"(start|end)"/.test(text)) return undefined;
+  const value = parseJsonObject(text);
+  return value === undefined ? undefined : parseRunLine(value);
 }
 
 function readAt(fd: number, buffer: Buffer, position: number, file: string): Promise<number> {

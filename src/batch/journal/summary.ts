@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
 import { type FailureDetail, FailureDetails, failureDetail, LastFailures } from './failure-details.js';
+import { checkJournalFolder } from './file-trust.js';
 import { Recorded, type RecordedCode } from './format.js';
 import { IdTable } from './id-table.js';
 import { sameBaseUrl } from './identity.js';
+import { type FileRun, fileRun, type JobState, jobState } from './job-state.js';
 import { openJournalFile } from './journal-file.js';
 import { runHoldsLock } from './journal-lock.js';
 import { readJournal } from './read.js';
@@ -35,6 +37,8 @@ export interface JournalFileSummary {
   running: boolean;
   /** Bytes at the end left out: a line being written by the run that holds it, or torn by a stop. */
   tornBytes: number;
+  /** How its last run ended, as its run lines say. */
+  run: FileRun;
 }
 
 export interface JournalSummary {
@@ -43,14 +47,18 @@ export interface JournalSummary {
   baseUrl: string | undefined;
   profile: string | undefined;
   counts: Record<IdState, number>;
+  /** Whether the job is finished, how its last runs ended, and the ids never sent (job-state.ts). */
+  job: JobState;
   /** Ids counted `failed`, by the exit code of their last failure line. */
   failedByExit: Record<string, number>;
   /** Ids counted `failed` whose last failure carried an API error code, by that code. */
   failedByError: Record<string, number>;
   /** Every id whose state is one of `states`, in numeric order, whatever order the files hold them in. */
   idsIn(states: readonly IdState[]): BigInt64Array;
+  /** Whether the journals record `id` as done: deleted, or absent. */
+  isDone(id: bigint): boolean;
   /** What the journals say of `id`, one of theirs: its state, and its last failure for a failed or in-flight one. */
-  describe(id: bigint): { state: IdState; failure: FailureDetail | undefined };
+  describe(id: bigint): { state: IdState | undefined; failure: FailureDetail | undefined };
 }
 
 /** Reads `files` in order; refuses (exit 2, one line) a file that is not a journal, or journals of different runs. */
@@ -63,6 +71,8 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
   let merged: IdTable | undefined;
 
   for (const file of files) {
+    // Trusted as a run trusts it: the whole path, then the file (journal-file.ts).
+    checkJournalFolder(file);
     const fd = openJournalFile(file, 'reading');
     const lastFailures = new LastFailures();
     try {
@@ -70,7 +80,14 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
       const contents = await readJournal(fd, file, signal, (id, fields) => lastFailures.record(id, details.intern(failureDetail(fields))));
       const header = contents.header;
       const shard = header?.shard;
-      summaries.push({ file, started: header?.started, shard, running, tornBytes: contents.tornBytes });
+      summaries.push({
+        file,
+        started: header?.started,
+        shard,
+        running,
+        tornBytes: contents.tornBytes,
+        run: fileRun(contents.lastRun, running),
+      });
       if (header !== undefined) {
         if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile };
         else if (!sameRun(run, header)) throw otherRuns(run, { file, ...header });
@@ -115,8 +132,16 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
     baseUrl: run === undefined ? undefined : shownUrl(run.baseUrl),
     profile: run?.profile,
     counts,
+    job: jobState(
+      summaries.map((file) => ({ shard: file.shard, empty: file.started === undefined, run: file.run })),
+      counts.notSent,
+    ),
     failedByExit,
     failedByError,
+    isDone(id) {
+      const state = states.get(id) & STATE_MASK;
+      return state === STATE.deleted || state === STATE.absent;
+    },
     idsIn(wanted) {
       const codes = new Set<number>(wanted.map((state) => STATE[state]));
       const ids = new BigInt64Array(wanted.reduce((sum, state) => sum + counts[state], 0));
@@ -129,7 +154,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
     },
     describe(id) {
       const value = states.get(id);
-      return { state: STATE_NAMES[value & STATE_MASK] as IdState, failure: details.at(value >>> STATE_BITS) };
+      return { state: STATE_NAMES[value & STATE_MASK], failure: details.at(value >>> STATE_BITS) };
     },
   };
 }

@@ -81,6 +81,17 @@ export class JournalWriter {
     setImmediate(() => this.#writeSoon());
   }
 
+  /** Queues a run's start or end line (run-record.ts), in order with the id lines around it. Throws `failure`. */
+  recordRun(line: string): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#closed) throw new Error(`journal ${this.#file} recorded after close`);
+    if (!line.startsWith('{') || !line.endsWith('}') || line.includes('\n')) throw new Error(`not a run line: ${line.slice(0, 80)}`);
+    this.#pending.push(line, '\n');
+    if (this.#writeScheduled) return;
+    this.#writeScheduled = true;
+    setImmediate(() => this.#writeSoon());
+  }
+
   /**
    * Writes `id`'s sent line, with any results recorded before it, to the file before it
    * returns: its request may leave once it has. Throws `failure` (then it must not be sent).

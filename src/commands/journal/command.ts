@@ -12,29 +12,42 @@ const runJournalStatus = async (opts: JournalOptions, ctx: Context): Promise<Exi
   (await import('./run.js')).runJournalStatus(opts, ctx);
 const runJournalFailed = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
   (await import('./run.js')).runJournalFailed(opts, ctx);
+const runJournalLeft = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
+  (await import('./left.js')).runJournalLeft(opts, ctx);
 
 /** Stand-ins for the run functions of the journal commands: a test of argv captures the options and runs nothing. */
 export interface JournalSeams {
   journalStatus?: (opts: JournalOptions, ctx: Context) => Promise<ExitCode>;
   journalFailed?: (opts: JournalOptions, ctx: Context) => Promise<ExitCode>;
+  journalLeft?: (opts: JournalOptions, ctx: Context) => Promise<ExitCode>;
 }
 
 const files = (): Argument =>
   completes(new Argument('<file...>', 'journals written by delete --journal: one, or the shards of one job'), { kind: 'files' });
 
-/** Registers `journal status` and `journal failed`: reading a journal, never writing or locking it. */
+/** Registers `journal status`, `journal failed` and `journal left`: reading a journal, never writing or locking it. */
 export function journalCommand(program: Command, ctx: Context, finish: Finish, seams: JournalSeams = {}): Command {
-  const run = { status: seams.journalStatus ?? runJournalStatus, failed: seams.journalFailed ?? runJournalFailed };
+  const run = {
+    status: seams.journalStatus ?? runJournalStatus,
+    failed: seams.journalFailed ?? runJournalFailed,
+    left: seams.journalLeft ?? runJournalLeft,
+  };
   const journal = documented(
     program.command('journal').description('read what a delete --journal file records, without sending anything'),
     {
-      examples: [['plantstore journal status dead-plants.journal'], ['plantstore journal failed dead-plants.journal > retry.txt']],
+      examples: [
+        ['plantstore journal status dead-plants.journal'],
+        ['plantstore journal failed dead-plants.journal > retry.txt'],
+        ['plantstore journal left dead-plants.journal < dead-plants.txt > left.txt'],
+      ],
     },
   );
 
   const status = journal
     .command('status')
-    .description('count the ids a journal records as deleted, absent, failed, in flight and not sent; works while a run holds the journal')
+    .description(
+      'count the ids a journal records as deleted, absent, failed, in flight and not sent, and say whether the job is finished; works while a run holds the journal',
+    )
     .addArgument(files())
     .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.status(journalOptions(flags, names), ctx)));
   documented(status, {
@@ -61,6 +74,29 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
         'redo them; the API\'s "no such plant" counts as done',
       ],
       ['plantstore --json journal failed dead-plants.journal', 'one object per id, with its state, exit and error code'],
+    ],
+  });
+
+  const left = journal
+    .command('left')
+    .description(
+      'print the ids of the list on stdin that the journals do not record as done, in its order: what is left after any stop, ids never sent included',
+    )
+    .addArgument(files())
+    .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.left(journalOptions(flags, names), ctx)));
+  documented(left, {
+    globals: JOURNAL_GLOBALS,
+    concerns: {
+      variables: ['NO_COLOR, FORCE_COLOR'],
+      exits: [Exit.ok, Exit.usage, Exit.interrupted],
+      ok: 'the journals and the list were read',
+    },
+    examples: [
+      [
+        'plantstore journal left dead-plants.journal < dead-plants.txt \\\n      | plantstore delete --ignore-missing --stdin',
+        'finish the job, whatever stopped it',
+      ],
+      ['plantstore journal left shard-*.journal < dead-plants.txt', 'the shards of one job'],
     ],
   });
 

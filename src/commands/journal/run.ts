@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import { shown } from '../../text/shown.js';
 import type { JournalOptions } from './flags.js';
+import { statusLines, statusObject } from './status.js';
 
 /** What `journal failed` lists: every id a re-run must send again (see docs/journal.md, Reading a journal). */
 export const TO_REDO: readonly IdState[] = ['failed', 'inFlight', 'notSent'];
@@ -21,6 +22,8 @@ export async function runJournalStatus(opts: JournalOptions, ctx: Context): Prom
 /** `plantstore journal failed FILE…`: the ids still to do, in numeric order, one a line. */
 export async function runJournalFailed(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
   const summary = await summarizeJournals(opts.files, ctx.signal);
+  const untold = idsNotListed(summary);
+  if (untold !== undefined) ctx.io.err(`plantstore: ${untold}`);
   const ids = summary.idsIn(TO_REDO);
   for (let start = 0; start < ids.length; start += LINES_PER_WRITE) {
     const lines: string[] = [];
@@ -31,58 +34,28 @@ export async function runJournalFailed(opts: JournalOptions, ctx: Context): Prom
   return Exit.ok;
 }
 
+/**
+ * Why `journal failed` cannot list every id left: ids never sent have no line (a stop writes one
+ * line for the run, not one per id), and a run with no end line may have left any number.
+ */
+function idsNotListed(summary: JournalSummary): string | undefined {
+  const { job, files } = summary;
+  if (job.finished) return undefined;
+  const left = `plantstore journal left ${files.map((file) => shown(file.file)).join(' ')} < LIST prints every id of LIST left to do`;
+  if (job.unrecorded !== undefined) {
+    return job.unrecorded === 0
+      ? undefined
+      : `${job.unrecorded} ids were never sent (a run stopped before them), and no line names them, so they are not listed here; ${left}`;
+  }
+  if (job.missingShards.length > 0)
+    return `shards ${job.missingShards.join(', ')} have no journal here, so their ids are not listed; ${left}`;
+  return `the journal does not say how many ids its last run left unsent (it ended without a record, or is still running), so this list may lack some; ${left}`;
+}
+
 /** By hand: the id keeps its exact digits, past what a JSON number parsed by JavaScript holds. */
 function failedJson(id: bigint, summary: JournalSummary): string {
   const { state, failure } = summary.describe(id);
   const exit = failure?.exit === undefined ? '' : `,"exit":${failure.exit}`;
   const error = failure?.error === undefined ? '' : `,"error":${failure.error}`;
   return `{"id":${id},"state":"${state}"${exit}${error}}`;
-}
-
-export function statusObject(summary: JournalSummary): Record<string, unknown> {
-  return {
-    files: summary.files.map((file) => ({
-      path: file.file,
-      started: file.started ?? null,
-      ...(file.shard === undefined ? {} : { shard: file.shard }),
-      running: file.running,
-      tornBytes: file.tornBytes,
-    })),
-    baseUrl: summary.baseUrl ?? null,
-    profile: summary.profile ?? null,
-    ...summary.counts,
-    failedByExit: summary.failedByExit,
-    failedByError: summary.failedByError,
-  };
-}
-
-/** A short aligned block: one row per file, then the run, then the counts. */
-export function statusLines(summary: JournalSummary): string[] {
-  const rows: Array<[string, string]> = summary.files.map((file) => {
-    const parts = [shown(file.file)];
-    if (file.shard !== undefined) parts.push(`shard ${file.shard}`);
-    parts.push(file.started === undefined ? 'empty (a run stopped before writing its header)' : `started ${file.started}`);
-    if (file.running) parts.push('(a run holds it now: the counts are still changing)');
-    return ['journal', parts.join('  ')];
-  });
-  const { counts } = summary;
-  rows.push(
-    ['base URL', summary.baseUrl ?? '(none recorded)'],
-    ['profile', summary.profile === undefined ? '(none recorded)' : shown(summary.profile)],
-    ['deleted', String(counts.deleted)],
-    ['absent', String(counts.absent)],
-    ['failed', `${counts.failed}${breakdown(summary)}`],
-    ['in flight', `${counts.inFlight}${counts.inFlight > 0 ? '  (sent with no decided answer: the plant may be deleted)' : ''}`],
-    ['not sent', String(counts.notSent)],
-  );
-  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
-  return rows.map(([label, value]) => `${label.padEnd(width)}${value}`);
-}
-
-/** "  (exit 1: 2, exit 5: 1; API error 1: 2)", or nothing when no id failed. */
-function breakdown(summary: JournalSummary): string {
-  const byExit = Object.entries(summary.failedByExit).map(([code, n]) => `exit ${code}: ${n}`);
-  const byError = Object.entries(summary.failedByError).map(([code, n]) => `API error ${code}: ${n}`);
-  const parts = [byExit.join(', '), byError.join(', ')].filter((part) => part !== '');
-  return parts.length === 0 ? '' : `  (${parts.join('; ')})`;
 }

@@ -191,13 +191,20 @@ describe('journal status: refusals (exit 2, one line)', () => {
     expect(await said(fifo)).toBe(`cannot read journal ${fifo}: it is not a regular file (a FIFO); give the path of a --journal file`);
   });
 
-  it('reads a journal others may write, or (as root) one another user owns: it only prints what the file says', async () => {
+  // Issue 40 item 10: a reader trusts a journal only as a run does, and refuses in the run's words.
+  it('refuses a journal others may write, or (as root) one another user owns, as a run does', async () => {
     const file = journal('a.journal', [deleted('1')]);
     chmodSync(file, 0o666);
+    expect((await refusal([file])).message).toBe(
+      `cannot use ${file} as a journal: it is writable by others (mode 666), so anyone could have added lines to it, and a plant it records as deleted is never sent; check that every line is yours, then run chmod 600 ${file}`,
+    );
+    chmodSync(file, 0o600);
     expect((await countsOf(file)).deleted).toBe(1);
     if (process.getuid?.() !== 0) return;
     chownSync(file, 65534, 65534);
-    expect((await countsOf(file)).deleted).toBe(1);
+    expect((await refusal([file])).message).toBe(
+      `cannot use ${file} as a journal: it belongs to another user (uid 65534, you are 0), who may have planted it; give --journal another path`,
+    );
   });
 
   it('refuses journals of different runs rather than summing them', async () => {

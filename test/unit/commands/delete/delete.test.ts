@@ -12,7 +12,7 @@ const BASE = 'https://api.example.com';
 const READY = { PLANTSTORE_BASE_URL: BASE, PLANTSTORE_TOKEN: TOKEN };
 
 const { run } = inProcess();
-/** More ids than a handful (run.ts HANDFUL): the batch's own limit applies. */
+/** More ids than a handful (engine/run-throttle.ts HANDFUL): the batch's own limit applies. */
 const NINE = ['1', '2', '3', '4', '5', '6', '7', '8', '9'];
 
 describe('argv reaches the delete command', () => {

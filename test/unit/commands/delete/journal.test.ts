@@ -34,7 +34,10 @@ describe('delete --journal', () => {
       expect(sentAt).toBeGreaterThanOrEqual(0);
       expect(written.findIndex((line) => line.startsWith(`{"id":${id},"deleted"`))).toBeGreaterThan(sentAt);
     }
-    const results = written.filter((line) => !line.endsWith('"sent":true}'));
+    // The run's own lines open and close what it wrote (batch/journal/run-record.ts).
+    expect(JSON.parse(written[0] as string)).toMatchObject({ ids: 3 });
+    expect(JSON.parse(written.at(-1) as string)).toEqual({ end: 'finished', ids: 3, notSent: 0, unrecorded: 0, readAll: true });
+    const results = written.slice(1, -1).filter((line) => !line.endsWith('"sent":true}'));
     expect(results.map((line) => JSON.parse(line) as { id: number; deleted: boolean }).sort((a, b) => a.id - b.id)).toEqual([
       { id: 1, deleted: true, status: 204 },
       {

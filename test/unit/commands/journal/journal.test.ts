@@ -29,13 +29,15 @@ describe('plantstore journal status', () => {
     expect(result.exit).toBe(0);
     expect(result.stdout.split('\n')).toEqual([
       `journal    ${file}  started 2026-03-01T12:00:00.000Z`,
+      'last run   not recorded (plantstore 2.0 did not record how a run ended)',
       'base URL   https://plants.example.com',
       'profile    default',
       'deleted    1',
       'absent     0',
       'failed     1  (exit 1: 1; API error 1: 1)',
       'in flight  2  (sent with no decided answer: the plant may be deleted)',
-      'not sent   1',
+      `not sent   unknown  (${file} does not record how its runs ended)`,
+      `job        unfinished: plantstore journal left ${file} < LIST prints the ids left`,
       '',
     ]);
   });
@@ -44,14 +46,27 @@ describe('plantstore journal status', () => {
     const file = journal(LINES);
     const result = await run(['--json', 'journal', 'status', file]);
     expect(JSON.parse(result.stdout)).toEqual({
-      files: [{ path: file, started: '2026-03-01T12:00:00.000Z', running: false, tornBytes: 0 }],
+      files: [
+        {
+          path: file,
+          started: '2026-03-01T12:00:00.000Z',
+          running: false,
+          tornBytes: 0,
+          lastRun: { ended: null, ids: null, notSent: null, unrecorded: null, earlier: null, readAll: null },
+        },
+      ],
+      missingShards: [],
       baseUrl: 'https://plants.example.com',
       profile: 'default',
+      // A journal of 2.0 does not say how its last run ended: how many ids it left is unknown, never 0.
+      finished: false,
+      ended: null,
       deleted: 1,
       absent: 0,
       failed: 1,
       inFlight: 2,
-      notSent: 1,
+      notSent: null,
+      unrecorded: null,
       failedByExit: { 1: 1 },
       failedByError: { 1: 1 },
     });
@@ -91,6 +106,44 @@ describe('plantstore journal failed', () => {
 
   it('prints nothing and exits 0 when every id is done', async () => {
     const result = await run(['journal', 'failed', journal([sent('1'), deleted('1')])]);
+    expect(result).toMatchObject({ exit: 0, stdout: '' });
+  });
+});
+
+// Issue 40 item 1: what is left of a job is what the list holds and the journal does not record as done.
+describe('plantstore journal left', () => {
+  const list = ['# the job', '9', '3 1', '9007199254740993', '2', '5', '7', '1', ''].join('\n');
+
+  it("prints, in the list's order, each id not recorded deleted or absent, those no line names included; repeats once", async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: [list] });
+    expect(result).toMatchObject({ exit: 0, stdout: '9\n3\n9007199254740993\n2\n5\n7\n' });
+  });
+
+  it('with --json, each id with its state; "unrecorded" for one no line names', async () => {
+    const result = await run(['--json', 'journal', 'left', journal(LINES)], { stdin: ['9 3 5'] });
+    expect(result.stdout.trim().split('\n')).toEqual([
+      '{"id":9,"state":"unrecorded"}',
+      '{"id":3,"state":"inFlight","exit":6}',
+      '{"id":5,"state":"notSent"}',
+    ]);
+  });
+
+  it('refuses an invalid id in the list (exit 2), naming its line, and prints nothing', async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: ['1\n2x\n'] });
+    expect(result.exit).toBe(2);
+    expect(result.error).toMatch(/invalid plant id '2x' on line 2 of standard input/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('no list on stdin (a forgotten < LIST) is a usage error, never "nothing left"', async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: ['# nothing\n'] });
+    expect(result.exit).toBe(2);
+    expect(result.error).toBe("no plant ids on standard input: give the job's list, as in plantstore journal left FILE < ids.txt");
+    expect(result.stdout).toBe('');
+  });
+
+  it('nothing left: no output, exit 0', async () => {
+    const result = await run(['journal', 'left', journal(LINES)], { stdin: ['1\n'] });
     expect(result).toMatchObject({ exit: 0, stdout: '' });
   });
 });

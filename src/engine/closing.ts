@@ -1,0 +1,61 @@
+// The lines a batch ends with, after its last result: the summary, the advice after a signal or
+// a time stop, and the exit code they come to. Apart from the loop, which they only read.
+
+import type { ThrottleStats } from '../batch/throttle/throttle.js';
+import { Exit, type ExitCode } from '../errors.js';
+import type { IO } from '../ui/io.js';
+import type { OperationWords } from './operation.js';
+import type { StopKind } from './run-end.js';
+import { summaryLine } from './summary.js';
+import type { Tally } from './tally.js';
+
+export interface RunClosing<R> {
+  tally: Tally<R>;
+  /** How many ids the run had (after its shard). */
+  size: number;
+  elapsedMs: number;
+  stats: ThrottleStats;
+  ceiling: number;
+  words: OperationWords;
+  /** Whether the run kept a journal: its advice is then to run the same command again. */
+  journal: boolean;
+  profile: string;
+  /** The run's --shard, as typed; undefined without one. */
+  shard: string | undefined;
+  /** --max-duration as typed back (`3s`), when the run had one. */
+  maxDuration: string | undefined;
+  stopKind: StopKind | undefined;
+  interrupted: boolean;
+  quiet: boolean;
+  /** A line said after the summary, before the advice (the token was refused: log in again). */
+  afterSummary: string | undefined;
+}
+
+/** Writes the closing lines; returns the run's exit code. */
+export function closeRun<R>(run: RunClosing<R>, io: IO): ExitCode {
+  const { tally, words } = run;
+  // A shard's run says what it left to the others, even for the one id it took.
+  if ((run.size > 1 || tally.otherShards > 0) && !(run.quiet && tally.firstFailure === undefined)) {
+    io.err(summaryLine(tally, run.elapsedMs, run.stats, run.journal, words.done, run.ceiling, run.shard));
+  }
+  if (run.afterSummary !== undefined) io.err(run.afterSummary);
+  if (run.interrupted) {
+    const again = run.journal ? 'run the same command again to resume' : words.finishWithoutJournal(run.profile);
+    io.err(
+      `interrupted: ${tally.done} of ${run.size} ${words.done} before the interrupt; the rest were not, or may not have been: ${again}`,
+    );
+    return Exit.interrupted;
+  }
+  // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
+  if (run.stopKind === 'max-duration' && tally.notSent + tally.failed + tally.inFlight > 0 && run.maxDuration !== undefined) {
+    const again = run.journal ? 'run the same command again to go on' : words.finishWithoutJournal(run.profile);
+    const failed = tally.failed > 0 ? `${tally.failed} failed, ` : '';
+    const inFlight = tally.inFlight > 0 ? `${tally.inFlight} in flight, ` : '';
+    io.err(
+      `stopped at --max-duration ${run.maxDuration}: ${tally.done} of ${run.size} ${words.done}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`,
+    );
+    return Exit.stoppedAtTime;
+  }
+  // A journal that stopped recording is a lost result, as a full disk on stdout is.
+  return tally.firstFailure ?? Exit.ok;
+}
