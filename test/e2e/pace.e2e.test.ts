@@ -67,14 +67,15 @@ describe('one upstream of several dead: a seeded share of the requests answers 5
       closers.push(() => server.close());
       const result = await runPlantstore(['delete', '--stdin'], { env: withRetries(server.url), input: idRange(1, 2000).join('\n') });
       const counts = summaryOf(result.stderr);
-      expect(counts.failed).toBeLessThanOrEqual(failedAtMost);
+      // An id that failed every attempt with a 502 is in flight (a gateway's 502 may hide a deletion): not done either way.
+      expect(counts.left).toBeLessThanOrEqual(failedAtMost);
       expect(counts.deleted + counts.left).toBe(2000);
       expect(counts.notSent).toBe(0);
       expect(server.deleted.size).toBe(counts.deleted);
       // The share was there: about as many 502s as asked for, each costing a retry and not an id.
       expect(server.failed).toBeGreaterThan(share * 1000);
       expect(result.stderr).not.toMatch(/the service was down/);
-      expect(result.code).toBe(counts.failed === 0 ? 0 : 6);
+      expect(result.code).toBe(counts.left === 0 ? 0 : 6);
     },
     120_000,
   );
