@@ -117,6 +117,27 @@ describe('a token in the base URL path, stored by auth login', () => {
   });
 });
 
+describe('a journal written before masking, its header holding the token in clear', () => {
+  it('journal status masks the token that auth login stored, human and --json', async () => {
+    await login();
+    const journal = path.join(scratch, 'old.journal');
+    const header = {
+      plantstore: 'delete-journal',
+      version: 2,
+      baseUrl: `${server.url}/bot${TOKEN}`,
+      profile: 'default',
+      started: '2026-11-27T10:00:00.000Z',
+    };
+    writeFileSync(journal, `${JSON.stringify(header)}\n{"id":1,"sent":true}\n{"id":1,"deleted":true,"status":204}\n`, { mode: 0o600 });
+    for (const json of [[], ['--json']]) {
+      const status = await runPlantstore([...json, 'journal', 'status', journal], { env: { PLANTSTORE_CONFIG_DIR: config.dir } });
+      expect(status.code).toBe(0);
+      expect(status.stdout).toContain(`${server.url}/bot***`);
+      expect(status.stdout + status.stderr).not.toContain(TOKEN);
+    }
+  });
+});
+
 describe('a stored base URL with a password and a query key (written by hand)', () => {
   it('config get and config list show both masked, the names kept', async () => {
     writeFileSync(

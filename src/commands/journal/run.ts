@@ -1,4 +1,5 @@
 import { type IdState, type JournalSummary, summarizeJournals } from '../../batch/journal/summary.js';
+import { learnTokensAtRest } from '../../config/tokens-at-rest.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import { shown } from '../../text/shown.js';
@@ -13,6 +14,9 @@ const LINES_PER_WRITE = 4096;
 
 /** `plantstore journal status FILE…`: what the journals record, summed. */
 export async function runJournalStatus(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
+  // A journal written before base URLs were stored masked may hold a token in its header's URL:
+  // the tokens this machine keeps are masked in what is printed, as an error's words are.
+  learnTokensAtRest(ctx.env, [], ctx.io.redact);
   const summary = await summarizeJournals(opts.files, ctx.signal);
   if (opts.json) ctx.io.outObject(statusObject(summary));
   else for (const line of statusLines(summary)) ctx.io.out(line);
