@@ -17,7 +17,7 @@ import { readerCaughtUp } from '../ui/io.js';
 import { startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
-import { describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
+import { describeMaxFailures, FailureBudget, outageLimitMs, startDeadline } from './budgets.js';
 import { closeRun } from './closing.js';
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
@@ -106,6 +106,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   tally.otherShards = batch.otherShards;
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
   const throttle = throttleFor(ids.size, opts, network.maxRetryWaitMs, ctx);
+  const outageMs = outageLimitMs(opts.maxOutage, network.maxRetryWaitMs);
   // At a terminal the status line is pinned below the result lines, wherever stdout goes: a
   // scroll of 50,000 lines says nothing of how far along the batch is, or how long it has left.
   const progress = startProgress(ctx.io, ids.size, () => progressState(tally, throttle), {
@@ -212,7 +213,9 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       shouldStop(result) {
         stop.set(journal?.stopReason(), 'error');
         const gaveUp = throttle.gaveUp();
-        if (gaveUp !== undefined) stop.set(whyNotSent({ kind: 'gave-up', reason: gaveUp }), 'gave-up');
+        // The throttle says what it met; the run names the flag that bounds it.
+        if (gaveUp !== undefined && !halted)
+          stop.set(whyNotSent({ kind: 'gave-up', reason: `${gaveUp}, more than --max-outage ${describeDuration(outageMs)}` }), 'gave-up');
         stop.set(results.stopsRun?.(result), 'not-the-api');
         const kind = failures === undefined ? undefined : results.kindOf(result);
         // The budget counts the ids this run decides, not those the journal skips.

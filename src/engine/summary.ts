@@ -50,7 +50,7 @@ function throttleNote(stats: ThrottleStats): string {
   // A failure or two is not worth a word (each failing id says it); an outage the run waited out is.
   if (stats.outages > 0)
     parts.push(
-      `the service was down ${stats.outages === 1 ? 'once' : `${stats.outages} times`} (502/503/504 or failed connections for request after request)`,
+      `the service was down ${stats.outages === 1 ? 'once' : `${stats.outages} times`} (502/503/504, failed connections or answers not from the API, for request after request)`,
     );
   if (parts.length === 0) return '';
   if (stats.rateCuts > 0)
@@ -73,7 +73,7 @@ export function describeChange(change: ThrottleChange): string {
       return change.reason === 'retry-after'
         ? `throttled: the server asked to wait ${formatRunSeconds(change.forMs)}; nothing is sent until then`
         : change.reason === 'failing'
-          ? `throttled: the service is failing for request after request (502/503/504 or failed connections); one probe every ${formatRunSeconds(change.forMs)} until it answers`
+          ? `throttled: the service is failing for request after request (502/503/504, failed connections or answers not from the API); one probe every ${formatRunSeconds(change.forMs)} until it answers`
           : `throttled: the server keeps refusing although we slowed down; nothing is sent for ${formatRunSeconds(change.forMs)}`;
     case 'limit':
       return `concurrency ${change.from} → ${change.to}: ${change.reason}`;

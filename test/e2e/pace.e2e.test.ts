@@ -137,20 +137,23 @@ describe('--max-duration holds: no attempt after it, and the process exits withi
 });
 
 describe('a gateway answering 504 to everything: the run gives up at --max-outage, and exits at once', () => {
-  it('20 ids, --max-outage 3s --max-retry-wait 10: exit 6 within a probe and a second of it, every id reported, the service said to be down', async () => {
+  it('200 ids, --max-outage 3s --max-retry-wait 10: exit 6 within a probe and a second of it, every id reported, the service said to be down', async () => {
     const server = await serve((req, res) => {
       req.resume();
       res.writeHead(504, { 'content-type': 'text/html' }).end('<html><body><h1>504 Gateway Time-out</h1></body></html>');
     });
-    const run = await timedRun(['delete', '--max-outage', '3s', '--max-retry-wait', '10', ...idRange(1, 20)], withRetries(server.url));
+    const run = await timedRun(['delete', '--max-outage', '3s', '--max-retry-wait', '10', ...idRange(1, 200)], withRetries(server.url));
     expect(run.code).toBe(6);
     // The give-up comes with the first probe past 3 s (one a second); the retry waits it will not use
     // (up to 10 s each) are cancelled, not waited out. Before: 127 s at the defaults.
     expect(run.ms).toBeLessThan(3000 + 1000 + 1000 + STARTUP_MARGIN_MS);
     const counts = summaryOf(run.stderr);
-    expect(counts.left).toBe(20);
+    expect(counts.left).toBe(200);
+    expect(counts.notSent).toBeGreaterThan(0);
     expect(run.stderr).toMatch(/the service was down once/);
     expect(run.stderr).toMatch(/over 3 s \(504\)/);
+    // The ids the give-up left unsent say which limit it reached.
+    expect(run.stderr).toMatch(/not sent: the server refused all \d+ requests .*, more than --max-outage 3s/);
   }, 60_000);
 });
 
