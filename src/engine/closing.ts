@@ -29,15 +29,47 @@ export interface RunClosing<R> {
   quiet: boolean;
   /** A line said after the summary, before the advice (the token was refused: log in again). */
   afterSummary: string | undefined;
+  /** --json: the summary is also written as one JSON object, the last line on stderr. */
+  json: boolean;
+  /** How the run ended, in the journal's word (`finished`, `SIGINT`, `max-duration`…). */
+  ending: string;
 }
 
 /** Writes the closing lines; returns the run's exit code. */
 export function closeRun<R>(run: RunClosing<R>, io: IO): ExitCode {
-  const { tally, words } = run;
   // A shard's run says what it left to the others, even for the one id it took.
-  if ((run.size > 1 || tally.otherShards > 0) && !(run.quiet && tally.firstFailure === undefined)) {
-    io.err(summaryLine(tally, run.elapsedMs, run.stats, run.journal, words.done, run.ceiling, run.shard));
-  }
+  const summarized = (run.size > 1 || run.tally.otherShards > 0) && !(run.quiet && run.tally.firstFailure === undefined);
+  const exit = closingLines(run, summarized, io);
+  // Last, after the advice: what a script reads with `tail -n 1`, the counts the journal's readers give.
+  if (run.json && summarized) io.err(JSON.stringify(summaryObject(run)));
+  return exit;
+}
+
+/**
+ * The summary as data, in the words `journal status --json` uses for the same states: `inFlight`
+ * is not `failed`, and a count is never guessed (every one here is the run's own, known exactly).
+ */
+export function summaryObject<R>(run: RunClosing<R>): { summary: Record<string, number | string | null> } {
+  const { tally, words } = run;
+  return {
+    summary: {
+      [words.done]: tally.done,
+      absent: tally.absent,
+      failed: tally.failed,
+      inFlight: tally.inFlight,
+      notSent: tally.notSent,
+      skipped: tally.skipped,
+      otherShards: tally.otherShards,
+      shard: run.shard ?? null,
+      ended: run.ending,
+      seconds: Math.round(run.elapsedMs / 100) / 10,
+    },
+  };
+}
+
+function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitCode {
+  const { tally, words } = run;
+  if (summarized) io.err(summaryLine(tally, run.elapsedMs, run.stats, run.journal, words.done, run.ceiling, run.shard));
   if (run.afterSummary !== undefined) io.err(run.afterSummary);
   if (run.interrupted) {
     const again = run.journal ? 'run the same command again to resume' : words.finishWithoutJournal(run.profile);

@@ -255,7 +255,8 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     reporter.finish();
     await transport.close();
   }
-  journal?.end(stop.ending(ctx.signal));
+  const ending = stop.ending(ctx.signal);
+  journal?.end(ending);
   return closeRun(
     {
       tally,
@@ -272,6 +273,8 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       interrupted: ctx.signal.aborted,
       quiet: output.quiet,
       afterSummary: tokenRefused ? tokenRefusedLine(target.token, opts.target) : undefined,
+      json: output.json,
+      ending,
     },
     ctx.io,
   );

@@ -46,6 +46,16 @@ describe('a shard from the environment narrows the job aloud', () => {
     expect(jsonLines(result.stdout).map((line) => String(line['id']))).toEqual(mine);
     expect(result.stderr).toContain('note: shard 1/4 from PLANTSTORE_SHARD');
     expect(result.stderr).toContain(`, ${left} left to other shards (shard 1/4) in `);
+    // The JSON summary, stderr's last line: the same counts, for a script.
+    expect(lastJsonSummary(result.stderr)).toMatchObject({
+      deleted: mine.length,
+      failed: 0,
+      inFlight: 0,
+      notSent: 0,
+      otherShards: left,
+      shard: '1/4',
+      ended: 'finished',
+    });
   });
 
   it('--shard typed on the command line: no note, and the summary still counts them', async () => {
@@ -100,12 +110,24 @@ describe('one vocabulary: an id in flight at Ctrl-C is "in flight" in the summar
       /0 deleted, 0 skipped \(journal\), 0 already absent, 0 failed, 60 in flight \(sent with no decided answer: they may be deleted\), 140 not sent in /,
     );
 
+    expect(lastJsonSummary(result.stderr)).toMatchObject({ deleted: 0, failed: 0, inFlight: 60, notSent: 140, ended: 'SIGINT' });
+
     const status = await runPlantstore(['--json', 'journal', 'status', journal], { env: envFor(server.url) });
     expect(status.code).toBe(0);
     const counts = JSON.parse(status.stdout) as Record<string, unknown>;
-    expect({ failed: counts['failed'], inFlight: counts['inFlight'] }).toEqual({ failed: 0, inFlight: 60 });
+    expect({ failed: counts['failed'], inFlight: counts['inFlight'], notSent: counts['notSent'] }).toEqual({
+      failed: 0,
+      inFlight: 60,
+      notSent: 140,
+    });
   });
 });
+
+/** The --json summary: the last line of stderr, one object under `summary`. */
+function lastJsonSummary(stderr: string): Record<string, unknown> {
+  const last = stderr.trimEnd().split('\n').at(-1) ?? '';
+  return (JSON.parse(last) as { summary: Record<string, unknown> }).summary;
+}
 
 describe('an id an earlier run left in flight, refused now, stays in flight', () => {
   it('the resume counts it "in flight", as journal status does, and exits 1 as before', async () => {

@@ -128,7 +128,10 @@ describe('SIGTERM mid-run', () => {
     assertNoTokenLeak(args, { env: env(server.url), input: ids }, { ...result, stdout: out.text + result.stdout });
     expect(result.code).toBe(143);
     // The next step is the journal's: the same command resumes.
-    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
+    // The last line before the JSON summary (--json's, for scripts), which agrees with it.
+    const closing = result.stderr.trimEnd().split('\n');
+    expect(JSON.parse(closing.at(-1) ?? '')).toMatchObject({ summary: { ended: 'SIGTERM' } });
+    expect(closing.at(-2)).toMatch(
       /^interrupted: \d+ of 2000 deleted before the interrupt; the rest were not, or may not have been: run the same command again to resume$/,
     );
     const recorded = journalRecords();

@@ -2,11 +2,14 @@
 // nothing that changes from run to run: how long the run took, the test's temporary folder, a port.
 
 /**
- * `text` with each timing (`in 0.4s`, a log line's `0.3ms`) as `<t>`, and each value of `named` replaced by its
+ * `text` with each timing (`in 0.4s`, a log line's `0.3ms`, the JSON summary's `"seconds":0.4`) as `<t>`, and each value of `named` replaced by its
  * key: normalize(stderr, { '<dir>': dir() }).
  */
 export function normalize(text: string, named: Record<string, string> = {}): string {
-  let out = text.replace(/ in \d+\.\ds\b/g, ' in <t>s').replace(/ \d+\.\dms\b/g, ' <t>ms');
+  let out = text
+    .replace(/ in \d+\.\ds\b/g, ' in <t>s')
+    .replace(/ \d+\.\dms\b/g, ' <t>ms')
+    .replace(/"seconds":\d+(\.\d+)?/g, '"seconds":<t>');
   for (const [name, value] of Object.entries(named)) out = out.split(value).join(name);
   return out;
 }

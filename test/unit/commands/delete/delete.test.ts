@@ -187,6 +187,7 @@ describe('argv reaches the delete command', () => {
     // Human text, here the summary of a multi-id run, stays on stderr.
     expect(normalize(result.stderr)).toMatchInlineSnapshot(`
       "2 deleted, 0 already absent, 0 failed, 0 not sent in <t>s
+      {"summary":{"deleted":2,"absent":0,"failed":0,"inFlight":0,"notSent":0,"skipped":0,"otherShards":0,"shard":null,"ended":"finished","seconds":<t>}}
       "
     `);
   });
