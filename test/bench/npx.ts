@@ -15,8 +15,9 @@ import { benchEnv, type Command, checkOk, median, type Options, type Ran, runOnc
 import { failedRow, formatKB, formatMs, type Row } from './table.js';
 
 const EMPTY = 'empty-cli';
-const COLD_TARGET = 1.02;
-const WARM_TARGET = 1.0;
+// The owner's bounds (session 11): an npx one-off may cost 1.1× an empty package's cold, 1.05× warm.
+const COLD_TARGET = 1.1;
+const WARM_TARGET = 1.05;
 
 const count = (name: string, fallback: number): number => {
   const value = Number(process.env[name]);
