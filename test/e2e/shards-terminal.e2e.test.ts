@@ -73,16 +73,21 @@ describe.skipIf(!HAS_TMUX)('four shards with xargs -P on one terminal (tmux), as
     // Before: four "Type 2xx to go on" questions at once, and the job waits for answers forever.
     const screen = await until(history, (text) => text.includes('[exit ') || /Type \d+ to go on/.test(text));
     const lines = screen.split('\n').filter((row) => row.trim() !== '');
+    if (process.env['SHOW_SCREEN']) console.log(screen);
     expect(lines.filter((row) => /Type \d+ to go on|About to delete/.test(row))).toEqual([]);
     expect(lines.at(-1)).toBe('[exit 0]');
     // The one decision: the whole job's count and where it goes.
-    expect(lines[0]).toBe(`dry run: ${IDS.length} requests not sent (profile 'default')`);
+    // (The dry run names the pace the test sets, PLANTSTORE_RATE.)
+    expect(lines[0]).toBe(`dry run: ${IDS.length} requests not sent (profile 'default'; at most 25/s)`);
     expect(lines[1]).toBe(`DELETE ${server.url}/plants/${IDS.at(-1)}  (Authorization: Bearer ***)`);
     // Each shard's progress, plain lines that name it: nothing drawn in place over another's.
     const progress = lines.filter((row) => row.includes('progress') || row.includes('deleting…'));
     for (const row of progress) expect(row).toMatch(/^\[shard [0-3]\/4\] progress: \d+\/\d+ \(\d+%\), /);
     for (const shard of [0, 1, 2, 3]) {
-      expect(progress.some((row) => row.startsWith(`[shard ${shard}/4] `)), `a progress line of shard ${shard}`).toBe(true);
+      expect(
+        progress.some((row) => row.startsWith(`[shard ${shard}/4] `)),
+        `a progress line of shard ${shard}`,
+      ).toBe(true);
       expect(lines.filter((row) => row.includes(`left to other shards (shard ${shard}/4) in `))).toHaveLength(1);
     }
     expect(screen).not.toContain('\x1b');

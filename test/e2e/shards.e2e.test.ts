@@ -164,7 +164,7 @@ describe('the examples of docs/shards.md, as written', () => {
       return { PATH, PLANTSTORE_BASE_URL: url, PLANTSTORE_TOKEN: TOKEN };
     };
 
-    it('8 pods, each with its JOB_COMPLETION_INDEX, as a user in the volume\'s group: each id once; a restarted pod resumes', async () => {
+    it("8 pods, each with its JOB_COMPLETION_INDEX, as a user in the volume's group: each id once; a restarted pod resumes", async () => {
       const server = await serve((_req, res) => res.writeHead(204).end());
       expect(command.slice(0, 2)).toEqual(['sh', '-c']);
       expect(completions).toBe(8);
@@ -205,7 +205,9 @@ describe('the examples of docs/shards.md, as written', () => {
       execFileSync('find', [data, '-type', 'd', '-exec', 'chmod', 'g+s', '{}', ';']);
       const remounted = await pod(command[2] ?? '', 0, data, env);
       expect(remounted.code).toBe(2);
-      expect(remounted.stderr).toMatch(/is writable by its group \(mode 2770\), whose members could remove it or its lock; .*fsGroupChangePolicy: OnRootMismatch/);
+      expect(remounted.stderr).toMatch(
+        /is writable by its group \(mode 2770\), whose members could remove it or its lock; .*fsGroupChangePolicy: OnRootMismatch/,
+      );
     });
   });
 

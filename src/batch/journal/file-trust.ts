@@ -70,7 +70,8 @@ export function checkJournalFolder(file: string): void {
 }
 
 /** Said where a group-writable mode may be Kubernetes' doing: its default policy makes the volume's every folder and file so at each mount. */
-const KUBELET = '; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch, or each mount makes your folders and journals group-writable again';
+const KUBELET =
+  '; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch, or each mount makes your folders and journals group-writable again';
 
 function setgidFolder(file: string): boolean {
   try {

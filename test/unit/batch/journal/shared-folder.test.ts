@@ -50,7 +50,7 @@ async function refusedWith(file: string): Promise<string> {
 }
 
 describe.runIf(posix)("a journal below a folder its group shares (a Kubernetes volume for the pod's fsGroup)", () => {
-  it('2775, of a group the process is in, above the journal\'s own folder: the journal is kept and resumed', async () => {
+  it("2775, of a group the process is in, above the journal's own folder: the journal is kept and resumed", async () => {
     const folder = ownFolder(volume(0o2775));
     const file = path.join(folder, 'dead-plants-3.journal');
     (await openJournal(file, RUN)).close();
