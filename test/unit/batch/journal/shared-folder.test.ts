@@ -68,10 +68,10 @@ describe.runIf(posix)("a journal below a folder its group shares (a Kubernetes v
   });
 
   it.each([
-    [0o775, 'not setgid'],
-    [0o2777, 'others can write it'],
-    [0o3775, 'sticky too: taken as /tmp is'],
-  ])('mode %s (%s): as before', async (mode, why) => {
+    ['775', 'not setgid', 0o775],
+    ['2777', 'others can write it', 0o2777],
+    ['3775', 'sticky too: taken as /tmp is', 0o3775],
+  ])('mode %s (%s): as before', async (_, why, mode) => {
     const root = volume(mode);
     const file = path.join(ownFolder(root), 'dead-plants-3.journal');
     if (why.startsWith('sticky')) {
