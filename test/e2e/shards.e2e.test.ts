@@ -9,8 +9,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partOf } from '../../src/engine/shard.js';
 import { idOf, idRange } from '../helpers/batch-output.js';
-import { finished, plantstoreOnPath, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { BIN, cleanEnv, finished, plantstoreOnPath, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
+import { HAS_SCRIPT, runAtTerminal } from '../helpers/terminal.js';
 
 const TOKEN = 'shard-Token-4d8e0b11';
 const { serve, envFor } = loopbackCases(TOKEN);
@@ -68,10 +69,28 @@ it('--max-deletes counts the ids of the shard, not of the list', async () => {
   const mine = ids.filter((id) => partOf(id, 2) === 0).length;
   const over = await runPlantstore(['delete', '--shard', '0/2', '--max-deletes', String(mine - 1), ...ids], { env: envFor(server.url) });
   expect(over.code).toBe(9);
-  expect(over.stderr).toContain(`refusing: ${mine} plants to delete`);
+  // The refusal names the shard, and does not send a shard to split the job again.
+  expect(over.stderr).toContain(`refusing: ${mine} plants to delete (shard 0/2) at ${server.url}`);
+  expect(over.stderr).toContain(`give --max-deletes ${mine}\n`);
+  expect(over.stderr).not.toContain('split the job with --shard');
   const within = await runPlantstore(['delete', '--shard', '0/2', '--max-deletes', String(mine), ...ids], { env: envFor(server.url) });
   expect(within.code).toBe(0);
   expect(server.requests.length).toBe(mine);
+});
+
+it.skipIf(!HAS_SCRIPT)('at a terminal, the question a shard asks names its shard and counts its ids', async () => {
+  const server = await serve((_req, res) => res.writeHead(204).end());
+  const ids = idRange(1, 400);
+  const mine = ids.filter((id) => partOf(id, 2) === 1);
+  const file = path.join(scratch, 'ids.txt');
+  writeFileSync(file, `${ids.join('\n')}\n`);
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} delete --shard 1/2 --stdin < ${JSON.stringify(file)}`;
+  const result = await runAtTerminal(command, cleanEnv(envFor(server.url)), 'no\n');
+  expect(result.stdout).toContain(
+    `About to delete ${mine.length} plants (shard 1/2) at ${server.url} (profile 'default'): ${mine[0]} … ${mine.at(-1)}.`,
+  );
+  expect(result.code).toBe(9);
+  expect(server.requests).toEqual([]);
 });
 
 it("a journal records its shard and refuses a run with another, or without one, naming both; an old journal's shard is none", async () => {
