@@ -214,7 +214,7 @@ describe('the examples of docs/shards.md, as written', () => {
       const inRoot = await pod('plantstore delete --shard 0/8 --journal dead-plants-0.journal --stdin < dead-plants.txt', 0, data, env);
       expect(inRoot.code).toBe(2);
       expect(inRoot.stderr).toContain(
-        `cannot use dead-plants-0.journal as a journal: its folder ${data} is writable by its group (mode 2775), whose members could remove it or its lock; make a folder only you can write in it (mkdir -p -m 0700 ${data}/journals) and give --journal a path there; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch`,
+        `cannot use dead-plants-0.journal as a journal: its folder ${data} is writable by its group (mode 2775), whose members could remove the journal or its lock; make a folder only you can write in it (mkdir -p -m 0700 ${data}/journals) and give --journal a path there; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch`,
       );
       expect(server.requests).toEqual([]);
       // With fsGroupChangePolicy: Always, each mount adds group rw to every file and folder on the volume (setgid on folders).
@@ -225,7 +225,7 @@ describe('the examples of docs/shards.md, as written', () => {
       const remounted = await pod(command[2] ?? '', 0, data, env);
       expect(remounted.code).toBe(2);
       expect(remounted.stderr).toMatch(
-        /is writable by its group \(mode 2770\), whose members could remove it or its lock; .*fsGroupChangePolicy: OnRootMismatch/,
+        /is writable by its group \(mode 2770\), whose members could remove the journal or its lock; .*fsGroupChangePolicy: OnRootMismatch/,
       );
     });
   });

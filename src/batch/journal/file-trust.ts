@@ -60,7 +60,7 @@ export function checkJournalFolder(file: string): void {
         : `make a folder only you can write in it (mkdir -p -m 0700 ${shownPath(path.join(where, 'journals'))}) and give --journal a path there`;
     throw refused(
       file,
-      `${subject} ${problem.why.replace('by others', 'by its group')}, whose members could remove it or its lock; ${fix}${KUBELET}`,
+      `${subject} ${problem.why.replace('by others', 'by its group')}, whose members could remove the journal or its lock; ${fix}${KUBELET}`,
     );
   }
   throw refused(

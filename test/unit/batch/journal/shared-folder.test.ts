@@ -85,7 +85,7 @@ describe.runIf(posix)("a journal below a folder its group shares (a Kubernetes v
     const root = volume(0o2775);
     const file = path.join(root, 'dead-plants-3.journal');
     expect(await refusedWith(file)).toBe(
-      `cannot use ${file} as a journal: its folder ${root} is writable by its group (mode 2775), whose members could remove it or its lock; make a folder only you can write in it (mkdir -p -m 0700 ${root}/journals) and give --journal a path there; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch, or each mount makes your folders and journals group-writable again`,
+      `cannot use ${file} as a journal: its folder ${root} is writable by its group (mode 2775), whose members could remove the journal or its lock; make a folder only you can write in it (mkdir -p -m 0700 ${root}/journals) and give --journal a path there; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch, or each mount makes your folders and journals group-writable again`,
     );
   });
 
