@@ -1,7 +1,11 @@
 // Shards as real processes against one loopback server that records every request: N runs given
 // the same list (each in its own order, with repeats) delete every id exactly once; a dry run
 // lists exactly its part; a journal keeps its shard; and the documented examples (docs/shards.md)
-// run as written, with the variables Kubernetes, GitHub Actions and xargs would set.
+// run as written, with the variables Kubernetes, GitHub Actions and xargs would set. The
+// Kubernetes pods run on a folder made as the kubelet makes a volume for the pod's fsGroup
+// (root's, group fsGroup, mode 2775), as the spec's user in the spec's groups: the test chowns
+// (root, as CI and the sessions run) and starts each pod with util-linux setpriv; without them
+// it fails, saying so, rather than skip.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
