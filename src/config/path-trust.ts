@@ -8,6 +8,8 @@ import path from 'node:path';
  * group or others unless sticky (/tmp); every symbolic link met on the way, followed one
  * component at a time, must belong to the user or root, since whoever owns a link can point
  * it elsewhere at any time. Folders that do not exist yet are skipped: plantstore creates them 0700.
+ * A journal's walk alone also takes, above the journal's own folder, a folder shared by a group
+ * the user is in (sharedWithYourGroup: a Kubernetes volume); the config's walk never does.
  */
 export interface PathProblem {
   /** A folder another user owns, one others can write without the sticky bit; undefined for a link. */
@@ -23,8 +25,16 @@ export interface PathProblem {
 /** Links followed before giving up, as the kernel's ELOOP does. */
 const MAX_LINKS = 40;
 
-export function pathProblem(dir: string, stopAt: string | undefined): PathProblem | undefined {
-  return walkPath(dir, stopAt).problem;
+export function pathProblem(dir: string, stopAt: string | undefined, options: WalkOptions = {}): PathProblem | undefined {
+  return walkPath(dir, stopAt, options).problem;
+}
+
+export interface WalkOptions {
+  /**
+   * A folder above `dir` (never `dir` itself) may be a group's shared folder the user is in
+   * (sharedWithYourGroup): a journal's walk says so, the config's never does.
+   */
+  groupSharedAbove?: boolean;
 }
 
 /** What walking the path found: its problem, and `dir`'s own stat when the walk took one (it exists). */
@@ -35,7 +45,7 @@ export interface WalkedPath {
 }
 
 /** pathProblem, with the stat of `dir` the walk took on its way. Each folder is stat'ed once. */
-export function walkPath(dir: string, stopAt: string | undefined): WalkedPath {
+export function walkPath(dir: string, stopAt: string | undefined, options: WalkOptions = {}): WalkedPath {
   const you = process.getuid?.();
   if (you === undefined || process.platform === 'win32') return { problem: undefined };
   const trusted = (uid: number): boolean => uid === you || uid === 0;
@@ -46,9 +56,13 @@ export function walkPath(dir: string, stopAt: string | undefined): WalkedPath {
   const stop = stopAt === undefined ? undefined : realOrSelf(stopAt);
   const stat = walked.whole ? seen.get(walked.real) : undefined;
   let folder = walked.real;
+  // `dir` itself, when it exists: never excused as shared.
+  const own = walked.whole ? walked.real : undefined;
+  const excused = (at: string, problem: PathProblem): boolean =>
+    options.groupSharedAbove === true && at !== own && problem.kind === 'writable' && sharedWithYourGroup(seen.get(at) ?? fs.statSync(at));
   for (;;) {
     const problem = folderProblem(folder, trusted, seen.get(folder));
-    if (problem !== undefined) return { problem, ...(stat === undefined ? {} : { stat }) };
+    if (problem !== undefined && !excused(folder, problem)) return { problem, ...(stat === undefined ? {} : { stat }) };
     const parent = path.dirname(folder);
     if (folder === stop || parent === folder) return { problem: undefined, ...(stat === undefined ? {} : { stat }) };
     folder = parent;
@@ -130,6 +144,24 @@ function resolveChecked(
     rest.unshift(...target.split(path.sep).filter(Boolean));
   }
   return { real, whole: true };
+}
+
+/**
+ * A folder a group shares, the user among them: setgid, writable by its group but not by others,
+ * its group one this process is in. Kubernetes makes a volume so for a pod's fsGroup (mode 2775,
+ * group fsGroup, the pod's process in that group), and `chmod 2775` a group's project folder.
+ * Its members can rename what is in it, and put there only what is theirs or yours: above a
+ * journal's own folder, what is theirs is refused on the way down (file-trust.ts).
+ */
+export function sharedWithYourGroup(stat: { mode: number; gid: number }): boolean {
+  const bits = stat.mode & 0o7777;
+  if ((bits & 0o2000) === 0 || (bits & 0o020) === 0 || (bits & 0o002) !== 0) return false;
+  return isYourGroup(stat.gid);
+}
+
+/** Whether this process is in group `gid` (its effective group, or one of its supplementary groups). */
+export function isYourGroup(gid: number): boolean {
+  return process.getegid?.() === gid || (process.getgroups?.() ?? []).includes(gid);
 }
 
 /**

@@ -11,6 +11,7 @@ import { wholeNumber } from '../flags/kinds.js';
 import type { IdList } from '../ids/list.js';
 import { askAtTerminal } from '../ui/ask-terminal.js';
 import type { OperationWords } from './operation.js';
+import { describeShard, type Shard } from './shard.js';
 
 /** A batch of more than this many ids is asked about at a terminal; this many or fewer, never. */
 export const ASK_ABOVE = 100;
@@ -44,7 +45,12 @@ export interface GuardSettings {
   maxDeletes: Sourced<number> | undefined;
   /** --yes: the question at a terminal is not asked. */
   yes: boolean;
+  /** --shard: the count is this shard's, and the way out is not to split the job again. */
+  shard?: Shard | undefined;
 }
+
+/** ` (shard 2/4)` after a count of a shard's ids; nothing without --shard. */
+const ofShard = (guard: GuardSettings): string => (guard.shard === undefined ? '' : ` (shard ${describeShard(guard.shard)})`);
 
 const plants = (n: number, words: OperationWords): string => `${n} plant${n === 1 ? '' : 's'} to ${words.verb}`;
 
@@ -54,9 +60,9 @@ export function overLimit(toSend: ToSend, guard: GuardSettings, target: Target, 
   if (limit === undefined || toSend.count <= limit.value) return undefined;
   const from = limit.source === '--max-deletes' ? '' : ` (from ${limit.source})`;
   return (
-    `refusing: ${plants(toSend.count, words)} at ${target.baseUrl} (profile '${target.profile}') is more than ` +
+    `refusing: ${plants(toSend.count, words)}${ofShard(guard)} at ${target.baseUrl} (profile '${target.profile}') is more than ` +
     `--max-deletes ${limit.value}${from}; nothing sent. Check the list and the profile; if both are right, ` +
-    `give --max-deletes ${toSend.count}, or split the job with --shard`
+    `give --max-deletes ${toSend.count}${guard.shard === undefined ? ', or split the job with --shard' : ''}`
   );
 }
 
@@ -82,7 +88,7 @@ export async function guardBatch(
   }
   if (guard.yes || !atTerminal || toSend.count <= ASK_ABOVE) return undefined;
   const question =
-    `About to ${words.verb} ${toSend.count} plants at ${target.baseUrl} (profile '${target.profile}'): ` +
+    `About to ${words.verb} ${toSend.count} plants${ofShard(guard)} at ${target.baseUrl} (profile '${target.profile}'): ` +
     `${toSend.first} … ${toSend.last}.\nType ${toSend.count} to go on, anything else to stop: `;
   const answer = await askAtTerminal(question, ctx.signal);
   if (answer?.trim() === String(toSend.count)) return undefined;

@@ -112,6 +112,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   const progress = startProgress(ctx.io, ids.size, () => progressState(tally, throttle), {
     plain: opts.progress,
     doing: op.words.doing,
+    shard: opts.shard && describeShard(opts.shard),
   });
   // A result line on the screen the status line is on (a failure on stderr, or any line on a
   // stdout that is a terminal too): the status line is cleared for it and put back below it.

@@ -5,6 +5,8 @@ const SHOW_AFTER_MS = 2000;
 const REDRAW_MS = 200;
 /** Outside a terminal, with the opt-in: one status line this often, which keeps a CI log alive and readable. */
 export const PLAIN_EVERY_MS = 30_000;
+/** A shard at a terminal: its plain line this often (shards run side by side share the terminal). */
+export const SHARD_EVERY_MS = 5000;
 /** The rate is that of this last stretch, so a run whose pace changes (a cut limit) gets an honest time left. */
 const RATE_WINDOW_MS = 10_000;
 
@@ -41,6 +43,12 @@ export interface ProgressOptions {
   now?: () => number;
   /** What the batch is doing, the line's first word: "deleting". */
   doing?: string;
+  /**
+   * --shard, as `2/4`: each line starts `[shard 2/4]`, and at a terminal it is a plain line every
+   * SHARD_EVERY_MS, not one redrawn in place: shards started together (xargs -P) share one
+   * terminal, where lines redrawn in place would overwrite each other's.
+   */
+  shard?: string | undefined;
 }
 
 /**
@@ -53,8 +61,9 @@ export interface ProgressOptions {
  * every 30 s, with no escape codes. Writing nothing else keeps logs as they were.
  */
 export function startProgress(io: IO, total: number, state: () => ProgressState, options: ProgressOptions = {}): Progress {
-  const live = io.stderrIsTTY;
-  if (total < 2 || !(live || options.plain)) return NO_PROGRESS;
+  if (total < 2 || !(io.stderrIsTTY || options.plain)) return NO_PROGRESS;
+  const live = io.stderrIsTTY && options.shard === undefined;
+  const tag = options.shard === undefined ? '' : `[shard ${options.shard}] `;
   const now = options.now ?? Date.now;
   const doing = options.doing ?? 'deleting';
   const started = now();
@@ -78,8 +87,8 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
     drawn = fitTo(io.errColumns(), `${doing}… `, status());
     write(drawn);
   };
-  const print = (): void => io.err(`progress: ${joined(status())}`);
-  const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(print, PLAIN_EVERY_MS);
+  const print = (): void => io.err(`${tag}progress: ${joined(status())}`);
+  const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(print, io.stderrIsTTY ? SHARD_EVERY_MS : PLAIN_EVERY_MS);
   timer.unref();
   const clear = (): void => {
     if (shown) io.errText('\r\x1b[K');

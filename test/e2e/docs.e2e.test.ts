@@ -10,11 +10,12 @@
 // README starts in the foreground (so it is not run): this file starts that sandbox per page,
 // on a free port, and puts its URL in place of the shown one, in commands and output alike.
 // Whatever a page starts in the background ends with its shell's process group.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it, type OnTestFinishedHandler } from 'vitest';
-import { plantstoreOnPath, ROOT } from '../helpers/cli.js';
+import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
+import { endsWithin, plantstoreOnPath, ROOT } from '../helpers/cli.js';
 import { playPage } from '../helpers/page-player.js';
 import { pageSteps } from '../helpers/page-steps.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
@@ -59,4 +60,51 @@ describe.concurrent.each(PAGES)('%s, read and run in order in one shell', (page)
     await shell.close();
     expect(groupMembers(shell.pid)).toEqual([]);
   }, 60_000);
+});
+
+/** The shell blocks of a page, run or not (a reader follows both), with the line each starts at. */
+function shellBlocks(markdown: string): Array<{ line: number; body: string }> {
+  return [...markdown.matchAll(/^```(?:sh|console)(?: tty)?\n([\s\S]*?)^```$/gm)].map((m) => ({
+    line: markdown.slice(0, m.index).split('\n').length,
+    body: m[1] as string,
+  }));
+}
+
+describe.each(PAGES)('%s, followed section after section in one folder', (page) => {
+  const markdown = readFileSync(path.join(ROOT, page), 'utf8');
+
+  it.runIf(page === 'README.md')('stays within 400 lines: details are in the reference', () => {
+    expect(markdown.split('\n').length - (markdown.endsWith('\n') ? 1 : 0)).toBeLessThanOrEqual(400);
+  });
+
+  // The README's sections are followed one after another in one folder; docs/shards.md's lines are one job, run several ways.
+  it.runIf(page === 'README.md')(
+    "no two blocks write the same file: a reader following both would mix one's journal or sandbox URL with the other's",
+    () => {
+      const writers = new Map<string, number[]>();
+      for (const { line, body } of shellBlocks(markdown)) {
+        const written = [...body.matchAll(/(?:[^2&]> ?|--journal )"?([\w.$/{}-]+)/g)].map((m) => m[1] as string);
+        for (const file of new Set(written.filter((name) => name !== '/dev/null'))) writers.set(file, [...(writers.get(file) ?? []), line]);
+      }
+      expect([...writers].filter(([, lines]) => lines.length > 1)).toEqual([]);
+    },
+  );
+
+  it('each wait for a sandbox started in the background ends when the sandbox fails to start', async () => {
+    const lines = markdown.split('\n');
+    const waits = lines.flatMap((text, i) => (/^until \[ -s /.test(text) ? [[lines[i - 1] ?? '', text].join('\n')] : []));
+    if (page === 'README.md') expect(waits.length).toBeGreaterThan(0);
+    for (const wait of waits) {
+      expect(wait).toMatch(/^plantstore sandbox .*&\n/);
+      const home = mkdtempSync(path.join(tmpdir(), 'plantstore-docs-wait-'));
+      // A sandbox that cannot start (its port taken, say): it says so and exits, writing no URL.
+      writeFileSync(path.join(home, 'plantstore'), '#!/bin/sh\necho "plantstore: cannot listen" >&2\nexit 3\n');
+      chmodSync(path.join(home, 'plantstore'), 0o755);
+      const shell = spawn('sh', ['-c', `${wait}\necho waited`], { cwd: home, env: { PATH: `${home}:${process.env['PATH'] ?? ''}` } });
+      // Before: `until [ -s sandbox.url ]` waited for ever, and this hang guard killed it.
+      const ended = await endsWithin(shell, 10_000);
+      rmSync(home, { recursive: true, force: true });
+      expect(ended.stdout).toBe('waited\n');
+    }
+  }, 30_000);
 });

@@ -1,4 +1,4 @@
-// The README's rehearsal lines, run: each `plantstore sandbox … > sandbox.url &` of a block the
+// The README's rehearsal lines, run: each `plantstore sandbox … > NAME.url &` of a block the
 // docs test does not run (it would leave a server running) is started here with the README's
 // own options, and the batch it rehearses is played on it, on fewer ids than the README's
 // (the README's take a minute, to leave time to watch and to press Ctrl-C). Loopback only;
@@ -20,7 +20,7 @@ function readmeSandboxLines(): Map<string, string[]> {
   for (const line of lines) {
     if (line.startsWith('#')) section = line.replace(/^#+ /, '');
     if (line.startsWith('<!-- not run:')) ours = line.includes(THIS_FILE);
-    const match = /^plantstore sandbox (.*) > sandbox\.url &$/.exec(line);
+    const match = /^plantstore sandbox (.*) > [\w-]+\.url &$/.exec(line);
     if (match && ours)
       found.set(
         section,

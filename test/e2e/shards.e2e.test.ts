@@ -1,16 +1,21 @@
 // Shards as real processes against one loopback server that records every request: N runs given
 // the same list (each in its own order, with repeats) delete every id exactly once; a dry run
 // lists exactly its part; a journal keeps its shard; and the documented examples (docs/shards.md)
-// run as written, with the variables Kubernetes, GitHub Actions and xargs would set.
+// run as written, with the variables Kubernetes, GitHub Actions and xargs would set. The
+// Kubernetes pods run on a folder made as the kubelet makes a volume for the pod's fsGroup
+// (root's, group fsGroup, mode 2775), as the spec's user in the spec's groups: the test chowns
+// (root, as CI and the sessions run) and starts each pod with util-linux setpriv; without them
+// it fails, saying so, rather than skip.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partOf } from '../../src/engine/shard.js';
 import { idOf, idRange } from '../helpers/batch-output.js';
-import { finished, plantstoreOnPath, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { BIN, cleanEnv, finished, plantstoreOnPath, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
+import { HAS_SCRIPT, runAtTerminal } from '../helpers/terminal.js';
 
 const TOKEN = 'shard-Token-4d8e0b11';
 const { serve, envFor } = loopbackCases(TOKEN);
@@ -68,10 +73,28 @@ it('--max-deletes counts the ids of the shard, not of the list', async () => {
   const mine = ids.filter((id) => partOf(id, 2) === 0).length;
   const over = await runPlantstore(['delete', '--shard', '0/2', '--max-deletes', String(mine - 1), ...ids], { env: envFor(server.url) });
   expect(over.code).toBe(9);
-  expect(over.stderr).toContain(`refusing: ${mine} plants to delete`);
+  // The refusal names the shard, and does not send a shard to split the job again.
+  expect(over.stderr).toContain(`refusing: ${mine} plants to delete (shard 0/2) at ${server.url}`);
+  expect(over.stderr).toContain(`give --max-deletes ${mine}\n`);
+  expect(over.stderr).not.toContain('split the job with --shard');
   const within = await runPlantstore(['delete', '--shard', '0/2', '--max-deletes', String(mine), ...ids], { env: envFor(server.url) });
   expect(within.code).toBe(0);
   expect(server.requests.length).toBe(mine);
+});
+
+it.skipIf(!HAS_SCRIPT)('at a terminal, the question a shard asks names its shard and counts its ids', async () => {
+  const server = await serve((_req, res) => res.writeHead(204).end());
+  const ids = idRange(1, 400);
+  const mine = ids.filter((id) => partOf(id, 2) === 1);
+  const file = path.join(scratch, 'ids.txt');
+  writeFileSync(file, `${ids.join('\n')}\n`);
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} delete --shard 1/2 --stdin < ${JSON.stringify(file)}`;
+  const result = await runAtTerminal(command, cleanEnv(envFor(server.url)), 'no\n');
+  expect(result.stdout).toContain(
+    `About to delete ${mine.length} plants (shard 1/2) at ${server.url} (profile 'default'): ${mine[0]} … ${mine.at(-1)}.`,
+  );
+  expect(result.code).toBe(9);
+  expect(server.requests).toEqual([]);
 });
 
 it("a journal records its shard and refuses a run with another, or without one, naming both; an old journal's shard is none", async () => {
@@ -123,22 +146,92 @@ describe('the examples of docs/shards.md, as written', () => {
 
   const expectEachOnce = (requests: { url: string }[]) => expect(sorted(requests.map((r) => idOf(r.url)))).toEqual(ids);
 
-  it('the Kubernetes Indexed Job: 8 pods, each with its JOB_COMPLETION_INDEX', async () => {
-    const server = await serve((_req, res) => res.writeHead(204).end());
+  describe('the Kubernetes Indexed Job, on a volume as Kubernetes makes it', () => {
     const yaml = blocks('yaml').find((block) => block.includes('completionMode: Indexed')) ?? '';
+    const field = (name: string): string => new RegExp(`\\b${name}: (\\S+)`).exec(yaml)?.[1] ?? '';
     const command = JSON.parse(/command: (\[.*\])/.exec(yaml)?.[1] ?? '[]') as string[];
-    expect(command.slice(0, 2)).toEqual(['sh', '-c']);
-    const completions = Number(/completions: (\d+)/.exec(yaml)?.[1]);
-    expect(completions).toBe(8);
-    const { data, PATH } = workspace();
-    const env = { PATH, ...envFor(server.url) };
-    const pods = Array.from({ length: completions }, (_, index) =>
-      // Kubernetes writes $(JOB_COMPLETION_INDEX) in a command as the variable's value, and sets the variable.
-      shell((command[2] ?? '').replaceAll('$(JOB_COMPLETION_INDEX)', String(index)), data, { ...env, JOB_COMPLETION_INDEX: String(index) }),
-    );
-    for (const pod of await Promise.all(pods)) expect(pod.code).toBe(0);
-    expectEachOnce(server.requests);
-    expect(readFileSync(path.join(data, 'dead-plants-7.journal'), 'utf8')).toContain('"shard":"7/8"');
+    const completions = Number(field('completions'));
+    // The pod's user, its group, and the group Kubernetes gives the volume and adds to the pod's process.
+    const [user, group, fsGroup] = [field('runAsUser'), field('runAsGroup'), field('fsGroup')];
+
+    /**
+     * The volume as the kubelet leaves it for the pod's fsGroup: root's, group fsGroup, mode 2775
+     * (setgid), the list in it group fsGroup, 0664. Its parents let the pod's user through.
+     */
+    const volume = (): { data: string; PATH: string } => {
+      chmodSync(scratch, 0o755);
+      const made = workspace();
+      chownSync(made.data, 0, Number(fsGroup));
+      chmodSync(made.data, 0o2775);
+      chownSync(path.join(made.data, 'dead-plants.txt'), 0, Number(fsGroup));
+      chmodSync(path.join(made.data, 'dead-plants.txt'), 0o664);
+      return made;
+    };
+
+    /** One pod: its command as Kubernetes runs it (\$(JOB_COMPLETION_INDEX) written as the value), as its user, in its groups. */
+    const pod = (line: string, index: number, data: string, env: Record<string, string>) => {
+      const run = line.replaceAll('$(JOB_COMPLETION_INDEX)', String(index));
+      const child = spawn('setpriv', ['--reuid', user, '--regid', group, '--groups', fsGroup, 'sh', '-c', run], {
+        cwd: data,
+        // What Kubernetes sets: the variables of the pod's spec, its index, HOME / for a user /etc/passwd does not name.
+        env: { ...env, JOB_COMPLETION_INDEX: String(index), HOME: '/' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      return finished(child);
+    };
+
+    const podEnv = (PATH: string, url: string): Record<string, string> => {
+      // The variables the spec gives: the base URL (here the loopback server's), the token (from its secret).
+      expect(yaml).toMatch(/- name: PLANTSTORE_BASE_URL\n\s+value: https:\/\/api\.example\.com\/v1\n/);
+      expect(yaml).toMatch(/- name: PLANTSTORE_TOKEN\n\s+valueFrom:/);
+      return { PATH, PLANTSTORE_BASE_URL: url, PLANTSTORE_TOKEN: TOKEN };
+    };
+
+    it("8 pods, each with its JOB_COMPLETION_INDEX, as a user in the volume's group: each id once; a restarted pod resumes", async () => {
+      const server = await serve((_req, res) => res.writeHead(204).end());
+      expect(command.slice(0, 2)).toEqual(['sh', '-c']);
+      expect(completions).toBe(8);
+      expect([user, group, fsGroup].map(Number).every((id) => id > 0)).toBe(true);
+      expect(fsGroup).not.toBe(group);
+      expect(yaml).toContain('fsGroupChangePolicy: OnRootMismatch');
+      const { data, PATH } = volume();
+      const env = podEnv(PATH, server.url);
+      const pods = Array.from({ length: completions }, (_, index) => pod(command[2] ?? '', index, data, env));
+      for (const result of await Promise.all(pods)) expect(result, result.stderr).toMatchObject({ code: 0 });
+      expectEachOnce(server.requests);
+      // The journals are the pod user's, in a folder only it can write.
+      const journal = /--journal (\S+)\.journal/.exec(command[2] ?? '')?.[1]?.replace('$(JOB_COMPLETION_INDEX)', '7') ?? '';
+      const folder = statSync(path.dirname(path.join(data, journal)));
+      expect([folder.uid, folder.mode & 0o077]).toEqual([Number(user), 0]);
+      expect(readFileSync(path.join(data, `${journal}.journal`), 'utf8')).toContain('"shard":"7/8"');
+      // A pod restarted (exit 10, a lost node) on the same volume: the same command, nothing sent again.
+      const again = await pod(command[2] ?? '', 7, data, env);
+      expect(again, again.stderr).toMatchObject({ code: 0 });
+      expectEachOnce(server.requests);
+    });
+
+    it("a journal in the volume's root is refused (exit 2), naming the folder to make; so is one Kubernetes' default policy made group-writable", async () => {
+      const server = await serve((_req, res) => res.writeHead(204).end());
+      const { data, PATH } = volume();
+      const env = podEnv(PATH, server.url);
+      // The example before: the journals in the volume's root, where anyone in the group could remove them or their lock.
+      const inRoot = await pod('plantstore delete --shard 0/8 --journal dead-plants-0.journal --stdin < dead-plants.txt', 0, data, env);
+      expect(inRoot.code).toBe(2);
+      expect(inRoot.stderr).toContain(
+        `cannot use dead-plants-0.journal as a journal: its folder ${data} is writable by its group (mode 2775), whose members could remove the journal or its lock; make a folder only you can write in it (mkdir -p -m 0700 ${data}/journals) and give --journal a path there; on a Kubernetes volume, set fsGroupChangePolicy: OnRootMismatch`,
+      );
+      expect(server.requests).toEqual([]);
+      // With fsGroupChangePolicy: Always, each mount adds group rw to every file and folder on the volume (setgid on folders).
+      const first = await pod(command[2] ?? '', 0, data, env);
+      expect(first, first.stderr).toMatchObject({ code: 0 });
+      execFileSync('chmod', ['-R', 'g+rwX', data]);
+      execFileSync('find', [data, '-type', 'd', '-exec', 'chmod', 'g+s', '{}', ';']);
+      const remounted = await pod(command[2] ?? '', 0, data, env);
+      expect(remounted.code).toBe(2);
+      expect(remounted.stderr).toMatch(
+        /is writable by its group \(mode 2770\), whose members could remove the journal or its lock; .*fsGroupChangePolicy: OnRootMismatch/,
+      );
+    });
   });
 
   it('the GitHub Actions matrix: 4 jobs, each with its matrix.shard', async () => {

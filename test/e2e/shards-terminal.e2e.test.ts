@@ -1,0 +1,98 @@
+// docs/shards.md's "Several processes on one machine", played at a real terminal (tmux), as an
+// operator runs it: the dry run of the whole list, then the xargs line, four shards of more than
+// 100 ids each sharing one terminal. One decision for the whole job (no shard asks for its
+// count: four questions at once on one terminal would each take whichever answer they read),
+// and a screen that can be read while they run: every progress line and every summary names
+// its shard, and nothing is redrawn over another shard's line. What is read is the screen as
+// the terminal shows it (tmux capture-pane), history included, wrapped lines joined.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { idOf, idRange } from '../helpers/batch-output.js';
+import { plantstoreOnPath, ROOT } from '../helpers/cli.js';
+import { loopbackCases } from '../helpers/loopback-cases.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const TOKEN = 'shard-terminal-Token-7c2e91';
+const { serve } = loopbackCases(TOKEN);
+/** About 200 ids a shard: each would be asked about (more than 100), and at 25/s each runs about 8 s, past its first progress line (5 s). */
+const IDS = idRange(1, 800);
+
+const DOC = readFileSync(path.join(ROOT, 'docs/shards.md'), 'utf8');
+const SECTION = DOC.slice(DOC.indexOf('## Several processes on one machine'));
+/** The section's commands, as the page shows them: the dry run's `$ ` line, then the xargs line. */
+const dryRun = /^\$ (plantstore delete --dry-run .*)$/m.exec(SECTION)?.[1] ?? '';
+const xargs = /^(seq 0 3 \| xargs -P 4 .*)$/m.exec(SECTION)?.[1] ?? '';
+
+function tmux(socket: string, ...args: string[]): string {
+  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+}
+
+/** Polls the pane until `done` says so: waiting for an event the screen shows, with a hang guard. */
+async function until(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const screen = read();
+    if (done(screen)) return screen;
+    if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.skipIf(!HAS_TMUX)('four shards with xargs -P on one terminal (tmux), as docs/shards.md shows', () => {
+  it('one decision for the whole job, then every progress line and summary names its shard; each id sent once', async () => {
+    expect(dryRun).not.toBe('');
+    expect(xargs).not.toBe('');
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const home = mkdtempSync(path.join(tmpdir(), 'plantstore-shard-tty-'));
+    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
+    const bin = plantstoreOnPath(home);
+    const data = path.join(home, 'work');
+    mkdirSync(data);
+    writeFileSync(path.join(data, 'dead-plants.txt'), `${IDS.join('\n')}\n`);
+    const script = path.join(home, 'run.sh');
+    writeFileSync(
+      script,
+      [
+        `export PATH=${bin}:$PATH HOME=${home} PLANTSTORE_CONFIG_DIR=${home} NO_COLOR=1`,
+        `export PLANTSTORE_BASE_URL=${server.url} PLANTSTORE_TOKEN=${TOKEN} PLANTSTORE_RATE=25/s`,
+        `cd ${data}`,
+        dryRun,
+        xargs,
+        'echo "[exit $?]"',
+        'sleep 600',
+      ].join('\n'),
+    );
+    const socket = `plantstore-shards-${process.pid}`;
+    tmux(socket, 'new-session', '-d', '-x', '100', '-y', '30', `sh ${script}`);
+    onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
+    const history = (): string => tmux(socket, 'capture-pane', '-p', '-J', '-S', '-', '-E', '-');
+
+    // Before: four "Type 2xx to go on" questions at once, and the job waits for answers forever.
+    const screen = await until(history, (text) => text.includes('[exit ') || /Type \d+ to go on/.test(text));
+    const lines = screen.split('\n').filter((row) => row.trim() !== '');
+    if (process.env['SHOW_SCREEN']) console.log(screen);
+    expect(lines.filter((row) => /Type \d+ to go on|About to delete/.test(row))).toEqual([]);
+    expect(lines.at(-1)).toBe('[exit 0]');
+    // The one decision: the whole job's count and where it goes.
+    // (The dry run names the pace the test sets, PLANTSTORE_RATE.)
+    expect(lines[0]).toBe(`dry run: ${IDS.length} requests not sent (profile 'default'; at most 25/s)`);
+    expect(lines[1]).toBe(`DELETE ${server.url}/plants/${IDS.at(-1)}  (Authorization: Bearer ***)`);
+    // Each shard's progress, plain lines that name it: nothing drawn in place over another's.
+    const progress = lines.filter((row) => row.includes('progress') || row.includes('deleting…'));
+    for (const row of progress) expect(row).toMatch(/^\[shard [0-3]\/4\] progress: \d+\/\d+ \(\d+%\), /);
+    for (const shard of [0, 1, 2, 3]) {
+      expect(
+        progress.some((row) => row.startsWith(`[shard ${shard}/4] `)),
+        `a progress line of shard ${shard}`,
+      ).toBe(true);
+      expect(lines.filter((row) => row.includes(`left to other shards (shard ${shard}/4) in `))).toHaveLength(1);
+    }
+    expect(screen).not.toContain('\x1b');
+    // Every other row is one of those: no result line (they went to each shard's file), no question.
+    expect(lines.slice(2, -1).filter((row) => !progress.includes(row) && !row.includes('left to other shards'))).toEqual([]);
+    expect(server.requests.map((r) => idOf(r.url)).sort((a, b) => Number(a) - Number(b))).toEqual(IDS);
+  }, 90_000);
+});
