@@ -70,25 +70,26 @@ function shellBlocks(markdown: string): Array<{ line: number; body: string }> {
   }));
 }
 
-describe.each(PAGES)('%s, followed section after section in one folder', (page) => {
-  const markdown = readFileSync(path.join(ROOT, page), 'utf8');
+describe('README.md, as a newcomer reads it', () => {
+  const markdown = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
-  it.runIf(page === 'README.md')('stays within 400 lines: details are in the reference', () => {
+  it('stays within 400 lines: details are in the reference', () => {
     expect(markdown.split('\n').length - (markdown.endsWith('\n') ? 1 : 0)).toBeLessThanOrEqual(400);
   });
 
   // The README's sections are followed one after another in one folder; docs/shards.md's lines are one job, run several ways.
-  it.runIf(page === 'README.md')(
-    "no two blocks write the same file: a reader following both would mix one's journal or sandbox URL with the other's",
-    () => {
-      const writers = new Map<string, number[]>();
-      for (const { line, body } of shellBlocks(markdown)) {
-        const written = [...body.matchAll(/(?:[^2&]> ?|--journal )"?([\w.$/{}-]+)/g)].map((m) => m[1] as string);
-        for (const file of new Set(written.filter((name) => name !== '/dev/null'))) writers.set(file, [...(writers.get(file) ?? []), line]);
-      }
-      expect([...writers].filter(([, lines]) => lines.length > 1)).toEqual([]);
-    },
-  );
+  it("no two blocks write the same file: a reader following both would mix one's journal or sandbox URL with the other's", () => {
+    const writers = new Map<string, number[]>();
+    for (const { line, body } of shellBlocks(markdown)) {
+      const written = [...body.matchAll(/(?:[^2&]> ?|--journal )"?([\w.$/{}-]+)/g)].map((m) => m[1] as string);
+      for (const file of new Set(written.filter((name) => name !== '/dev/null'))) writers.set(file, [...(writers.get(file) ?? []), line]);
+    }
+    expect([...writers].filter(([, lines]) => lines.length > 1)).toEqual([]);
+  });
+});
+
+describe.each(PAGES)('%s, followed section after section in one folder', (page) => {
+  const markdown = readFileSync(path.join(ROOT, page), 'utf8');
 
   it('each wait for a sandbox started in the background ends when the sandbox fails to start', async () => {
     const lines = markdown.split('\n');
