@@ -93,10 +93,11 @@ function concernSections(command: Command): string[] {
   };
   const named = new Set(declared.flatMap((concerns) => concerns.variables ?? []));
   for (const row of VARIABLES_FIRST) if (named.has(row[0])) add(row);
-  for (const leaf of leaves) {
-    for (const option of [...leaf.options, ...globalOptionsFor(leaf)]) add(flagOf(option)?.environmentHelp());
-  }
   for (const row of VARIABLES_LAST) if (named.has(row[0])) add(row);
+  // An option's variable is named beside it, in the Options: listed again here it was half of delete's help.
+  const besideOptions = leaves.some((leaf) =>
+    [...leaf.options, ...globalOptionsFor(leaf)].some((option) => flagOf(option)?.environmentHelp() !== undefined),
+  );
   const codes = new Set(declared.flatMap((concerns) => concerns.exits));
   const ok = declared.length === 1 ? declared[0]?.ok : undefined;
   const note = declared.length === 1 ? declared[0]?.exitsNote : undefined;
@@ -104,9 +105,11 @@ function concernSections(command: Command): string[] {
     wrap(`  ${String(code).padStart(3)}  `, code === 0 ? (ok ?? 'success') : meaning),
   );
   const sections = [[note === undefined ? 'Exit codes:' : `Exit codes (${note}):`, ...exits].join('\n')];
-  if (rows.length === 0) return sections;
-  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
-  return [['Environment:', ...rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning))].join('\n'), ...sections];
+  if (rows.length === 0 && !besideOptions) return sections;
+  const width = Math.max(0, ...rows.map(([name]) => name.length)) + 2;
+  const listed = rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning));
+  const beside = besideOptions ? ["  and each option's own variable, named beside it above (env …)"] : [];
+  return [['Environment:', ...listed, ...beside].join('\n'), ...sections];
 }
 
 function concernsFor(command: Command): Concerns | undefined {

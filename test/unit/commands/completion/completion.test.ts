@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { globalOptionsFor } from '../../../../src/commands/help/documented.js';
 import { completionScript } from '../../../../src/completion/scripts.js';
 import { completionTree, SHELLS, type Shell } from '../../../../src/completion/tree.js';
 import { commandPaths, realProgram } from '../../../helpers/program.js';
 
 // The real program, as the CLI builds it: completion is written from it.
 const program = realProgram();
-const tree = completionTree(program);
+const tree = completionTree(program, globalOptionsFor);
 /** The commands offered after `plantstore `: the program's, in the order it registers them. */
 const COMMANDS = program.commands.map((command) => command.name());
 const longOptions = (command: Command): string[] => command.options.filter((o) => !o.hidden && o.long).map((o) => o.long as string);

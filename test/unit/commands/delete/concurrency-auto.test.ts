@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../../src/cli.js';
 import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
+import { globalOptionsFor } from '../../../../src/commands/help/documented.js';
 import type { DeleteResult } from '../../../../src/commands/delete/result.js';
 import { completionTree } from '../../../../src/completion/tree.js';
 import { createContext } from '../../../../src/context.js';
@@ -113,7 +114,7 @@ describe('help and completion know auto', () => {
   );
 
   it('completion offers auto, and auto:256 to raise its ceiling, after --concurrency', () => {
-    const remove = completionTree(program).commands.find((command) => command.name === 'delete');
+    const remove = completionTree(program, globalOptionsFor).commands.find((command) => command.name === 'delete');
     const option = remove?.options.find((o) => o.names.includes('--concurrency'));
     expect(option?.value).toEqual({ kind: 'words', words: ['auto', 'auto:256'] });
   });
