@@ -83,9 +83,7 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
     const again = run.journal ? 'run the same command again to go on' : words.finishWithoutJournal(run.profile);
     const failed = tally.failed > 0 ? `${tally.failed} failed, ` : '';
     const inFlight = tally.inFlight > 0 ? `${tally.inFlight} in flight, ` : '';
-    io.err(
-      `stopped at --max-duration ${run.maxDuration}: ${doneOf(run)}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`,
-    );
+    io.err(`stopped at --max-duration ${run.maxDuration}: ${doneOf(run)}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`);
     return Exit.stoppedAtTime;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.

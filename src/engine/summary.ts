@@ -70,7 +70,7 @@ function throttleNote(stats: ThrottleStats): string {
 function paceAtEnd(stats: ThrottleStats): string[] {
   const words: string[] = [];
   if (stats.servedPerSecond !== undefined) words.push(`the server took ~${Math.round(stats.servedPerSecond)}/s after its first refusal`);
-  if (stats.downAtEnd) words.push('the service was still down at the end');
+  if (stats.downAtEnd) words.push('still down at the end');
   else if (stats.rateCuts > 0 && stats.ratePerSecond === undefined && stats.recovered) words.push('sending at full speed again');
   return words;
 }

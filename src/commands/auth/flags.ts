@@ -77,9 +77,9 @@ export interface StatusOptions {
   /** The codes that mean "no such plant" for delete, and where they come from. */
   missingError: Sourced<number[]> | undefined;
   /** The guard a batch here would run with: --max-deletes from its variable or the profile. */
-  maxDeletes: InForce<number>;
+  maxDeletes?: InForce<number>;
   /** The part of a job a batch here would take: PLANTSTORE_SHARD, as `1/4`. */
-  shard: InForce<string>;
+  shard?: InForce<string>;
   json: boolean;
   /** --timeout: how long a token command may take to answer. */
   timeoutMs: number;

@@ -4,10 +4,10 @@ import { checkProfileExists, commandFor, DEFAULT_PROFILE } from '../../config/pr
 import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
 import type { Context } from '../../context.js';
+import { ASK_ABOVE } from '../../engine/guard.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { shown } from '../../text/shown.js';
 import { readAllStdin, readHiddenLine } from '../../ui/prompt.js';
-import { ASK_ABOVE } from '../../engine/guard.js';
 import { done } from '../success-line.js';
 import type { InForce, LoginOptions, LogoutOptions, StatusOptions, TokenOptions } from './flags.js';
 
@@ -103,7 +103,9 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
     // What delete counts as "no such plant" besides a 404, when something sets it.
     if (missingError) ctx.io.out(`Missing:  error ${missingError.value.join(',')} (from ${shown(missingError.source)})`);
     // What a batch here is bounded by, and which part of a job it takes: a script's variables decide both.
-    ctx.io.out(`Guard:    ${inForceWords(opts.maxDeletes, (n) => `--max-deletes ${n}`, `no --max-deletes; at a terminal, a batch of more than ${ASK_ABOVE} ids is asked about`)}`);
+    ctx.io.out(
+      `Guard:    ${inForceWords(opts.maxDeletes, (n) => `--max-deletes ${n}`, `no --max-deletes; at a terminal, a batch of more than ${ASK_ABOVE} ids is asked about`)}`,
+    );
     if (opts.shard !== undefined) ctx.io.out(`Shard:    ${inForceWords(opts.shard, (part) => part, '')}`);
     ctx.io.out(`Config:   ${shown(ctx.config().path)}`);
   }

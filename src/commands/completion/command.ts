@@ -27,7 +27,9 @@ export function completionCommand(
     .addArgument(completes(new Argument('[shell]', `one of ${SHELLS.join(', ')}`), { kind: 'words', words: SHELLS }))
     .addOption(LIST_PROFILES.option())
     .action(
-      action(ctx, finish, (flags: CompletionFlags, shell?: string) => run(completionOptions(flags, shell, completionTree(program, globalOptionsFor)), ctx)),
+      action(ctx, finish, (flags: CompletionFlags, shell?: string) =>
+        run(completionOptions(flags, shell, completionTree(program, globalOptionsFor)), ctx),
+      ),
     );
   return documented(command, {
     globals: COMPLETION_GLOBALS,

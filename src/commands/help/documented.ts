@@ -108,7 +108,7 @@ function concernSections(command: Command): string[] {
   if (rows.length === 0 && !besideOptions) return sections;
   const width = Math.max(0, ...rows.map(([name]) => name.length)) + 2;
   const listed = rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning));
-  const beside = besideOptions ? ["  and each option's own variable, named beside it above (env …)"] : [];
+  const beside = besideOptions ? [`  ${rows.length === 0 ? 'each' : 'and each'} option's variable, named beside it above`] : [];
   return [['Environment:', ...listed, ...beside].join('\n'), ...sections];
 }
 

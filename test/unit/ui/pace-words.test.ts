@@ -68,7 +68,9 @@ describe('the throttle says why the pace is cut, and the words name it', () => {
     expect(whySlow(throttle.pace())).toBeUndefined();
 
     const refused = await granted(4);
-    refused.permits.forEach((permit, i) => permit.release(i === 0 ? feedbackFor(503, 1000) : ok));
+    refused.permits.forEach((permit, i) => {
+      permit.release(i === 0 ? feedbackFor(503, 1000) : ok);
+    });
     expect(whySlow(refused.throttle.pace())).toBe('503 on 25% of requests (Retry-After 1s)');
     refused.clock.now = 60_000;
     expect(whySlow(refused.throttle.pace())).toBeUndefined();
