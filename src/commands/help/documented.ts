@@ -93,11 +93,12 @@ function concernSections(command: Command): string[] {
   };
   const named = new Set(declared.flatMap((concerns) => concerns.variables ?? []));
   for (const row of VARIABLES_FIRST) if (named.has(row[0])) add(row);
-  for (const row of VARIABLES_LAST) if (named.has(row[0])) add(row);
   // An option's variable is named beside it, in the Options: listed again here it was half of delete's help.
-  const besideOptions = leaves.some((leaf) =>
-    [...leaf.options, ...globalOptionsFor(leaf)].some((option) => flagOf(option)?.environmentHelp() !== undefined),
-  );
+  // Only a variable to use instead of its option (a token the sandbox takes, which ps would show) keeps its row.
+  const options = leaves.flatMap((leaf) => [...leaf.options, ...globalOptionsFor(leaf)]);
+  for (const option of options) if (flagOf(option)?.spec.preferEnv) add(flagOf(option)?.environmentHelp());
+  for (const row of VARIABLES_LAST) if (named.has(row[0])) add(row);
+  const besideOptions = options.some((option) => !flagOf(option)?.spec.preferEnv && flagOf(option)?.environmentHelp() !== undefined);
   const codes = new Set(declared.flatMap((concerns) => concerns.exits));
   const ok = declared.length === 1 ? declared[0]?.ok : undefined;
   const note = declared.length === 1 ? declared[0]?.exitsNote : undefined;
