@@ -7,7 +7,7 @@ import { type Feedback, feedbackFor, type Permit } from '../../../src/http/gate.
 import { createIO } from '../../../src/ui/io.js';
 import { type SlowPace, whySlow } from '../../../src/ui/pace-words.js';
 import { type ProgressState, startProgress, statusLine } from '../../../src/ui/progress.js';
-import { VirtualClock } from '../batch/throttle/virtual-batch.js';
+import { queueingServer, simulateBatch, VirtualClock } from '../batch/throttle/virtual-batch.js';
 
 const ok: Feedback = { kind: 'ok' };
 
@@ -59,6 +59,13 @@ describe('the throttle says why the pace is cut, and the words name it', () => {
       permit.release(i === 4 ? feedbackFor(429, undefined) : ok);
     });
     expect(whySlow(throttle.pace())).toBe('429 on 20% of requests');
+  });
+
+  it('--concurrency auto against a server of 4 slots (50 ms each): the limit is cut for a queue, "latency rising"', async () => {
+    const run = await simulateBatch({ ids: 500, ceiling: 'auto', server: queueingServer(4, 50) });
+    expect(run.changes.some((change) => change.kind === 'limit' && change.reason === 'queueing')).toBe(true);
+    expect(run.throttle.pace()).toMatchObject({ cut: true, overloaded: 0, rateLimited: 0 });
+    expect(whySlow(run.throttle.pace())).toBe('latency rising');
   });
 
   it('a pace that is not cut says nothing, and a cause older than the window is not named', async () => {
