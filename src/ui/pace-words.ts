@@ -33,7 +33,9 @@ export function slowCauses(pace: SlowPace | undefined): SlowCause[] {
   if (pace.overloaded > 0) causes.push('overloaded');
   if (pace.rateLimited > 0) causes.push('rate-limited');
   if (pace.failing > 0) causes.push('failing');
-  if (pace.pause !== undefined && pace.pause.reason !== 'failing') causes.push('paused');
+  // A long Retry-After that pauses the whole run; the second-long pauses of refusals that go on are
+  // the refusals' own business, already named by their share.
+  if (pace.pause?.reason === 'retry-after') causes.push('paused');
   if (pace.latencyCuts > 0) causes.push('latency');
   return causes;
 }
@@ -61,7 +63,7 @@ export function whySlow(pace: SlowPace | undefined): string | undefined {
   const pause = pace.pause;
   if (pause !== undefined && causes.includes('paused')) {
     const left = `${formatSeconds(Math.ceil(pause.leftMs / 1000) * 1000)} left`;
-    words.push(pause.reason === 'retry-after' ? `paused for Retry-After, ${left}` : `paused as refusals go on, ${left}`);
+    words.push(`paused for Retry-After, ${left}`);
   }
   if (causes.includes('latency')) words.push('latency rising');
   return words.join('; ');

@@ -97,9 +97,26 @@ describe('the words for each cause', () => {
     ['failures', { cut: true, failing: 20 }, '502/504 or no connection on 20% of requests'],
     ['a long Retry-After', { cut: true, pause: { leftMs: 24_300, reason: 'retry-after' } }, 'paused for Retry-After, 25s left'],
     ['latency rising', { cut: true, latencyCuts: 2 }, 'latency rising'],
+    ['a second-long pause as refusals go on: the refusals say it', { cut: true, pause: { leftMs: 800, reason: 'refusing' } }, undefined],
     ['an outage has its own words (service down for 0:45)', { cut: true, overloaded: 100, downForMs: 45_000 }, undefined],
   ])('%s', (_name, state, words) => {
     expect(whySlow({ ...CALM, ...state })).toBe(words);
+  });
+});
+
+describe('at a terminal, 80 columns', () => {
+  it('the cause stays when the line is narrowed: the time so far, the limit, the rate and the time left go first', () => {
+    const pace: SlowPace = { ...CALM, cut: true, overloaded: 30, overloadedStatus: 503, retryAfterMs: 1000 };
+    vi.useFakeTimers({ now: 0 });
+    let written = '';
+    const stderr = { write: (text: string) => (written += text), isTTY: true, columns: 80 };
+    const io = createIO({ write: () => true }, stderr, false, { NO_COLOR: '1' });
+    const progress = startProgress(io, 400, () => ({ done: 12, sent: 12, failed: 0, limit: 1, ceiling: 64, pace }));
+    vi.advanceTimersByTime(2000);
+    progress.stop();
+    vi.useRealTimers();
+    expect(written).toContain('\r\x1b[Kdeleting… 12/400 (3%), 503 on 30% of requests (Retry-After 1s)');
+    for (const drawn of written.split('\r\x1b[K')) expect(drawn.length).toBeLessThan(80);
   });
 });
 
