@@ -15,7 +15,7 @@ export function bash(w: Words): string {
     .join('\n');
   const optionCases = w.withOptions
     .map(({ command, own, subs }) => {
-      const subCases = subs.map((sub) => `${sub.sub}) opts+=(${names(sub.own)}) ;;`).join(' ');
+      const subCases = subs.map((sub) => `'${sub.sub}') opts+=(${names(sub.own)}) ;;`).join(' ');
       const parts = [own.length > 0 ? `opts+=(${names(own)});` : '', subCases ? `case $sub in ${subCases} esac;` : ''];
       return `      ${command}) ${parts.filter(Boolean).join(' ')} ;;`;
     })
@@ -116,8 +116,10 @@ ${valueCases}
     return 0
   fi
   if [[ -z $dashdash && $cur == -* ]]; then
-    local -a opts=(${names(w.global)})
+    # Before a command, the program's options; after one, only those it reads.
+    local -a opts=()
     case $cmd in
+      '') opts+=(${names(w.global)}) ;;
 ${optionCases}
     esac
     _plantstore_add "$cur" "\${opts[@]}"

@@ -39,10 +39,11 @@ export function fish(w: Words): string {
           : fishValues(`__plantstore_at ${command}`, first.values),
       ...second.map(({ after, values }) => fishValues(`__plantstore_at ${command} ${after}`, values)),
     ]),
-    option(w.global),
+    // Before a command, the program's options; after one, only those it reads.
+    option(w.global, '__plantstore_at'),
     ...w.withOptions.flatMap(({ command, own, subs }) => [
       own.length > 0 ? option(own, `__plantstore_in ${command}`) : '',
-      ...subs.map((sub) => option(sub.own, `__plantstore_at ${command} ${sub.sub}`)),
+      ...subs.map((sub) => option(sub.own, sub.sub === '' ? `__plantstore_at ${command}` : `__plantstore_at ${command} ${sub.sub}`)),
     ]),
   ];
   return `# fish completion for plantstore

@@ -10,8 +10,13 @@ const HELP: CompletableOption = { names: ['-h', '--help'], description: 'show he
 /** The lists every script is written from. */
 export interface Words {
   commands: Described;
+  /** The program's options, offered before a command. */
   global: Described;
-  /** Options of a top-level command, and of its subcommands by name. */
+  /**
+   * What is offered after a top-level command: its options and the program's it reads (-h/--help
+   * included), and of its subcommands by name; a group's entry named '' is what is offered before
+   * its subcommand (what any of them reads).
+   */
   optionsOf: ReadonlyArray<{ command: string; own: Described; subs: ReadonlyArray<{ sub: string; own: Described }> }>;
   subcommandsOf: ReadonlyArray<{ command: string; subs: Described }>;
   /** What the first argument completes to: of a command without subcommands (sub empty), or of a subcommand. */
@@ -44,11 +49,17 @@ function words(tree: CompletionTree): Words {
   return {
     commands: commands.map((command) => [command.name, command.description] as const),
     global: described([...tree.options, HELP]),
-    optionsOf: commands.map((command) => ({
-      command: command.name,
-      own: described(command.options),
-      subs: command.commands.map((sub) => ({ sub: sub.name, own: described(sub.options) })),
-    })),
+    optionsOf: commands.map((command) => {
+      const group = command.commands.length > 0;
+      return {
+        command: command.name,
+        own: described([...command.options, ...(group ? [] : command.globals), HELP]),
+        subs: [
+          ...(group ? [{ sub: '', own: described(command.globals) }] : []),
+          ...command.commands.map((sub) => ({ sub: sub.name, own: described([...sub.options, ...sub.globals]) })),
+        ],
+      };
+    }),
     subcommandsOf: commands
       .filter((command) => command.commands.length > 0)
       .map((command) => ({ command: command.name, subs: command.commands.map((sub) => [sub.name, sub.description] as const) })),

@@ -65,8 +65,9 @@ Register-ArgumentCompleter -Native -CommandName plantstore -ScriptBlock {
 ${valueCases}
     }
   } elseif (-not $dashdash -and $wordToComplete.StartsWith('-')) {
-    $candidates = ${list(w.global.map(([name]) => name))}
+    # Before a command, the program's options; after one, only those it reads.
     switch ($cmd) {
+      '' { $candidates = ${list(w.global.map(([name]) => name))} }
 ${optionCases}
     }
   } elseif ($cmd -eq '') {

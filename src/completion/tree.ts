@@ -26,8 +26,10 @@ export const INSTALL: Readonly<Record<Shell, string>> = {
 export interface CompletionTree {
   name: string;
   description: string;
-  /** Options of this command only; the root's are global and apply everywhere. */
+  /** Options of this command only; the root's are global, offered before a command. */
   options: CompletableOption[];
+  /** The root's options this command reads (for a group, any of its commands): offered after it, no others. */
+  globals: CompletableOption[];
   commands: CompletionTree[];
   /** What the first argument of this command completes to, when anything. */
   argument: Values | undefined;
@@ -61,13 +63,20 @@ export function completes<T extends Option | Argument>(item: T, values: Values):
   return item;
 }
 
-export function completionTree(command: Command): CompletionTree {
+/**
+ * The tree of `command`. `reads` says which of the program's options a command reads (the help's
+ * Global Options: commands/help/documented.ts): after `plantstore sandbox` only those are offered,
+ * not the client's flags it would refuse.
+ */
+export function completionTree(command: Command, reads: (command: Command) => readonly Option[]): CompletionTree {
   const first = command.registeredArguments[0];
+  const visible = (options: readonly Option[]): CompletableOption[] => options.filter((option) => !option.hidden).map(completableOption);
   return {
     name: command.name(),
     description: firstSentence(command.description()),
-    options: command.options.filter((option) => !option.hidden).map(completableOption),
-    commands: command.commands.map(completionTree),
+    options: visible(command.options),
+    globals: command.parent === null ? [] : visible(reads(command)),
+    commands: command.commands.map((sub) => completionTree(sub, reads)),
     argument: first === undefined ? undefined : offers.get(first),
   };
 }

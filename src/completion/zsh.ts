@@ -14,7 +14,7 @@ export function zsh(w: Words): string {
   const valueCases = w.valued.map(({ name, values }) => `      (${name}) ${zshValues(values)} ;;`).join('\n');
   const optionCases = w.withOptions
     .map(({ command, own, subs }) => {
-      const subCases = subs.map((sub) => `(${sub.sub}) candidates+=(${described(sub.own)}) ;;`).join(' ');
+      const subCases = subs.map((sub) => `('${sub.sub}') candidates+=(${described(sub.own)}) ;;`).join(' ');
       const parts = [own.length > 0 ? `candidates+=(${described(own)});` : '', subCases ? `case $sub in ${subCases} esac;` : ''];
       return `      (${command}) ${parts.filter(Boolean).join(' ')} ;;`;
     })
@@ -77,8 +77,10 @@ ${valueCases}
     return 0
   fi
   if [[ -z $dashdash && $cur == -* ]]; then
-    candidates=(${described(w.global)})
+    # Before a command, the program's options; after one, only those it reads.
+    candidates=()
     case $cmd in
+      ('') candidates+=(${described(w.global)}) ;;
 ${optionCases}
     esac
     _describe -t options 'plantstore option' candidates

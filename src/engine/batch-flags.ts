@@ -23,9 +23,7 @@ export const CONCURRENCY = Flag.valued(
   {
     key: 'concurrency',
     flags: '--concurrency <n|auto[:max]>',
-    help:
-      `requests in flight at once: n fixed, 1..${MAX_CONCURRENCY}; auto finds it from the server's latency, ` +
-      `up to ${DEFAULT_AUTO_CEILING} (auto:${MAX_CONCURRENCY} lets it go up to ${MAX_CONCURRENCY}); --concurrency 8 was the default before auto`,
+    help: `requests in flight: n (1..${MAX_CONCURRENCY}), or auto, found from the server's latency up to ${DEFAULT_AUTO_CEILING} (auto:N: up to N)`,
     env: 'PLANTSTORE_CONCURRENCY',
     envHelp: 'like delete --concurrency: a number, auto, or auto:max',
     default: 'auto',
@@ -38,7 +36,7 @@ export const RATE = Flag.valued(
   {
     key: 'rate',
     flags: '--rate <n[/s|/m|/h|/d]>',
-    help: 'one request every second (minute, hour, day) / n, such as 40/s or 300/m; a bare n is per second',
+    help: 'at most n requests a second (/m a minute, /h, /d), such as 40/s or 300/m',
     env: 'PLANTSTORE_RATE',
     envHelp: 'like delete --rate',
   },
@@ -55,9 +53,7 @@ export const MAX_FAILURES = Flag.valued(
   {
     key: 'maxFailures',
     flags: '--max-failures <n|n%>',
-    help:
-      'send nothing new once n ids have failed, or n% of the ids decided so far ' +
-      `(judged from ${MIN_DECIDED_FOR_SHARE} decided on); requests in flight finish, the rest are not sent`,
+    help: `send nothing new once n ids, or n% of those decided (from ${MIN_DECIDED_FOR_SHARE} on), have failed`,
     env: 'PLANTSTORE_MAX_FAILURES',
     envHelp: 'like delete --max-failures: a number of ids or a share such as 5%',
   },
@@ -94,7 +90,7 @@ export const MAX_DELETES = Flag.valued(
   {
     key: 'maxDeletes',
     flags: '--max-deletes <n>',
-    help: 'refuse (exit 9, nothing sent) a batch that would send more than n ids, after those the journal skips',
+    help: 'refuse a batch of more than n ids to send (exit 9, nothing sent)',
     env: 'PLANTSTORE_MAX_DELETES',
     envHelp: 'like delete --max-deletes',
     profileKey: 'max-deletes',
@@ -113,7 +109,7 @@ export const SHARD = Flag.valued(
   {
     key: 'shard',
     flags: '--shard <i/n>',
-    help: 'take only the ids of part i of n (0 ≤ i < n), by a hash of each id: n runs with the same list share it, each id in one part',
+    help: 'take only part i of n of the ids (0 ≤ i < n), by a hash of each id',
     env: 'PLANTSTORE_SHARD',
     envHelp: 'like delete --shard: i/n',
   },
@@ -126,7 +122,7 @@ export const JOURNAL = Flag.valued(
   {
     key: 'journal',
     flags: '--journal <file>',
-    help: 'record each result in this file as it is decided; a re-run with the same file skips what it records as done',
+    help: 'record each result in this file; a run with it again skips what is done',
     completes: { kind: 'files' },
   },
   filePath,
@@ -135,13 +131,13 @@ export const JOURNAL = Flag.valued(
 export const JOURNAL_SAME_ACCOUNT = Flag.switch({
   key: 'journalSameAccount',
   flags: '--journal-same-account',
-  help: 'resume a --journal written with other credentials (a renewed token, a changed token command) as the same account',
+  help: 'resume a --journal written with other credentials, as the same account',
 });
 
 export const PROGRESS = Flag.switch({
   key: 'progress',
   flags: '--progress',
-  help: 'when stderr is not a terminal, print a status line to it every 30s (keeps a CI log alive)',
+  help: 'outside a terminal, a status line on stderr every 30s, and when the pace is cut',
   env: 'PLANTSTORE_PROGRESS',
   envHelp: 'like delete --progress',
 });

@@ -19,6 +19,8 @@ export interface RunClosing<R> {
   words: OperationWords;
   /** Whether the run kept a journal: its advice is then to run the same command again. */
   journal: boolean;
+  /** With a journal: the run's ids an earlier run deleted (the journal says), counted with this run's in a stop's line. */
+  deletedEarlier?: number | undefined;
   profile: string;
   /** The run's --shard, as typed; undefined without one. */
   shard: string | undefined;
@@ -73,9 +75,7 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
   if (run.afterSummary !== undefined) io.err(run.afterSummary);
   if (run.interrupted) {
     const again = run.journal ? 'run the same command again to resume' : words.finishWithoutJournal(run.profile);
-    io.err(
-      `interrupted: ${tally.done} of ${run.size} ${words.done} before the interrupt; the rest were not, or may not have been: ${again}`,
-    );
+    io.err(`interrupted: ${doneOf(run)} before the interrupt; the rest were not, or may not have been: ${again}`);
     return Exit.interrupted;
   }
   // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
@@ -83,11 +83,21 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
     const again = run.journal ? 'run the same command again to go on' : words.finishWithoutJournal(run.profile);
     const failed = tally.failed > 0 ? `${tally.failed} failed, ` : '';
     const inFlight = tally.inFlight > 0 ? `${tally.inFlight} in flight, ` : '';
-    io.err(
-      `stopped at --max-duration ${run.maxDuration}: ${tally.done} of ${run.size} ${words.done}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`,
-    );
+    io.err(`stopped at --max-duration ${run.maxDuration}: ${doneOf(run)}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`);
     return Exit.stoppedAtTime;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
   return tally.firstFailure ?? Exit.ok;
+}
+
+/**
+ * `399 of 5000 deleted`; a resumed run whose earlier runs deleted some says both, as the journal
+ * knows them: `399 deleted by this run, 811 of 5000 in all` (a resumed run's own count alone reads
+ * as the job's, and understates it).
+ */
+function doneOf<R>(run: RunClosing<R>): string {
+  const { tally, words } = run;
+  const earlier = run.deletedEarlier ?? 0;
+  if (earlier === 0) return `${tally.done} of ${run.size} ${words.done}`;
+  return `${tally.done} ${words.done} by this run, ${tally.done + earlier} of ${run.size} in all`;
 }

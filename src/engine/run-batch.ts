@@ -267,6 +267,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       ceiling: throttle.maxInFlight,
       words: op.words,
       journal: journal !== undefined,
+      deletedEarlier: journal?.deletedEarlier(),
       profile: target.profile,
       shard: opts.shard && describeShard(opts.shard),
       maxDuration: maxDuration === undefined ? undefined : describeDuration(maxDuration),

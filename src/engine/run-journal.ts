@@ -19,8 +19,10 @@ import type { Results } from './operation.js';
 import { describeShard, type Shard } from './shard.js';
 
 export interface RunJournal<R> {
-  /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. */
+  /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. Asked once per id of the run. */
   doneEarlier(id: string): R | undefined;
+  /** Of the ids doneEarlier was asked about, those an earlier run deleted: a stop's line counts them with the run's own. */
+  deletedEarlier(): number;
   /** Whether an earlier run finished `id` (deleted, or absent): it is not sent again. */
   isDone(id: string): boolean;
   /** Whether the journal records every one of `ids` as done: then nothing is to be sent. */
@@ -101,8 +103,10 @@ export async function openRunJournal<R>(
     },
     doneEarlier(id) {
       const kind = journal.recorded(id);
+      if (kind === 'deleted') run.deletedEarlier++;
       return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
     },
+    deletedEarlier: () => run.deletedEarlier,
     isDone: (id) => journal.isDone(id),
     allDone(ids) {
       const { deleted, absent } = journal.counts();
@@ -152,6 +156,8 @@ class RunCounts {
   /** Its ids, once it began sending. */
   ids: number | undefined;
   notSent = 0;
+  /** Ids an earlier run deleted, as doneEarlier met them. */
+  deletedEarlier = 0;
   /** Of those not sent, the ids no line of the journal names, and their fingerprint (run-record.ts idPrint). */
   unrecorded = 0;
   sum = 0;

@@ -42,5 +42,7 @@ export function progressState<R>(tally: Tally<R>, throttle: Throttle): ProgressS
     limit: stats.concurrencyLimit,
     ceiling: throttle.maxInFlight,
     downForMs: throttle.downFor(),
+    // Why the pace is cut, as the throttle knows it: the progress line words it.
+    pace: throttle.pace(),
   };
 }

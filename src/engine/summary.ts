@@ -53,13 +53,26 @@ function throttleNote(stats: ThrottleStats): string {
       `the service was down ${stats.outages === 1 ? 'once' : `${stats.outages} times`} (502/503/504, failed connections or answers not from the API, for request after request)`,
     );
   if (parts.length === 0) return '';
-  if (stats.rateCuts > 0)
-    parts.push(stats.ratePerSecond === undefined ? 'sending at full speed again' : `sending at ~${Math.round(stats.ratePerSecond)}/s`);
+  parts.push(...paceAtEnd(stats));
   // With auto, the limit is named once, as where the run settled.
   if (stats.concurrencyCuts > 0 && stats.settledConcurrency === undefined) parts.push(`${stats.concurrencyLimit} in flight`);
   if (stats.pauses > 0)
     parts.push(`paused ${stats.pauses} time${stats.pauses === 1 ? '' : 's'}, ${formatRunSeconds(stats.pausedMs)} in all`);
   return `; throttled: ${parts.join(', ')}`;
+}
+
+/**
+ * The pace, in words true at the end of the run: what the server took once it pushed back, as
+ * measured (the throttle's cap is no rate anyone saw: grown back past the server's ~200/s, it read
+ * ~243/s), and "full speed again" only for a run that did come back to it, with an answer to show,
+ * not one whose cap ran out while the service stayed down.
+ */
+function paceAtEnd(stats: ThrottleStats): string[] {
+  const words: string[] = [];
+  if (stats.servedPerSecond !== undefined) words.push(`the server took ~${Math.round(stats.servedPerSecond)}/s after its first refusal`);
+  if (stats.downAtEnd) words.push('still down at the end');
+  else if (stats.rateCuts > 0 && stats.ratePerSecond === undefined && stats.recovered) words.push('sending at full speed again');
+  return words;
 }
 
 /** A --verbose line for each change of pace. */

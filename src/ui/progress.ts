@@ -1,4 +1,5 @@
 import type { IO } from './io.js';
+import { type SlowPace, slowCauses, whySlow } from './pace-words.js';
 
 /** How long a run goes before it earns a progress line: short runs stay quiet. */
 const SHOW_AFTER_MS = 2000;
@@ -7,6 +8,8 @@ const REDRAW_MS = 200;
 export const PLAIN_EVERY_MS = 30_000;
 /** A shard at a terminal: its plain line this often (shards run side by side share the terminal). */
 export const SHARD_EVERY_MS = 5000;
+/** Outside a terminal, how often the cause of a cut pace is looked at: a new one gets a line at once (causeLines). */
+const CAUSE_CHECK_MS = 1000;
 /** The rate is that of this last stretch, so a run whose pace changes (a cut limit) gets an honest time left. */
 const RATE_WINDOW_MS = 10_000;
 
@@ -34,6 +37,8 @@ export interface ProgressState {
   ceiling?: number | undefined;
   /** While the service is down (every request failing: the run pauses and probes), for how long so far. */
   downForMs?: number | undefined;
+  /** Why the pace is cut, when it is (the throttle's PaceState): named after the count (pace-words.ts). */
+  pace?: SlowPace | undefined;
 }
 
 export interface ProgressOptions {
@@ -88,7 +93,8 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
     write(drawn);
   };
   const print = (): void => io.err(`${tag}progress: ${joined(status())}`);
-  const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(print, io.stderrIsTTY ? SHARD_EVERY_MS : PLAIN_EVERY_MS);
+  const plain = live ? undefined : causeLines(state, print);
+  const timer = live ? setInterval(draw, REDRAW_MS) : setInterval(plain?.beat ?? print, io.stderrIsTTY ? SHARD_EVERY_MS : PLAIN_EVERY_MS);
   timer.unref();
   const clear = (): void => {
     if (shown) io.errText('\r\x1b[K');
@@ -110,6 +116,7 @@ export function startProgress(io: IO, total: number, state: () => ProgressState,
     },
     stop() {
       clearInterval(timer);
+      plain?.stop();
       clear();
       drawn = '';
     },
@@ -172,6 +179,7 @@ function statusParts(total: number, state: ProgressState, elapsedMs: number, rat
     { text: `${state.done}/${total} (${percent}%)` },
     // The news of the run while it lasts, never left out: without it a paused run looks hung.
     ...(state.downForMs === undefined ? [] : [{ text: `service down for ${clock(state.downForMs)}` }]),
+    ...paceParts(state),
     { text: rate === undefined ? '?/s' : `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/s`, leaveOut: 3 },
     { text: `${clock(elapsedMs)} elapsed`, leaveOut: 1 },
     { text: rate === undefined || rate <= 0 ? '? left' : `${clock((left / rate) * 1000)} left`, leaveOut: LEAST_TELLING },
@@ -181,6 +189,42 @@ function statusParts(total: number, state: ProgressState, elapsedMs: number, rat
   if (state.limit !== undefined)
     parts.push({ text: state.ceiling === undefined ? `limit ${state.limit}` : `limit ${state.limit} of ${state.ceiling}`, leaveOut: 2 });
   return parts;
+}
+
+/** Why the pace is cut, after the count: news, as an outage is, never left out (the line is cut before it is). */
+function paceParts(state: ProgressState): StatusPart[] {
+  const why = whySlow(state.pace);
+  return why === undefined ? [] : [{ text: why }];
+}
+
+/**
+ * Outside a terminal, the plain line every PLAIN_EVERY_MS (`beat`), and one more at once when the
+ * pace is cut for a cause the last line did not name: a CI log says that the server refuses 30% of
+ * requests when it starts to, not up to 30 s later. At most one such line between two beats, so a
+ * cause that comes and goes cannot fill a log.
+ */
+function causeLines(state: () => ProgressState, print: () => void): { beat(): void; stop(): void } {
+  const named = (): string => slowCauses(state().pace).join(',');
+  let last = '';
+  let sinceBeat = false;
+  const say = (): void => {
+    last = named();
+    print();
+  };
+  const check = setInterval(() => {
+    const now = named();
+    if (sinceBeat || now === '' || now === last) return;
+    sinceBeat = true;
+    say();
+  }, CAUSE_CHECK_MS);
+  check.unref();
+  return {
+    beat() {
+      sinceBeat = false;
+      say();
+    },
+    stop: () => clearInterval(check),
+  };
 }
 
 /** A time as pv writes it: M:SS, or H:MM:SS from an hour on. */

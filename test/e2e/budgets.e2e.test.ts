@@ -85,6 +85,20 @@ it('--max-duration 1s against a slow server exits 10, and the same command with 
     `stopped at --max-duration 1s: ${deleted.length} of 40 deleted, ${notSent.length} not sent: run the same command again to go on`,
   );
 
+  // Stopped again, still slow: the line counts this run's deletions and all of them (issue 41: it said only this run's).
+  const second = await runPlantstore(args, { env: envFor(server.url) });
+  expect(second.code).toBe(10);
+  const secondLines = jsonLines(second.stdout);
+  const mine = secondLines.filter((r) => r['deleted'] === true && r['journal'] !== true).length;
+  const earlier = secondLines.filter((r) => r['journal'] === true).length;
+  expect(earlier).toBe(deleted.length);
+  expect(mine).toBeGreaterThan(0);
+  expect(second.stderr).toContain(
+    `stopped at --max-duration 1s: ${mine} deleted by this run, ${mine + earlier} of 40 in all, ${40 - mine - earlier} not sent: run the same command again to go on`,
+  );
+  deleted.push(...secondLines.filter((r) => r['deleted'] === true && r['journal'] !== true).map((r) => String(r['id'])));
+  notSent.length = 40 - deleted.length;
+
   slow = false;
   const again = await runPlantstore(args, { env: envFor(server.url) });
   expect(again.code).toBe(0);

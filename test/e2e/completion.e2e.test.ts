@@ -65,6 +65,14 @@ it.each([
   expect(complete(words)).toEqual(expected);
 });
 
+it("after a command, the printed script offers only the options it reads: none of the client's after sandbox (issue 41)", () => {
+  const sandbox = complete(['plantstore', 'sandbox', '--']);
+  expect(sandbox).toContain('--port');
+  for (const client of ['--base-url', '--token-file', '--retries', '--cacert', '--profile']) expect(sandbox).not.toContain(client);
+  expect(complete(['plantstore', 'delete', '--'])).toEqual(expect.arrayContaining(['--base-url', '--token-file', '--retries', '--rate']));
+  expect(complete(['plantstore', '--'])).toEqual(expect.arrayContaining(['--base-url', '--profile', '--retries']));
+});
+
 it('the documented install line works in a fresh home, where the completions folder does not exist yet', () => {
   const home = path.join(config.dir, 'fresh-home');
   mkdirSync(home);

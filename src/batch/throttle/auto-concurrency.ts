@@ -4,12 +4,17 @@
 
 import { LatencyLimit, type LimitChange } from '../adaptive/latency-limit.js';
 import { MAX_AUTO_CONCURRENCY } from '../adaptive/latency-tuning.js';
+import { RecentCount } from '../rate-limit.js';
 import type { InFlightLimit, Sample } from './concurrency-limit.js';
 import { overdueAfterMs } from './overdue.js';
+import { CAUSE_WINDOW_MS } from './pace-causes.js';
 
 export class AutoConcurrency implements InFlightLimit {
   readonly #latency: LatencyLimit;
   #cuts = 0;
+  /** Cuts of the limit in about the last CAUSE_WINDOW_MS, any and those for a queue: why the pace is cut (pace-causes.ts). */
+  readonly #recentCuts = new RecentCount(CAUSE_WINDOW_MS);
+  readonly #recentLatencyCuts = new RecentCount(CAUSE_WINDOW_MS);
   /** The most it ever allows: what the connection pool must hold. */
   readonly ceiling: number;
 
@@ -22,12 +27,26 @@ export class AutoConcurrency implements InFlightLimit {
     } = {},
   ) {
     this.ceiling = options.ceiling ?? MAX_AUTO_CONCURRENCY;
+    const now = options.now ?? (() => performance.now());
+    const onChange = options.onChange;
     this.#latency = new LatencyLimit({
       ceiling: this.ceiling,
       ...(options.start ? { start: options.start } : {}),
       ...(options.now ? { now: options.now } : {}),
-      ...(options.onChange ? { onChange: options.onChange } : {}),
+      onChange: (change) => {
+        // A dip to measure the base latency again is no cut: nothing the server said.
+        if (change.to < change.from && change.reason !== 'measuring base latency') {
+          this.#recentCuts.add(now());
+          if (change.reason === 'queueing') this.#recentLatencyCuts.add(now());
+        }
+        onChange?.(change);
+      },
     });
+  }
+
+  /** Cuts of the limit in about the last CAUSE_WINDOW_MS: any, and those for a queue at the server (latency rising). */
+  cutsLately(now: number): { any: number; latency: number } {
+    return { any: this.#recentCuts.total(now), latency: this.#recentLatencyCuts.total(now) };
   }
 
   get limit(): number {

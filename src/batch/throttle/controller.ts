@@ -17,6 +17,7 @@ import { OverdueWatch } from './overdue.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
 import { RefusalShare } from './refusal-share.js';
 import { RetryQuota } from './retry-quota.js';
+import { Slowdown } from './slowdown.js';
 import type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
 
 export type { Started, ThrottleChange, ThrottleStats } from './throttle-types.js';
@@ -51,8 +52,8 @@ export class LoadController {
   #reactedAtSequence = 0;
   /** The status of the refusal whose rate cut waits for a pause to end (AdaptiveRate.deferCut). */
   #deferredCutStatus = 0;
-  /** Slowed down, and recovery not reported yet. */
-  #slowed = false;
+  /** Slowed down, and recovery not reported yet; why the pace is cut now (slowdown.ts: Throttle.pace reads it). */
+  readonly slowdown: Slowdown;
   #refusals = 0;
   #failures = 0;
 
@@ -71,6 +72,7 @@ export class LoadController {
     this.#limit = this.#auto ?? new ConcurrencyLimit(ceiling as number);
     this.#overdue = this.#auto && new OverdueWatch();
     this.#pauses = new PauseRule({ stallMs: options.stallMs, maxPauseMs: options.maxPauseMs });
+    this.slowdown = new Slowdown({ rate: this.#rate, limit: this.#limit, auto: this.#auto, pauses: this.#pauses, outage: this.#outage });
     this.#onChange = options.onChange;
   }
 
@@ -162,6 +164,7 @@ export class LoadController {
 
   /** What the answer to `start` said; why to give up on the server, or undefined. */
   onAnswer(start: Started, feedback: Feedback, now: number): string | undefined {
+    this.slowdown.onAnswer(feedback, now);
     // An overdue request already gave its sample; its answer is not a second one.
     const sampled = this.#overdue?.answered(start) ?? false;
     if (feedback.kind === 'ok') this.#onAdmitted(start, now, sampled);
@@ -184,6 +187,7 @@ export class LoadController {
       ratePerSecond: rate === Number.POSITIVE_INFINITY ? undefined : rate,
       concurrencyLimit: this.#limit.limit,
       ...(this.#auto ? { settledConcurrency: this.#auto.settled } : {}),
+      ...this.slowdown.stats(),
     };
   }
 
@@ -237,7 +241,7 @@ export class LoadController {
   /** A good answer after an outage: the run starts again slowly, as TCP does after a loss of everything. */
   #serviceBack(now: number): void {
     this.#rate.restart(now);
-    this.#slowed = true;
+    this.slowdown.slowed();
     this.#onChange?.({ kind: 'service-back', afterMs: now - this.#outageSince });
   }
 
@@ -262,7 +266,7 @@ export class LoadController {
         this.#limit.onOverloaded(start.inFlightAtStart);
         // The auto limit reports its own changes, the cut among them, and grows back on its own.
         if (this.#auto === undefined) {
-          this.#slowed = true;
+          this.slowdown.slowed();
           this.#onChange?.({ kind: 'concurrency', status, limit: this.#limit.limit });
         }
       } else {
@@ -273,19 +277,19 @@ export class LoadController {
   }
 
   #slowedDown(status: number): void {
-    this.#slowed = true;
+    this.slowdown.slowed();
     this.#onChange?.({ kind: 'slowed', status, ratePerSecond: this.#rate.perSecond });
   }
 
   #noteIfRecovered(): void {
-    if (this.#slowed && this.#rate.recovered && this.#limit.atCeiling) {
-      this.#slowed = false;
+    if (this.slowdown.awaitingRecovery && !this.#outage.active && this.#rate.recovered && this.#limit.atCeiling) {
+      this.slowdown.recovered();
       this.#onChange?.({ kind: 'recovered' });
     }
   }
 
   #pause(forMs: number, reason: PauseReason, now: number): void {
-    const paused = this.#pauses.pause(forMs, now);
+    const paused = this.#pauses.pause(forMs, now, reason);
     if (paused === undefined) return;
     this.#reactedAtSequence = this.#started;
     if (paused.began) this.#onChange?.({ kind: 'paused', forMs: paused.forMs, reason });

@@ -33,6 +33,8 @@ export class PauseRule {
    */
   #pauseFrom = 0;
   #pauseFelt = false;
+  /** Why the current (or last) pause, as the caller said. */
+  #reason: PauseReason = 'refusing';
   /** Pauses over before the current one, that something waited for, and their length. */
   #pauses = 0;
   #pausedMs = 0;
@@ -100,9 +102,10 @@ export class PauseRule {
    * Nothing starts for `forMs` (at most maxPauseMs). Undefined when an earlier pause already
    * lasts as long; else whether a pause began (rather than one under way being made longer), and for how long.
    */
-  pause(forMs: number, now: number): { began: boolean; forMs: number } | undefined {
+  pause(forMs: number, now: number, reason?: PauseReason): { began: boolean; forMs: number } | undefined {
     const until = now + Math.min(forMs, this.#maxPauseMs);
     if (until <= this.#pausedUntil) return undefined;
+    if (reason !== undefined) this.#reason = reason;
     const began = this.#pausedUntil <= now;
     if (began) {
       // The last pause is over: into the totals if anything waited for it, whole.
@@ -115,6 +118,11 @@ export class PauseRule {
     }
     this.#pausedUntil = until;
     return { began, forMs: until - now };
+  }
+
+  /** The pause under way at `now`, if any: how long it has left, and why. */
+  current(now: number): { leftMs: number; reason: PauseReason } | undefined {
+    return this.#pausedUntil > now ? { leftMs: this.#pausedUntil - now, reason: this.#reason } : undefined;
   }
 
   /** Something is held back now: if by a pause, that pause is real and is counted. */

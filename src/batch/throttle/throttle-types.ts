@@ -4,6 +4,7 @@
 
 import type { LimitChangeReason } from '../adaptive/latency-limit.js';
 import type { Rate } from '../rate-limit.js';
+import type { RecentCauses } from './pace-causes.js';
 import type { PauseReason } from './pause.js';
 
 /** What the throttle reports, once per change of state; `status` is the refusal's, for the words. */
@@ -40,6 +41,33 @@ export interface ThrottleStats {
   concurrencyLimit: number;
   /** With `--concurrency auto` only: the limit the run works at (see AutoConcurrency.settled). */
   settledConcurrency?: number;
+  /**
+   * Whether the run came back to full speed after it was last slowed: unpaced, the limit at its
+   * ceiling, out of any outage, and admitted since. False for a run never slowed, and for one whose
+   * pace only stopped being cut while nothing was admitted (a slow start that ran out in an outage).
+   */
+  recovered: boolean;
+  /** The service was down (an outage) when the run ended, or is now. */
+  downAtEnd: boolean;
+  /**
+   * Answers the server processed per second, from the first refusal for load to the last such
+   * answer: what it took once it pushed back, measured, where `ratePerSecond` is only the
+   * throttle's current cap. Undefined without a refusal, or over less than MEASURED_SPAN_MS.
+   */
+  servedPerSecond: number | undefined;
+}
+
+/** Why the pace is cut now, as data (the words are the UI's): Throttle.pace(). */
+export interface PaceState extends RecentCauses {
+  /**
+   * The pace is cut now: the service is down, the run is paused, the sending rate is capped, the
+   * in-flight limit is below its ceiling after a cut, or the latency-based limit was cut lately.
+   */
+  cut: boolean;
+  /** A pause of the whole run under way: how long it has left, and why. */
+  pause: { leftMs: number; reason: PauseReason } | undefined;
+  /** While the service is down (an outage), for how long so far. */
+  downForMs: number | undefined;
 }
 
 /** A start, as the controller numbered it (onStart). */

@@ -20,10 +20,10 @@
 import type { AttemptGate, Feedback, Permit } from '../../http/gate.js';
 import { SlidingWindowLimiter } from '../rate-limit.js';
 import { LoadController, type Started, type ThrottleChange, type ThrottleStats } from './controller.js';
-import type { ThrottleOptions } from './throttle-types.js';
+import type { PaceState, ThrottleOptions } from './throttle-types.js';
 
 export type { ThrottleChange, ThrottleStats } from './controller.js';
-export type { Concurrency, ThrottleOptions } from './throttle-types.js';
+export type { Concurrency, PaceState, ThrottleOptions } from './throttle-types.js';
 
 const SETTLE: unique symbol = Symbol('settle');
 
@@ -156,8 +156,7 @@ export class Throttle implements AttemptGate {
 
   /** While the service is down (an outage), for how long so far; else undefined. */
   downFor(): number | undefined {
-    const since = this.#load.downSince;
-    return since === undefined || this.#stopped !== undefined ? undefined : this.#now() - since;
+    return this.pace().downForMs;
   }
 
   /** Aborted once the throttle grants nothing more: a retry waiting its turn need not wait on. */
@@ -172,6 +171,11 @@ export class Throttle implements AttemptGate {
 
   stats(): ThrottleStats {
     return this.#load.stats(this.#stoppedAt ?? this.#now());
+  }
+
+  /** Why the pace is cut now, as data: the progress line words it (slowdown.ts). */
+  pace(): PaceState {
+    return this.#load.slowdown.pace(this.#now(), this.#stopped === undefined ? this.#load.downSince : undefined);
   }
 
   /** After the run: waiting acquisitions get undefined, the timer is cleared, nothing more is granted. */

@@ -1,3 +1,6 @@
+import { MAX_DELETES, SHARD } from '../../engine/batch-flags.js';
+import { describeShard } from '../../engine/shard.js';
+import { CliError } from '../../errors.js';
 import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
 import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TIMEOUT, TOKEN_FILE } from '../../flags/global.js';
 import { profileVariable } from '../../service/settings.js';
@@ -12,8 +15,14 @@ export const TOKEN_GLOBALS = [PROFILE, COLOR, TOKEN_FILE, TIMEOUT] as const;
 
 export type LoginFlags = FlagReader<typeof WITH_TOKEN | (typeof LOGIN_GLOBALS)[number]>;
 export type LogoutFlags = FlagReader<(typeof LOGOUT_GLOBALS)[number]>;
-/** Status also reads delete's missing-error, not an option of its own: from its variable, then the profile. */
-export type StatusFlags = FlagReader<(typeof STATUS_GLOBALS)[number] | typeof MISSING_ERROR>;
+/**
+ * Status also reads what a batch here would run with, none an option of its own: delete's
+ * missing-error and --max-deletes (from the variable, then the profile) and --shard (its variable).
+ */
+export type StatusFlags = FlagReader<(typeof STATUS_GLOBALS)[number] | typeof MISSING_ERROR | typeof MAX_DELETES | typeof SHARD>;
+
+/** A setting a batch here would run with, and its source; or the error a batch would stop on (a bad variable). */
+export type InForce<T> = Sourced<T> | { problem: string } | undefined;
 export type TokenFlags = FlagReader<(typeof TOKEN_GLOBALS)[number]>;
 
 // Each function below reads every flag its command declares, once, in the order written: a bad
@@ -67,6 +76,10 @@ export interface StatusOptions {
   baseUrl: Sourced<string> | undefined;
   /** The codes that mean "no such plant" for delete, and where they come from. */
   missingError: Sourced<number[]> | undefined;
+  /** The guard a batch here would run with: --max-deletes from its variable or the profile. */
+  maxDeletes?: InForce<number>;
+  /** The part of a job a batch here would take: PLANTSTORE_SHARD, as `1/4`. */
+  shard?: InForce<string>;
   json: boolean;
   /** --timeout: how long a token command may take to answer. */
   timeoutMs: number;
@@ -80,9 +93,24 @@ export function statusOptions(flags: StatusFlags): StatusOptions {
     tokenFile: flags.sourced(TOKEN_FILE),
     baseUrl: flags.sourced(BASE_URL),
     missingError: flags.sourced(MISSING_ERROR),
+    maxDeletes: inForce(() => flags.sourced(MAX_DELETES)),
+    shard: inForce(() => {
+      const shard = flags.sourced(SHARD);
+      return shard && { value: describeShard(shard.value), source: shard.source };
+    }),
     json: flags.value(JSON_OUTPUT),
     timeoutMs: flags.value(TIMEOUT),
   };
+}
+
+/** The value a batch here would read, or the one-line error it would stop on: status shows it and goes on. */
+function inForce<T>(read: () => Sourced<T> | undefined): InForce<T> {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { problem: error.message };
+  }
 }
 
 /** What `plantstore auth token` was asked. */

@@ -4,11 +4,12 @@ import { checkProfileExists, commandFor, DEFAULT_PROFILE } from '../../config/pr
 import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
 import type { Context } from '../../context.js';
+import { ASK_ABOVE } from '../../engine/guard.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { shown } from '../../text/shown.js';
 import { readAllStdin, readHiddenLine } from '../../ui/prompt.js';
 import { done } from '../success-line.js';
-import type { LoginOptions, LogoutOptions, StatusOptions, TokenOptions } from './flags.js';
+import type { InForce, LoginOptions, LogoutOptions, StatusOptions, TokenOptions } from './flags.js';
 
 /** Stores a token (and, with --base-url, the base URL) in the selected profile. */
 export async function runLogin(opts: LoginOptions, ctx: Context): Promise<ExitCode> {
@@ -90,6 +91,8 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
       token: token ? { masked: maskToken(token.value), source: token.source } : null,
       baseUrl: baseUrl ? { value: baseUrl.value, source: baseUrl.source } : null,
       missingError: missingError ? { codes: missingError.value, source: missingError.source } : null,
+      maxDeletes: opts.maxDeletes ?? null,
+      shard: opts.shard ?? null,
       configPath: ctx.config().path,
     });
   } else {
@@ -99,6 +102,11 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
     ctx.io.out(`Base URL: ${baseUrl ? `${shown(baseUrl.value)} (from ${shown(baseUrl.source)})` : 'not set'}`);
     // What delete counts as "no such plant" besides a 404, when something sets it.
     if (missingError) ctx.io.out(`Missing:  error ${missingError.value.join(',')} (from ${shown(missingError.source)})`);
+    // What a batch here is bounded by, and which part of a job it takes: a script's variables decide both.
+    ctx.io.out(
+      `Guard:    ${inForceWords(opts.maxDeletes, (n) => `--max-deletes ${n}`, `no --max-deletes; at a terminal, a batch of more than ${ASK_ABOVE} ids is asked about`)}`,
+    );
+    if (opts.shard !== undefined) ctx.io.out(`Shard:    ${inForceWords(opts.shard, (part) => part, '')}`);
     ctx.io.out(`Config:   ${shown(ctx.config().path)}`);
   }
   if (!token) {
@@ -106,6 +114,13 @@ export async function runStatus(opts: StatusOptions, ctx: Context): Promise<Exit
     return Exit.auth;
   }
   return Exit.ok;
+}
+
+/** `--max-deletes 500 (from PLANTSTORE_MAX_DELETES)`, `none` words when unset, or the error a batch would stop on. */
+function inForceWords<T>(setting: InForce<T>, words: (value: T) => string, none: string): string {
+  if (setting === undefined) return none;
+  if ('problem' in setting) return `a batch here stops: ${shown(setting.problem)}`;
+  return `${words(setting.value)} (from ${shown(setting.source)})`;
 }
 
 /** Prints the token itself (a token command's, once run), for piping into other tools. The one place it is ever shown. */

@@ -3,7 +3,7 @@ import { completes, completionTree, INSTALL, SHELLS } from '../../completion/tre
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
-import { documented } from '../help/documented.js';
+import { documented, globalOptionsFor } from '../help/documented.js';
 import { COMPLETION_GLOBALS, type CompletionFlags, type CompletionOptions, completionOptions, LIST_PROFILES } from './flags.js';
 
 /** The scripts are long strings that no other command needs at start-up. */
@@ -27,7 +27,9 @@ export function completionCommand(
     .addArgument(completes(new Argument('[shell]', `one of ${SHELLS.join(', ')}`), { kind: 'words', words: SHELLS }))
     .addOption(LIST_PROFILES.option())
     .action(
-      action(ctx, finish, (flags: CompletionFlags, shell?: string) => run(completionOptions(flags, shell, completionTree(program)), ctx)),
+      action(ctx, finish, (flags: CompletionFlags, shell?: string) =>
+        run(completionOptions(flags, shell, completionTree(program, globalOptionsFor)), ctx),
+      ),
     );
   return documented(command, {
     globals: COMPLETION_GLOBALS,

@@ -61,6 +61,8 @@ export interface ListOptions {
   /** PLANTSTORE_PROFILE when it named the profile, for messages about the name. */
   profileVariable?: string | undefined;
   profile: string;
+  /** Where the profile's name came from (--profile, PLANTSTORE_PROFILE); undefined for the default. */
+  profileSource?: string | undefined;
   json: boolean;
   /** Each setting a run here would use and its source, read as the run reads it (config list says what outranks the profile). */
   inForce: (ctx: InForceContext) => InForce[];
@@ -71,6 +73,7 @@ export function listOptions(flags: ReadFlags): ListOptions {
   return {
     profile,
     profileVariable: profileVariable(flags),
+    profileSource: flags.sourced(PROFILE)?.source,
     json: flags.value(JSON_OUTPUT),
     inForce: (ctx) => settingsInForce(flags, profile, ctx),
   };

@@ -35,6 +35,9 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<ExitCode
     ctx.io.outObject({ profile, ...Object.fromEntries(entries), token: stored.token ? 'stored' : null, inForce: sources });
     return Exit.ok;
   }
+  // Which profile this is, on stderr: stdout stays `key=value` lines for scripts, and --json names it already.
+  const from = opts.profileSource === undefined ? '' : ` (from ${opts.profileSource})`;
+  ctx.io.err(`profile '${profile}'${from}${entries.length === 0 ? ': no settings stored' : ':'}`);
   for (const [key, value] of entries) ctx.io.out(`${key}=${shownOnOneLine(value ?? '')}`);
   // stdout lists the profile; what outranks it for a run here is said on stderr, one line each.
   const untrusted: string[] = [];

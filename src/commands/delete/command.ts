@@ -42,12 +42,9 @@ export function deleteCommand(
     },
     examples: [
       ['plantstore delete 42'],
-      ['plantstore delete 10 11 12'],
       ['plantstore delete -- -5', 'a negative id is a valid int64 too (the -- is optional)'],
-      ['plantstore --json delete 42 43'],
       ['plantstore delete --stdin < dead-plants.txt', 'ids from a file, checked before any is sent; or ... | plantstore delete -'],
       ['plantstore delete --dry-run 42 43', 'show the requests, send nothing'],
-      ['plantstore delete --rate 300/m --stdin < dead-plants.txt', 'never more than 300 requests in any minute'],
       [
         'plantstore delete --journal run.journal --stdin < ids.txt',
         'a killed or failed run, run again the same way, skips what it already did',

@@ -93,10 +93,12 @@ function concernSections(command: Command): string[] {
   };
   const named = new Set(declared.flatMap((concerns) => concerns.variables ?? []));
   for (const row of VARIABLES_FIRST) if (named.has(row[0])) add(row);
-  for (const leaf of leaves) {
-    for (const option of [...leaf.options, ...globalOptionsFor(leaf)]) add(flagOf(option)?.environmentHelp());
-  }
+  // An option's variable is named beside it, in the Options: listed again here it was half of delete's help.
+  // Only a variable to use instead of its option (a token the sandbox takes, which ps would show) keeps its row.
+  const options = leaves.flatMap((leaf) => [...leaf.options, ...globalOptionsFor(leaf)]);
+  for (const option of options) if (flagOf(option)?.spec.preferEnv) add(flagOf(option)?.environmentHelp());
   for (const row of VARIABLES_LAST) if (named.has(row[0])) add(row);
+  const besideOptions = options.some((option) => !flagOf(option)?.spec.preferEnv && flagOf(option)?.environmentHelp() !== undefined);
   const codes = new Set(declared.flatMap((concerns) => concerns.exits));
   const ok = declared.length === 1 ? declared[0]?.ok : undefined;
   const note = declared.length === 1 ? declared[0]?.exitsNote : undefined;
@@ -104,9 +106,11 @@ function concernSections(command: Command): string[] {
     wrap(`  ${String(code).padStart(3)}  `, code === 0 ? (ok ?? 'success') : meaning),
   );
   const sections = [[note === undefined ? 'Exit codes:' : `Exit codes (${note}):`, ...exits].join('\n')];
-  if (rows.length === 0) return sections;
-  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
-  return [['Environment:', ...rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning))].join('\n'), ...sections];
+  if (rows.length === 0 && !besideOptions) return sections;
+  const width = Math.max(0, ...rows.map(([name]) => name.length)) + 2;
+  const listed = rows.map(([name, meaning]) => wrap(`  ${name.padEnd(width)}`, meaning));
+  const beside = besideOptions ? [`  ${rows.length === 0 ? 'each' : 'and each'} option's variable, named beside it above`] : [];
+  return [['Environment:', ...listed, ...beside].join('\n'), ...sections];
 }
 
 function concernsFor(command: Command): Concerns | undefined {

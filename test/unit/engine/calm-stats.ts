@@ -11,4 +11,7 @@ export const CALM: ThrottleStats = {
   pausedMs: 0,
   ratePerSecond: undefined,
   concurrencyLimit: 8,
+  recovered: false,
+  downAtEnd: false,
+  servedPerSecond: undefined,
 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DELETE_RESULTS } from '../../../src/commands/delete/operation.js';
 import { describeChange, summaryLine } from '../../../src/engine/summary.js';
 import { Tally } from '../../../src/engine/tally.js';
+import { type Server, simulateBatch } from '../batch/throttle/virtual-batch.js';
 import { CALM } from './calm-stats.js';
 
 const calm = CALM;
@@ -24,3 +25,60 @@ describe('an outage, in words', () => {
     );
   });
 });
+
+describe('the words about the pace are true at the end of the run (issue 41 item 3)', () => {
+  const tally = Object.assign(new Tally(DELETE_RESULTS), { done: 100 });
+  const refused = { ...calm, refusals: 50, rateCuts: 2 };
+
+  it('"sending at full speed again" only for a run that came back to it', () => {
+    expect(summaryLine(tally, 9000, { ...refused, recovered: true })).toMatch(/, sending at full speed again$/);
+    expect(summaryLine(tally, 9000, { ...refused, recovered: false })).not.toMatch(/full speed/);
+    // After `sandbox --fail 100%`: the cap ran out while the service stayed down.
+    const down = summaryLine(tally, 9000, { ...refused, outages: 1, downAtEnd: true, recovered: false });
+    expect(down).not.toMatch(/full speed/);
+    expect(down).toMatch(/, still down at the end/);
+  });
+
+  it('the rate is the one the server took, measured, not the throttle cap grown back past it', () => {
+    const line = summaryLine(tally, 9000, { ...refused, ratePerSecond: 243.2, servedPerSecond: 198.4 });
+    expect(line).toMatch(/, the server took ~198\/s after its first refusal$/);
+    expect(line).not.toMatch(/243/);
+  });
+
+  it('a server that refuses everything (503, Retry-After: 1) until the run gives up: never "full speed", nor --verbose\'s "no longer throttled"', async () => {
+    const refuseAll: Server = async (clock) => {
+      await clock.sleep(10);
+      return { status: 503, retryAfterMs: 1000 };
+    };
+    const run = await simulateBatch({ ids: 1000, ceiling: 'auto', stallMs: 20_000, server: refuseAll });
+    expect(run.gaveUp).toBeDefined();
+    // The slow start after the cut ran out during the outage: the cap is gone, but nothing was admitted.
+    expect(run.stats).toMatchObject({ rateCuts: 3, ratePerSecond: undefined, outages: 1, recovered: false, downAtEnd: true });
+    expect(run.changes.map((change) => change.kind)).not.toContain('recovered');
+    const line = summaryLine(tally, run.endMs, run.stats);
+    expect(line).not.toMatch(/full speed/);
+    expect(line).toMatch(/, the service was down once \(.*\), still down at the end, /);
+  });
+
+  it('against a token bucket of 200/s (429, Retry-After: 1), the rate said is at most what the bucket lets through', async () => {
+    const run = await simulateBatch({ ids: 1200, ceiling: 'auto', server: tokenBucket(200, 10, 30) });
+    expect(run.stats.servedPerSecond).toBeGreaterThan(100);
+    expect(run.stats.servedPerSecond).toBeLessThanOrEqual(201);
+    const said = Number(/took ~(\d+)\/s/.exec(summaryLine(tally, run.endMs, run.stats))?.[1]);
+    expect(said).toBeLessThanOrEqual(201);
+  });
+});
+
+/** `perSecond` requests a second after a burst of `burst`, each served in `latencyMs`; the rest 429 with Retry-After: 1 at once. */
+function tokenBucket(perSecond: number, burst: number, latencyMs: number): Server {
+  let tokens = burst;
+  let at = 0;
+  return async (clock) => {
+    tokens = Math.min(burst, tokens + ((clock.now - at) * perSecond) / 1000);
+    at = clock.now;
+    if (tokens < 1) return { status: 429, retryAfterMs: 1000 };
+    tokens -= 1;
+    await clock.sleep(latencyMs);
+    return { status: 204 };
+  };
+}

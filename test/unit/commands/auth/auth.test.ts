@@ -64,6 +64,7 @@ describe('auth', () => {
         "stdout": "Profile:  default
       Token:    none
       Base URL: not set
+      Guard:    no --max-deletes; at a terminal, a batch of more than 100 ids is asked about
       Config:   <dir>/config.json
       ",
       }

@@ -4,18 +4,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { globalOptionsFor } from '../../../../src/commands/help/documented.js';
+import { plan } from '../../../../src/completion/plan.js';
 import { completionScript } from '../../../../src/completion/scripts.js';
 import { completionTree, SHELLS, type Shell } from '../../../../src/completion/tree.js';
 import { commandPaths, realProgram } from '../../../helpers/program.js';
 
 // The real program, as the CLI builds it: completion is written from it.
 const program = realProgram();
-const tree = completionTree(program);
+const tree = completionTree(program, globalOptionsFor);
 /** The commands offered after `plantstore `: the program's, in the order it registers them. */
 const COMMANDS = program.commands.map((command) => command.name());
 const longOptions = (command: Command): string[] => command.options.filter((o) => !o.hidden && o.long).map((o) => o.long as string);
 const GLOBAL_OPTIONS = [...longOptions(program), '--help'];
 const DELETE_OPTIONS = longOptions(program.commands.find((command) => command.name() === 'delete') as Command);
+const DELETE = program.commands.find((command) => command.name() === 'delete') as Command;
+/** The spellings of the program's options `command` reads, as its help lists them. */
+const reads = (command: Command): string[] =>
+  globalOptionsFor(command).flatMap((o) => [o.short, o.long].filter((name): name is string => name !== undefined));
 
 /** Every spelling of the options of a command, as zsh lists them (commander's -h/--help with the global ones). */
 function spellings(command: Command, withHelp: boolean): string[] {
@@ -107,6 +113,35 @@ describe('bash completes every option of every command, at that command', () => 
   });
 });
 
+describe('after a command, only the options it reads (issue 41: the sandbox refuses the client flags completion offered)', () => {
+  const CLIENT = ['--base-url', '--token-file', '--retries', '--cacert', '--profile', '--max-retry-wait'];
+
+  it("bash: the sandbox is offered its own options and none of the client's; delete all of them; before a command, every global", () => {
+    const sandbox = bashComplete(['plantstore', 'sandbox', '--']);
+    expect(sandbox).toContain('--port');
+    for (const client of CLIENT) expect(sandbox).not.toContain(client);
+    expect(bashComplete(['plantstore', 'delete', '--'])).toEqual(expect.arrayContaining([...CLIENT, '--rate', '--help']));
+    expect(bashComplete(['plantstore', '--'])).toEqual(expect.arrayContaining([...CLIENT, '--help']));
+  });
+
+  it('bash: a group offers what any of its commands reads, then what the one typed reads', () => {
+    const auth = bashComplete(['plantstore', 'auth', '--']);
+    expect(auth).toEqual(expect.arrayContaining(['--token-file', '--timeout', '--help']));
+    expect(auth).not.toContain('--retries');
+    const token = bashComplete(['plantstore', 'auth', 'token', '--']);
+    expect(token).toEqual(expect.arrayContaining(['--token-file', '--timeout', '--help']));
+    expect(token).not.toContain('--retries');
+    expect(token).not.toContain('--with-token');
+  });
+
+  it.each(SHELLS)("%s: the sandbox's options are written without the client's", (name) => {
+    const w = plan(tree);
+    const sandbox = w.optionsOf.find((entry) => entry.command === 'sandbox');
+    expect(sandbox?.own.map(([option]) => option)).not.toEqual(expect.arrayContaining(['--base-url']));
+    expect(completionScript(name, tree)).toContain('--port');
+  });
+});
+
 describe('bash', () => {
   it('passes bash -n', () => {
     expect(shell('bash', ['-n', scripts.bash])).toMatchObject({ status: 0, stderr: '' });
@@ -160,7 +195,7 @@ describe('bash', () => {
     [['plantstore', 'delete', '42', ''], []],
     [['plantstore', '--'], GLOBAL_OPTIONS.filter((o) => o.startsWith('--'))],
     [['plantstore', '--j'], ['--json']],
-    [['plantstore', 'delete', '--'], [...GLOBAL_OPTIONS, ...DELETE_OPTIONS].filter((o) => o.startsWith('--'))],
+    [['plantstore', 'delete', '--'], [...DELETE_OPTIONS, ...reads(DELETE), '--help'].filter((o) => o.startsWith('--'))],
     [['plantstore', 'delete', '1', '--d'], ['--dry-run']],
     [['plantstore', 'config', '--d'], []],
     // After "--" every word is an id, even one that looks like an option.
@@ -299,7 +334,7 @@ _plantstore`;
     [['plantstore', '-'], spellings(program, true)],
     [
       ['plantstore', 'delete', '-'],
-      [...spellings(program, true), ...spellings(program.commands.find((c) => c.name() === 'delete') as Command, false)],
+      [...spellings(DELETE, false), ...reads(DELETE), '-h', '--help'],
     ],
     [['plantstore', 'delete', '--', '-'], []],
     [

@@ -49,6 +49,7 @@ describe('auth status says where each setting in force comes from', () => {
         'Token:    env-… (from PLANTSTORE_TOKEN)',
         'Base URL: https://env.example.com (from PLANTSTORE_BASE_URL)',
         `Missing:  error 1 (from profile 'staging' in ${file()})`,
+        'Guard:    no --max-deletes; at a terminal, a batch of more than 100 ids is asked about',
         `Config:   ${file()}`,
         '',
       ].join('\n'),
@@ -70,6 +71,41 @@ describe('auth status says where each setting in force comes from', () => {
   });
 });
 
+describe('config list names the profile it shows (issue 41 item 6)', () => {
+  it('on stderr, with where its name came from; stdout stays key=value lines', async () => {
+    writeFileSync(file(), JSON.stringify({ profiles: { staging: { 'missing-error': '1' } } }), { mode: 0o600 });
+    const flag = await run(['--profile', 'staging', 'config', 'list']);
+    expect(flag).toMatchObject({ exit: 0, stdout: 'missing-error=1\n', stderr: "profile 'staging' (from --profile):\n" });
+    const variable = await run(['config', 'list'], { env: { PLANTSTORE_PROFILE: 'staging' } });
+    expect(variable.stderr).toBe("profile 'staging' (from PLANTSTORE_PROFILE):\n");
+    const empty = await run(['config', 'list']);
+    expect(empty).toMatchObject({ exit: 0, stdout: '', stderr: "profile 'default': no settings stored\n" });
+  });
+});
+
+describe('auth status shows the guard and the shard a batch here would run with (issue 41 item 6)', () => {
+  it('--max-deletes from its variable or the profile, PLANTSTORE_SHARD, each with its source', async () => {
+    profile({ 'max-deletes': '500' });
+    const fromProfile = await run(['auth', 'status'], { env: OUTSIDE });
+    expect(fromProfile.stdout).toContain(`\nGuard:    --max-deletes 500 (from profile 'default' in ${file()})\n`);
+    expect(fromProfile.stdout).not.toContain('Shard:');
+    const env = { ...OUTSIDE, PLANTSTORE_MAX_DELETES: '20', PLANTSTORE_SHARD: '1/4' };
+    const fromEnv = await run(['auth', 'status'], { env });
+    expect(fromEnv.stdout).toContain('\nGuard:    --max-deletes 20 (from PLANTSTORE_MAX_DELETES)\nShard:    1/4 (from PLANTSTORE_SHARD)\n');
+    const json = await run(['--json', 'auth', 'status'], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      maxDeletes: { value: 20, source: 'PLANTSTORE_MAX_DELETES' },
+      shard: { value: '1/4', source: 'PLANTSTORE_SHARD' },
+    });
+  });
+
+  it('a value a batch would stop on is named with its error; status itself goes on', async () => {
+    const status = await run(['auth', 'status'], { env: { ...OUTSIDE, PLANTSTORE_SHARD: '4/4' } });
+    expect(status.exit).toBe(0);
+    expect(status.stdout).toMatch(/\nShard: {4}a batch here stops: invalid PLANTSTORE_SHARD '4\/4'/);
+  });
+});
+
 describe('config list says which settings the flags and variables outrank', () => {
   it('lists the profile on stdout, and each setting taken from elsewhere on stderr', async () => {
     profile({ 'base-url': 'https://profile.example.com', 'missing-error': '1', token: 'stored-token-0123456789' });
@@ -78,6 +114,7 @@ describe('config list says which settings the flags and variables outrank', () =
     expect(list.stdout).toBe('base-url=https://profile.example.com\nmissing-error=1\n');
     expect(list.stderr).toBe(
       [
+        "profile 'default':",
         'note: base-url https://env.example.com comes from PLANTSTORE_BASE_URL here, which outranks the profile',
         'note: missing-error 7 comes from PLANTSTORE_MISSING_ERROR here, which outranks the profile',
         'note: token comes from PLANTSTORE_TOKEN here, which outranks the profile',
@@ -86,10 +123,10 @@ describe('config list says which settings the flags and variables outrank', () =
     );
   });
 
-  it('nothing from elsewhere: nothing on stderr; --json names every source', async () => {
+  it('nothing from elsewhere: only the profile named on stderr; --json names every source', async () => {
     profile({ 'base-url': 'https://profile.example.com', 'token-command': 'pass show ps' });
     const list = await run(['config', 'list']);
-    expect(list.stderr).toBe('');
+    expect(list.stderr).toBe("profile 'default':\n");
     const json = await run(['--json', '--base-url', 'https://flag.example.com', 'config', 'list']);
     expect(JSON.parse(json.stdout)).toMatchObject({
       'base-url': 'https://profile.example.com',
@@ -164,6 +201,7 @@ describe('config list says what a run here does, blank variables and max-deletes
     const list = await run(['config', 'list'], { env });
     expect(list.stderr).toBe(
       `warning: PLANTSTORE_MAX_DELETES is set but empty, so it is not used; the max-deletes comes from profile 'default' in ${file()}\n` +
+        "profile 'default':\n" +
         'note: base-url https://env.example.com comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n',
     );
     const json = await run(['--json', 'config', 'list'], { env });
@@ -182,9 +220,10 @@ describe('config list says what a run here does, blank variables and max-deletes
     const list = await run(['config', 'list'], { env: {} });
     expect(list.exit).toBe(0);
     const lines = list.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^warning: config file .* is writable by others \(mode 666\): nothing in it is used/);
-    expect(lines[1]).toBe('note: base-url, missing-error, token: a run here stops on each, as the file is not trusted (the warning above)');
+    expect(lines[1]).toBe("profile 'default':");
+    expect(lines[2]).toBe('note: base-url, missing-error, token: a run here stops on each, as the file is not trusted (the warning above)');
     // --json still gives each setting the error a run would stop on.
     const json = JSON.parse((await run(['--json', 'config', 'list'], { env: {} })).stdout).inForce;
     expect(Object.keys(json).sort()).toEqual(['base-url', 'missing-error', 'token']);

@@ -48,7 +48,7 @@ describe('config: argv to options', () => {
     [
       'list --json --profile --base-url',
       () => list(['--json', 'config', 'list', '--profile', 'work', '--base-url', 'https://flag.example.com']),
-      { profile: 'work', json: true, inForce: expect.any(Function) },
+      { profile: 'work', profileSource: '--profile', json: true, inForce: expect.any(Function) },
     ],
     ['path', () => path(['config', 'path']), { json: false }],
     ['path --json', () => path(['config', 'path', '--json']), { json: true }],

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../../src/cli.js';
 import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
 import type { DeleteResult } from '../../../../src/commands/delete/result.js';
+import { globalOptionsFor } from '../../../../src/commands/help/documented.js';
 import { completionTree } from '../../../../src/completion/tree.js';
 import { createContext } from '../../../../src/context.js';
 import { describeChange, summaryLine } from '../../../../src/engine/summary.js';
@@ -113,17 +114,16 @@ describe('help and completion know auto', () => {
   );
 
   it('completion offers auto, and auto:256 to raise its ceiling, after --concurrency', () => {
-    const remove = completionTree(program).commands.find((command) => command.name === 'delete');
+    const remove = completionTree(program, globalOptionsFor).commands.find((command) => command.name === 'delete');
     const option = remove?.options.find((o) => o.names.includes('--concurrency'));
     expect(option?.value).toEqual({ kind: 'words', words: ['auto', 'auto:256'] });
   });
 
-  it('delete --help shows the range, auto, its ceiling, the old default and the variable; the Environment section lists the variable', async () => {
+  it('delete --help shows the range, auto, its ceiling and the variable; the top-level Environment section lists the variable', async () => {
     const help = await run(['delete', '--help']);
     expect(help.stdout).toContain('--concurrency <n|auto[:max]>');
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(
-      "requests in flight at once: n fixed, 1..256; auto finds it from the server's latency, up to 64 (auto:256 lets it go up to 256); " +
-        '--concurrency 8 was the default before auto (env PLANTSTORE_CONCURRENCY; default auto)',
+      "requests in flight: n (1..256), or auto, found from the server's latency up to 64 (auto:N: up to N) (env PLANTSTORE_CONCURRENCY; default auto)",
     );
     const top = await run(['--help']);
     expect(top.stdout.replace(/\s+/g, ' ')).toContain('PLANTSTORE_CONCURRENCY like delete --concurrency: a number, auto, or auto:max');
