@@ -6,28 +6,20 @@
 // Like the throttle's other parts it keeps no clock: every call is given the time.
 
 import type { Feedback } from '../../http/gate.js';
+import type { SlowPace } from '../../ui/pace-words.js';
 import { RecentCount } from '../rate-limit.js';
 
 /** The answers the causes are read over. */
 export const CAUSE_WINDOW_MS = 10_000;
 
-/** What the answers of about the last CAUSE_WINDOW_MS said. */
-export interface RecentCauses {
-  /** Answers of every kind, retries included: the share's denominator. */
-  answers: number;
-  /** Refused as overloaded (503), and the status of the latest such refusal. */
-  overloaded: number;
-  overloadedStatus: number | undefined;
-  /** Refused as rate-limited (429), and the status of the latest such refusal. */
-  rateLimited: number;
-  rateLimitedStatus: number | undefined;
-  /** Failing answers: a gateway's 502 or 504, a failed connection. */
-  failing: number;
-  /** The Retry-After of the latest refusal that gave one, in ms, when it came within the window. */
-  retryAfterMs: number | undefined;
-  /** Cuts of the latency-based limit (`--concurrency auto`) for a queue at the server. */
-  latencyCuts: number;
-}
+/**
+ * What the answers of about the last CAUSE_WINDOW_MS said: the fields of the UI's SlowPace that
+ * count answers (one shape, declared where it is worded: the UI imports nothing of the batch).
+ */
+export type RecentCauses = Pick<
+  SlowPace,
+  'answers' | 'overloaded' | 'overloadedStatus' | 'rateLimited' | 'rateLimitedStatus' | 'failing' | 'retryAfterMs' | 'latencyCuts'
+>;
 
 export class CauseWindow {
   readonly #answers = new RecentCount(CAUSE_WINDOW_MS);
