@@ -7,11 +7,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FIRST_ID, IDS, READLINE, writeJournal } from './journal-status.js';
-import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
-import { failedRow, formatMiB, formatMs, type Row } from './table.js';
+import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssRow, runOnce } from './proc.js';
+import { failedRow, formatMs, type Row } from './table.js';
 
 const TIME_TARGET_MS = 3000;
-const RSS_TARGET_KIB = 200 * 1024;
 /** The list starts halfway into the journal's ids and goes as far again past them. */
 const LIST_FROM = IDS / 2;
 /** What left must print: the list's ids past the journal, and in it, the failed (i % 1000 = 0) and in-flight (1, 2) ones. */
@@ -73,23 +72,7 @@ export async function benchJournalLeft(options: Options): Promise<Row[]> {
   }
 
   try {
-    const figures: number[] = [];
-    const floors: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      figures.push(await peakRssKiB(left, options.tmp, rssFigure));
-      floors.push(await peakRssKiB(floor, options.tmp, 'readline floor'));
-    }
-    const rss = median(figures);
-    const floorKiB = median(floors);
-    rows.push({
-      figure: rssFigure,
-      value: formatMiB(rss),
-      floor: formatMiB(floorKiB),
-      ratio: rss / floorKiB,
-      target: '< 200 MB',
-      met: rss < RSS_TARGET_KIB,
-      notes: [`the whole process; floor: the readline count of the journal. ${rssMethod()}; median of ${runs}`],
-    });
+    rows.push(await peakRssRow(rssFigure, left, floor, { tmp: options.tmp, runs, floorWords: 'the readline count of the journal' }));
   } catch (error) {
     rows.push(failedRow(rssFigure, '< 200 MB', error));
   }

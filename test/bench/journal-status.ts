@@ -6,13 +6,12 @@
 // whole process. Floor: a Node process counting the same file's lines with node:readline.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, rssMethod, runOnce } from './proc.js';
-import { failedRow, formatMiB, formatMs, type Row } from './table.js';
+import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssRow, runOnce } from './proc.js';
+import { failedRow, formatMs, type Row } from './table.js';
 
 export const IDS = 1_000_000;
 export const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
 const TIME_TARGET_MS = 3000;
-const RSS_TARGET_KIB = 200 * 1024;
 const HEADER =
   '{"plantstore":"delete-journal","version":2,"baseUrl":"https://plants.example.com","profile":"default","started":"2026-03-01T12:00:00.000Z"}';
 
@@ -129,23 +128,7 @@ async function benchShape(options: Options, shape: Shape): Promise<Row[]> {
   }
 
   try {
-    const figures: number[] = [];
-    const floors: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      figures.push(await peakRssKiB(status, options.tmp, rssFigure));
-      floors.push(await peakRssKiB(floor, options.tmp, 'readline floor'));
-    }
-    const rss = median(figures);
-    const floorKiB = median(floors);
-    rows.push({
-      figure: rssFigure,
-      value: formatMiB(rss),
-      floor: formatMiB(floorKiB),
-      ratio: rss / floorKiB,
-      target: '< 200 MB',
-      met: rss < RSS_TARGET_KIB,
-      notes: [`the whole process; floor: the readline count of the same file. ${rssMethod()}; median of ${runs}`],
-    });
+    rows.push(await peakRssRow(rssFigure, status, floor, { tmp: options.tmp, runs, floorWords: 'the readline count of the same file' }));
   } catch (error) {
     rows.push(failedRow(rssFigure, '< 200 MB', error));
   }

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatMiB, type Row } from './table.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -180,3 +181,35 @@ export async function peakRssKiB(command: Command, tmp: string, what: string): P
 export function rssMethod(): string {
   return existsSync(TIME) ? `${TIME} -f %M (kernel ru_maxrss)` : 'process.resourceUsage().maxRSS at exit (--import report-rss.mjs)';
 }
+
+/**
+ * The peak-RSS row of a command under 200 MB, beside a floor's (interleaved, `runs` each, the
+ * medians): the journal readers' memory rows (journal status, journal left) share it.
+ */
+export async function peakRssRow(
+  figure: string,
+  command: Command,
+  floor: Command,
+  options: { tmp: string; runs: number; floorWords: string },
+): Promise<Row> {
+  const figures: number[] = [];
+  const floors: number[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    figures.push(await peakRssKiB(command, options.tmp, figure));
+    floors.push(await peakRssKiB(floor, options.tmp, 'readline floor'));
+  }
+  const rss = median(figures);
+  const floorKiB = median(floors);
+  return {
+    figure,
+    value: formatMiB(rss),
+    floor: formatMiB(floorKiB),
+    ratio: rss / floorKiB,
+    target: '< 200 MB',
+    met: rss < RSS_TARGET_KIB,
+    notes: [`the whole process; floor: ${options.floorWords}. ${rssMethod()}; median of ${options.runs}`],
+  };
+}
+
+/** The memory every journal reader keeps under, whatever the journal's size. */
+const RSS_TARGET_KIB = 200 * 1024;
