@@ -70,6 +70,8 @@ function watchAtTerminal(name: string, columns: number): { pane(): string; histo
   writeFileSync(
     script,
     [
+      // A shell that outlives the Ctrl-C sent to its foreground job, to say how that job exited.
+      "trap ':' INT",
       `export PLANTSTORE_CONFIG_DIR=${path.join(config.dir, 'reader')} NO_COLOR=1`,
       `${process.execPath} ${BIN} journal status --watch ${journalOf(0)} ${journalOf(1)}`,
       'echo "[exit $?]"',
@@ -77,7 +79,7 @@ function watchAtTerminal(name: string, columns: number): { pane(): string; histo
     ].join('\n'),
   );
   const socket = `plantstore-watch-${process.pid}-${name}`;
-  tmux(socket, 'new-session', '-d', '-x', String(columns), '-y', '24', `sh ${script}`);
+  tmux(socket, 'new-session', '-d', '-x', String(columns), '-y', '24', `bash ${script}`);
   onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
   return {
     socket,
@@ -101,6 +103,11 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
     );
     expect(running).toMatch(/^rate +[\d.]+\/s over the last 10 s/m);
     for (const row of running.split('\n')) expect(row.length).toBeLessThanOrEqual(columns - 1);
+
+    // Made narrower, then wide again: each redraw reads the width anew, and leaves no row behind.
+    tmux(watch.socket, 'resize-window', '-x', '40');
+    await until(watch.pane, (screen) => /^decided/m.test(screen) && screen.split('\n').every((row) => row.length <= 39));
+    tmux(watch.socket, 'resize-window', '-x', String(columns));
 
     const done = await until(watch.history, (screen) => screen.includes('[exit '));
     for (const run of await Promise.all(runs)) expect(run.code).toBe(0);

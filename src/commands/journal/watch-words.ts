@@ -154,7 +154,7 @@ export function changeLine(view: WatchView): string {
   const of = state.ids === undefined ? `${done} of unknown` : `${done} of ${state.ids}${percentOf(done, state.ids)}`;
   const { seconds } = timeLeft(view);
   const left = seconds === undefined ? 'time left unknown' : `${clock(seconds * 1000)} left`;
-  return `decided ${of}: ${countsWords(state)}; ${rateWords(view.rate)}, ${left}`;
+  return `decided ${of}: ${countsWords(state)}; ${view.rate === undefined ? 'rate unknown' : rateWords(view.rate)}, ${left}`;
 }
 
 /** One line for a file whose state changed (and for each at the start): `shard 2/4 stopped: max-duration, 120 not sent`. */

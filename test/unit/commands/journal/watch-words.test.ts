@@ -123,7 +123,7 @@ describe('journal status --watch: outside a terminal', () => {
     expect(changeLine({ state: FOUR, rate: 85 })).toBe(
       'decided 7180 of 10000 (71%): 7180 deleted, 0 absent, 0 failed, 4 in flight, not sent unknown; 85/s, 0:33 left',
     );
-    expect(changeLine({ state: FOUR, rate: undefined })).toMatch(/; unknown, time left unknown$/);
+    expect(changeLine({ state: FOUR, rate: undefined })).toMatch(/; rate unknown, time left unknown$/);
   });
 
   it('a change is in the counts or in what a shard is doing, never in the rate alone', () => {
