@@ -88,7 +88,8 @@ interface Screen {
 }
 
 /**
- * At a terminal: the block, redrawn over itself each second (cursor up, erase down), each line
+ * At a terminal: the block, redrawn over itself each second (cursor up, each row rewritten and
+ * erased to its end, then the rows below it), each line
  * cut to the terminal's width as read at that redraw, so no line wraps and no row is left stale.
  * The cursor stays below the block: what a Ctrl-C echoes there is erased by the last redraw,
  * which leaves the block and a clean line for the shell's prompt.
@@ -99,7 +100,11 @@ function pinnedBlock(io: IO): Screen {
     const columns = io.errColumns();
     const lines = blockLines(view, columns);
     const rows = rowsTaken(drawn, columns);
-    io.out(`${rows > 0 ? `\x1b[${rows}A\r\x1b[J` : ''}${lines.join('\n')}`);
+    // Each row erased to its end as it is written (an erase of the screen from its first cell would
+    // push it into tmux's history), then the rows below it that the last block or a ^C took.
+    const below = Math.max(rows - lines.length, 0) + 1;
+    const up = rows > 0 ? `\x1b[${rows}A\r` : '';
+    io.out(`${up}${lines.map((line) => `${line}\x1b[K`).join('\n')}${'\n\x1b[K'.repeat(below)}\x1b[${below}A`);
     drawn = lines;
   };
   return { show: draw, finished: draw, stopped: draw };
