@@ -59,16 +59,13 @@ class FileTail {
   readonly #fd: number;
   readonly #identity: { dev: number; ino: number };
 
-  constructor(
-    readonly file: string,
-    onRecord: (tail: FileTail, recorded: RecordedIds, id: bigint, kind: RecordedCode, uncertain: boolean) => void,
-  ) {
+  constructor(readonly file: string) {
     // Trusted as a run trusts it: the whole path, then the file (journal-file.ts).
     checkJournalFolder(file);
     this.#fd = openJournalFile(file, 'reading');
     const { dev, ino } = fs.fstatSync(this.#fd);
     this.#identity = { dev, ino };
-    this.reader = new JournalReader(file, undefined, (recorded, id, kind, uncertain) => onRecord(this, recorded, id, kind, uncertain));
+    this.reader = new JournalReader(file);
   }
 
   /** False when the path is another file now, or this one shrank below what was read: it must be read again from its start. */
@@ -114,9 +111,8 @@ export class JobFollower {
   /** Opens every file (refused as `journal status` refuses, exit 2) and reads each to its end. */
   static async open(files: readonly string[], signal?: AbortSignal): Promise<JobFollower> {
     const follower = new JobFollower(files);
-    follower.#start();
     try {
-      await follower.#readAll(signal);
+      await follower.#start(signal);
     } catch (error) {
       follower.close();
       throw error;
@@ -129,7 +125,7 @@ export class JobFollower {
     if (this.#tails.some((tail) => !tail.same())) {
       // Replaced or cut short under us (a new journal at the path): counted again from the start.
       this.close();
-      this.#start();
+      await this.#start(signal);
     }
     await this.#readAll(signal);
     return this.#state();
@@ -140,20 +136,42 @@ export class JobFollower {
     this.#tails = [];
   }
 
-  #start(): void {
-    this.#merged = this.#files.length > 1 ? new IdTable(Uint8Array) : undefined;
-    this.#counts = this.#files.length > 1 ? [0, 0, 0, 0, 0, 0] : [];
+  /**
+   * Opens the files and reads each to its end as `journal status` does, then counts each table
+   * once: a million ids are a million steps, not the two million lines' each. Only then are the
+   * counts kept line by line, for what the files gain.
+   */
+  async #start(signal: AbortSignal | undefined): Promise<void> {
+    const merged = this.#files.length > 1 ? new IdTable(Uint8Array) : undefined;
     const tails: FileTail[] = [];
     try {
-      for (const file of this.#files)
-        tails.push(new FileTail(file, (tail, recorded, id, kind, uncertain) => this.#record(tail, recorded, id, kind, uncertain)));
+      for (const file of this.#files) tails.push(new FileTail(file));
     } catch (error) {
       for (const tail of tails) tail.close();
       throw error;
     }
     this.#tails = tails;
-    // One file: its counts are the job's (no merged table).
-    if (this.#merged === undefined) this.#counts = (tails[0] as FileTail).counts;
+    this.#merged = merged;
+    await this.#readAll(signal);
+    for (const tail of tails) {
+      const counts = tail.counts;
+      tail.reader.recorded.forEach((id, kind, inFlight) => {
+        const state = inFlight ? STATE.inFlight : stateOf(kind);
+        (counts[state] as number)++;
+        if (merged !== undefined && state > merged.get(id)) merged.set(id, state);
+      });
+      tail.reader.follow((recorded, id, kind, uncertain) => this.#record(tail, recorded, id, kind, uncertain));
+    }
+    if (merged === undefined) {
+      // One file: its counts are the job's (no merged table).
+      this.#counts = (tails[0] as FileTail).counts;
+      return;
+    }
+    const counts = [0, 0, 0, 0, 0, 0];
+    merged.forEach((_id, state) => {
+      (counts[state] as number)++;
+    });
+    this.#counts = counts;
   }
 
   async #readAll(signal: AbortSignal | undefined): Promise<void> {

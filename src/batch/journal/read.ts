@@ -61,7 +61,7 @@ export class JournalReader {
   header: JournalHeader | undefined;
   readonly #file: string;
   readonly #onFailure: OnFailure | undefined;
-  readonly #onRecord: OnRecord | undefined;
+  #onRecord: OnRecord | undefined;
   readonly #runs = new RunLines();
   /** Whole lines read, and where the line after them starts: where the next read begins. */
   #lineNumber = 0;
@@ -74,9 +74,13 @@ export class JournalReader {
   /** The line being read is longer than any plantstore writes: its bytes are skipped, not kept (a tail of NULs may be megabytes). */
   #overlong = false;
 
-  constructor(file: string, onFailure?: OnFailure, onRecord?: OnRecord) {
+  constructor(file: string, onFailure?: OnFailure) {
     this.#file = file;
     this.#onFailure = onFailure;
+  }
+
+  /** From now on each id line goes to `onRecord` (a follower's counts, kept line by line); those read so far are in `recorded`. */
+  follow(onRecord: OnRecord): void {
     this.#onRecord = onRecord;
   }
 
