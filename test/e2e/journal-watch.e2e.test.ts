@@ -146,6 +146,13 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
       env: { PLANTSTORE_CONFIG_DIR: path.join(config.dir, 'reader') },
     });
     expect(JSON.parse(status.stdout)).toMatchObject({ finished: true, deleted: IDS });
+    // Each run took its lock and gave it back; the watch took none. The journal resumes as ever.
+    expect(existsSync(`${journalOf(0)}.lock`)).toBe(false);
+    const again = await runPlantstore(['delete', '--shard', '0/2', '--journal', journalOf(0), '--stdin'], {
+      env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_CONFIG_DIR: config.dir },
+      input: `${Array.from({ length: IDS }, (_, i) => String(i + 1)).join('\n')}\n`,
+    });
+    expect(again.code, again.stderr).toBe(0);
   }, 90_000);
 });
 
