@@ -32,7 +32,13 @@ export const WATCH_EVERY_MS = 1000;
  * that shard is run again, as docs/shards.md says, and the watch goes on. Ctrl-C and SIGTERM
  * end it with exit 0: stopping to watch is not a failure of the job.
  */
-export async function runJournalWatch(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
+export async function runJournalWatch(
+  opts: JournalOptions,
+  ctx: Context,
+  /** Waits for the next reading; false when a signal came first. A seam: tests step the readings themselves. */
+  next: (signal: AbortSignal) => Promise<boolean> = (signal) => waitUnlessAborted(WATCH_EVERY_MS, signal),
+  now: () => number = () => performance.now(),
+): Promise<ExitCode> {
   // As `journal status`: a journal written before base URLs were stored masked may hold a token.
   learnTokensAtRest(ctx.env, [], ctx.io.redact);
   const screen = opts.json ? jsonScreen(ctx.io) : ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY ? pinnedBlock(ctx.io) : changeLines(ctx.io);
@@ -48,14 +54,14 @@ export async function runJournalWatch(opts: JournalOptions, ctx: Context): Promi
   try {
     for (;;) {
       const state: FollowedJob = await follower.refresh(ctx.signal);
-      rate.add(performance.now(), decided(state));
+      rate.add(now(), decided(state));
       view = { state, rate: rate.perSecond() };
       screen.show(view);
       if (state.job.finished) {
         screen.finished(view);
         return Exit.ok;
       }
-      if (!(await waitUnlessAborted(WATCH_EVERY_MS, ctx.signal))) break;
+      if (!(await next(ctx.signal))) break;
     }
   } catch (error) {
     if (!(error instanceof InterruptedError && ctx.signal.aborted)) throw error;
