@@ -127,6 +127,17 @@ describe('journal status --watch: reading on as a journal grows', () => {
     follower.close();
   });
 
+  it('refuses a journal in a folder others can write, in the words journal status uses', async () => {
+    const file = journal('a.journal', [start(1), sent('1')]);
+    chmodSync(folder.dir, 0o777);
+    const watched = await JobFollower.open([file]).catch((thrown: unknown) => thrown);
+    const read = await summarizeJournals([file]).catch((thrown: unknown) => thrown);
+    chmodSync(folder.dir, 0o700);
+    expect(watched).toBeInstanceOf(JournalRefusedError);
+    expect((watched as Error).message).toBe((read as Error).message);
+    expect((watched as Error).message).toMatch(/writable by others/);
+  });
+
   it('reads a journal replaced at its path (a new job started there) from its start', async () => {
     const file = journal('a.journal', [start(3), sent('1'), deleted('1'), sent('2'), deleted('2')]);
     const follower = await follow(file);
