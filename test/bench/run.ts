@@ -18,7 +18,7 @@
 // shares.ts: 2,000 ids against a server answering a seeded half, then a quarter, of its requests
 // with a 502 page, each against the healthy run, about a minute (BENCH_SHARES_RUNS);
 // BENCH_ONLY=capacity,network runs those groups alone (startup, batch, journal, journal-status
-// (journal-status.ts: reading a million-id journal), journal-left (journal-left.ts: a million-id list against one), stop, network, capacity, outage, shares, shards, mask, size, npx, soak);
+// (journal-status.ts: reading a million-id journal), journal-left (journal-left.ts: a million-id list against one), journal-watch (journal-watch.ts: --watch over four 250,000-id shards), stop, network, capacity, outage, shares, shards, mask, size, npx, soak);
 // npx.ts is `npx plantstore --version` from a loopback registry beside an empty package, cold
 // and warm, about a minute (BENCH_NPX_COLD_RUNS, BENCH_NPX_WARM_RUNS);
 // shards.ts is 2 shards against one process, about 20 s;
@@ -36,6 +36,7 @@ import { benchCapacity } from './capacity.js';
 import { benchJournal } from './journal.js';
 import { benchJournalLeft } from './journal-left.js';
 import { benchJournalStatus } from './journal-status.js';
+import { benchJournalWatch } from './journal-watch.js';
 import { benchMask } from './mask.js';
 import { benchNetwork } from './network.js';
 import { benchNpx } from './npx.js';
@@ -65,6 +66,7 @@ const GROUPS = [
   'journal',
   'journal-status',
   'journal-left',
+  'journal-watch',
   'stop',
   'network',
   'capacity',
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
     if (only('journal')) rows.push(...(await benchJournal(options)));
     if (only('journal-status')) rows.push(...(await benchJournalStatus(options)));
     if (only('journal-left')) rows.push(...(await benchJournalLeft(options)));
+    if (only('journal-watch')) rows.push(...(await benchJournalWatch(options)));
     if (only('stop')) rows.push(...(await benchStop(options)));
     if (only('network')) rows.push(...(await benchNetwork(options)));
     if (only('capacity')) rows.push(...(await benchCapacity(options)));

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
-import { isJsonObject, type JournalHeader, parseCommonLine, parseHeader, parseJsonObject, parseResultLine } from './format.js';
+import {
+  isJsonObject,
+  type JournalHeader,
+  parseCommonLine,
+  parseHeader,
+  parseJsonObject,
+  parseResultLine,
+  type RecordedCode,
+} from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 import { type LastRun, parseRunLine, RunLines } from './run-record.js';
 
@@ -22,6 +30,11 @@ export interface JournalContents {
   lastRun: LastRun;
 }
 
+/** Given each failure line's fields (format.ts ResultLine), in file order: `journal status` counts them by exit and error code. */
+export type OnFailure = (id: bigint, fields: Record<string, unknown>) => void;
+/** Records an id line in place of `recorded.set` (a follower keeps counts beside it); it must call `recorded.set` itself. */
+export type OnRecord = (recorded: RecordedIds, id: bigint, kind: RecordedCode, uncertain: boolean) => void;
+
 /**
  * Reads a journal from `fd` (a regular file, checked by the caller) chunk by chunk,
  * yielding to the event loop between chunks so Ctrl-C still works on a large one.
@@ -31,105 +44,156 @@ export interface JournalContents {
  * it, and reported in tornBytes. A bad line with a good one after it means the file is
  * not what plantstore wrote, and it is refused.
  */
-export async function readJournal(
-  fd: number,
-  file: string,
-  signal?: AbortSignal,
-  /** Given each failure line's fields (format.ts ResultLine), in file order: `journal status` counts them by exit and error code. */
-  onFailure?: (id: bigint, fields: Record<string, unknown>) => void,
-): Promise<JournalContents> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  const recorded = new RecordedIds();
-  let header: JournalHeader | undefined;
-  let position = 0;
-  let lineNumber = 0;
-  /** Where the line being read starts, and its bytes so far from earlier chunks. */
-  let lineStart = 0;
-  let carry: Buffer | undefined;
-  /** The line being read is longer than any plantstore writes: its bytes are skipped, not kept (a tail of NULs may be megabytes). */
-  let overlong = false;
-  // The first bad line: the start of a torn tail if no good line follows it, corruption otherwise.
-  let suspect: { line: number; start: number } | undefined;
-  const runs = new RunLines();
-  let lastIdLine = 0;
+export async function readJournal(fd: number, file: string, signal?: AbortSignal, onFailure?: OnFailure): Promise<JournalContents> {
+  const reader = new JournalReader(file, onFailure);
+  await reader.readOn(fd, signal);
+  return reader.contents(true);
+}
 
-  const takeLine = (text: string | undefined): void => {
-    lineNumber++;
+/**
+ * A journal read so far, and read on from there as it grows (`journal status --watch`): each
+ * readOn() reads only the bytes past the last whole good line, with the same checks as a read of
+ * the whole file (a bad line with a good one after it is refused, whenever the good one comes).
+ * What a run is still writing (a line without its newline yet) is read again, whole, next time.
+ */
+export class JournalReader {
+  readonly recorded = new RecordedIds();
+  header: JournalHeader | undefined;
+  readonly #file: string;
+  readonly #onFailure: OnFailure | undefined;
+  #onRecord: OnRecord | undefined;
+  readonly #runs = new RunLines();
+  /** Whole lines read, and where the line after them starts: where the next read begins. */
+  #lineNumber = 0;
+  #lineStart = 0;
+  /** Where the bytes read end. */
+  #position = 0;
+  #lastIdLine = 0;
+  /** The first bad line: the start of a torn tail if no good line follows it, corruption otherwise. */
+  #suspect: { line: number; start: number } | undefined;
+  /** The line being read is longer than any plantstore writes: its bytes are skipped, not kept (a tail of NULs may be megabytes). */
+  #overlong = false;
+
+  constructor(file: string, onFailure?: OnFailure) {
+    this.#file = file;
+    this.#onFailure = onFailure;
+  }
+
+  /** From now on each id line goes to `onRecord` (a follower's counts, kept line by line); those read so far are in `recorded`. */
+  follow(onRecord: OnRecord): void {
+    this.#onRecord = onRecord;
+  }
+
+  /** Where the next read starts: the first byte not yet read as a whole good line (a torn or suspect tail is read again). */
+  get readFrom(): number {
+    return this.#suspect?.start ?? this.#lineStart;
+  }
+
+  /** Reads from readFrom to the end of `fd`. */
+  async readOn(fd: number, signal?: AbortSignal): Promise<void> {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    // A tail left out last time is read again from its start: a run may have finished the line since.
+    if (this.#suspect !== undefined) {
+      this.#lineNumber = this.#suspect.line - 1;
+      this.#lineStart = this.#suspect.start;
+      this.#suspect = undefined;
+    }
+    this.#overlong = false;
+    let position = this.#lineStart;
+    let carry: Buffer | undefined;
+    const recorded = this.recorded;
+    for (;;) {
+      if (signal?.aborted) throw new InterruptedError(`interrupted while reading journal ${shownPath(this.#file)}`);
+      const read = await readAt(fd, chunk, position, this.#file);
+      if (read === 0) break;
+      let from = 0;
+      for (;;) {
+        const newline = chunk.indexOf(10, from);
+        if (newline === -1 || newline >= read) break;
+        const end = position + newline + 1;
+        const common =
+          carry === undefined && this.#lineNumber > 0 && this.#suspect === undefined ? parseCommonLine(chunk, from, newline) : undefined;
+        if (common !== undefined) {
+          this.#lineNumber++;
+          this.#lastIdLine = this.#lineNumber;
+          if (this.#onRecord === undefined) recorded.set(common.id, common.kind);
+          else this.#onRecord(recorded, common.id, common.kind, false);
+        } else {
+          let text: string | undefined;
+          if (!this.#overlong && end - 1 - this.#lineStart <= MAX_LINE_BYTES) {
+            text =
+              carry === undefined
+                ? chunk.toString('utf8', from, newline)
+                : Buffer.concat([carry, chunk.subarray(from, newline)]).toString('utf8');
+          }
+          this.#takeLine(text);
+        }
+        carry = undefined;
+        this.#overlong = false;
+        this.#lineStart = end;
+        from = newline + 1;
+      }
+      if (from < read && !this.#overlong) {
+        const rest = Buffer.from(chunk.subarray(from, read));
+        carry = carry === undefined ? rest : Buffer.concat([carry, rest]);
+        if (carry.length > MAX_LINE_BYTES) {
+          carry = undefined;
+          this.#overlong = true;
+        }
+      }
+      position += read;
+    }
+    this.#position = position;
+    // A last line without its newline: torn by a kill mid-write, or still being written.
+    if (this.#lineStart < position && this.#lineNumber > 0) this.#suspect ??= { line: this.#lineNumber + 1, start: this.#lineStart };
+  }
+
+  /**
+   * What was read. `whole`: the file is read as it will stay (a run's resume, `journal status`),
+   * so a first line without its newline is not a journal; a follower instead waits for it (an
+   * empty journal so far, its header being written).
+   */
+  contents(whole: boolean): JournalContents {
+    if (this.#lineNumber === 0 && this.#lineStart < this.#position && whole) {
+      throw notJournal(this.#file, this.#overlong ? 'its first line is not a journal header' : 'it has no complete first line');
+    }
+    const lastRun = this.#runs.lastRun(this.#lastIdLine);
+    const { header, recorded } = this;
+    const goodBytes = this.#suspect?.start ?? (this.#lineNumber === 0 ? 0 : this.#position);
+    return { header, recorded, goodBytes, tornBytes: this.#position - goodBytes, lastRun };
+  }
+
+  #takeLine(text: string | undefined): void {
+    const file = this.#file;
+    this.#lineNumber++;
+    const lineNumber = this.#lineNumber;
     if (lineNumber === 1) {
       const parsed = text === undefined ? { notHeader: 'its first line is not a journal header' } : parseHeader(text);
       if ('notHeader' in parsed) throw notJournal(file, parsed.notHeader);
-      header = parsed;
+      this.header = parsed;
       return;
     }
     const result = text === undefined ? undefined : parseResultLine(text);
     const runLine = result === undefined && text !== undefined ? runLineOf(text) : undefined;
     if (runLine !== undefined) {
-      if (suspect !== undefined) throw corrupt(file, suspect.line);
-      runs.take(runLine, lineNumber);
+      if (this.#suspect !== undefined) throw corrupt(file, this.#suspect.line);
+      this.#runs.take(runLine, lineNumber);
       return;
     }
     if (result === undefined) {
       // A whole JSON line that is not a journal line was written by someone, not torn by a kill
       // (which leaves half a line) or a power cut (NULs, stale bytes): cutting it off would
       // silently undo what they meant, so the journal is refused, as a damaged one is.
-      if (text !== undefined && isJsonObject(text)) throw foreignLine(file, suspect?.line ?? lineNumber, lineNumber);
-      suspect ??= { line: lineNumber, start: lineStart };
+      if (text !== undefined && isJsonObject(text)) throw foreignLine(file, this.#suspect?.line ?? lineNumber, lineNumber);
+      this.#suspect ??= { line: lineNumber, start: this.#lineStart };
       return;
     }
-    if (suspect !== undefined) throw corrupt(file, suspect.line);
-    lastIdLine = lineNumber;
-    recorded.set(result.id, result.kind, result.uncertain);
-    if (onFailure !== undefined && result.fields !== undefined) onFailure(result.id, result.fields);
-  };
-
-  for (;;) {
-    if (signal?.aborted) throw new InterruptedError(`interrupted while reading journal ${shownPath(file)}`);
-    const read = await readAt(fd, chunk, position, file);
-    if (read === 0) break;
-    let from = 0;
-    for (;;) {
-      const newline = chunk.indexOf(10, from);
-      if (newline === -1 || newline >= read) break;
-      const end = position + newline + 1;
-      const common = carry === undefined && lineNumber > 0 && suspect === undefined ? parseCommonLine(chunk, from, newline) : undefined;
-      if (common !== undefined) {
-        lineNumber++;
-        lastIdLine = lineNumber;
-        recorded.set(common.id, common.kind);
-      } else {
-        let text: string | undefined;
-        if (!overlong && end - 1 - lineStart <= MAX_LINE_BYTES) {
-          text =
-            carry === undefined
-              ? chunk.toString('utf8', from, newline)
-              : Buffer.concat([carry, chunk.subarray(from, newline)]).toString('utf8');
-        }
-        takeLine(text);
-      }
-      carry = undefined;
-      overlong = false;
-      lineStart = end;
-      from = newline + 1;
-    }
-    if (from < read && !overlong) {
-      const rest = Buffer.from(chunk.subarray(from, read));
-      carry = carry === undefined ? rest : Buffer.concat([carry, rest]);
-      if (carry.length > MAX_LINE_BYTES) {
-        carry = undefined;
-        overlong = true;
-      }
-    }
-    position += read;
+    if (this.#suspect !== undefined) throw corrupt(file, this.#suspect.line);
+    this.#lastIdLine = lineNumber;
+    if (this.#onRecord === undefined) this.recorded.set(result.id, result.kind, result.uncertain);
+    else this.#onRecord(this.recorded, result.id, result.kind, result.uncertain === true);
+    if (this.#onFailure !== undefined && result.fields !== undefined) this.#onFailure(result.id, result.fields);
   }
-
-  // A last line without its newline: torn by a kill mid-write.
-  if (lineStart < position) {
-    if (lineNumber === 0) throw notJournal(file, overlong ? 'its first line is not a journal header' : 'it has no complete first line');
-    suspect ??= { line: lineNumber + 1, start: lineStart };
-  }
-  const lastRun = runs.lastRun(lastIdLine);
-  if (suspect !== undefined) return { header, recorded, goodBytes: suspect.start, tornBytes: position - suspect.start, lastRun };
-  return { header, recorded, goodBytes: position, tornBytes: 0, lastRun };
 }
 
 /** A run's start or end line (run-record.ts); only a line that starts as one is parsed whole. */

@@ -22,8 +22,8 @@ import type { RecordedIds } from './recorded-ids.js';
 export type IdState = 'deleted' | 'absent' | 'inFlight' | 'failed' | 'notSent';
 
 /** Ranked: a higher state wins across files. Stored in the low 3 bits of the merged table's values. */
-const STATE = { notSent: 1, failed: 2, inFlight: 3, absent: 4, deleted: 5 } as const satisfies Record<IdState, number>;
-const STATE_NAMES: Record<number, IdState> = { 1: 'notSent', 2: 'failed', 3: 'inFlight', 4: 'absent', 5: 'deleted' };
+export const STATE = { notSent: 1, failed: 2, inFlight: 3, absent: 4, deleted: 5 } as const satisfies Record<IdState, number>;
+export const STATE_NAMES: Record<number, IdState> = { 1: 'notSent', 2: 'failed', 3: 'inFlight', 4: 'absent', 5: 'deleted' };
 const STATE_BITS = 3;
 const STATE_MASK = (1 << STATE_BITS) - 1;
 
@@ -186,7 +186,7 @@ function fileStates(recorded: RecordedIds, lastFailures: LastFailures): States {
   };
 }
 
-function stateOf(kind: RecordedCode): number {
+export function stateOf(kind: RecordedCode): number {
   switch (kind) {
     case Recorded.deleted:
       return STATE.deleted;
@@ -201,11 +201,11 @@ function stateOf(kind: RecordedCode): number {
   }
 }
 
-function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
+export function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
   return a.profile === b.profile && sameBaseUrl(a.baseUrl, b.baseUrl);
 }
 
-function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { file: string; baseUrl: string; profile: string }) {
+export function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { file: string; baseUrl: string; profile: string }) {
   const of = (run: typeof a) => `${shownPath(run.file)} (${shownUrl(run.baseUrl)}, profile ${shownPath(run.profile)})`;
   return new JournalRefusedError(
     'other-run',
@@ -214,7 +214,7 @@ function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { f
 }
 
 /** The reader's words for a file that is not a journal, without its advice for --journal. */
-function notJournal(error: JournalRefusedError): JournalRefusedError {
+export function notJournal(error: JournalRefusedError): JournalRefusedError {
   return new JournalRefusedError('not-journal', `${error.message.replace(/: give --journal .*$/, '')}: give the path of a --journal file`);
 }
 

@@ -4,7 +4,15 @@ import type { Context } from '../../context.js';
 import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented } from '../help/documented.js';
-import { JOURNAL_GLOBALS, type JournalFlags, type JournalOptions, journalOptions } from './flags.js';
+import {
+  JOURNAL_GLOBALS,
+  type JournalFlags,
+  type JournalOptions,
+  type JournalStatusFlags,
+  journalOptions,
+  journalStatusOptions,
+  WATCH,
+} from './flags.js';
 
 // Loaded only when a journal command runs: every other run (a delete above all) starts without
 // the journal reader, as delete loads its journal's code only for --journal.
@@ -49,14 +57,20 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
       'count the ids a journal records as deleted, absent, failed, in flight and not sent, and say whether the job is finished; works while a run holds the journal',
     )
     .addArgument(files())
-    .action(action(ctx, finish, (flags: JournalFlags, names: string[]) => run.status(journalOptions(flags, names), ctx)));
+    .addOption(WATCH.option())
+    .action(action(ctx, finish, (flags: JournalStatusFlags, names: string[]) => run.status(journalStatusOptions(flags, names), ctx)));
   documented(status, {
     globals: JOURNAL_GLOBALS,
-    concerns: { variables: ['NO_COLOR, FORCE_COLOR'], exits: [Exit.ok, Exit.usage, Exit.interrupted], ok: 'the journals were read' },
+    concerns: {
+      variables: ['NO_COLOR, FORCE_COLOR'],
+      exits: [Exit.ok, Exit.usage, Exit.interrupted],
+      ok: 'the journals were read; with --watch, the job finished, or Ctrl-C or SIGTERM ended the watch',
+    },
     examples: [
       ['plantstore journal status dead-plants.journal'],
       ['plantstore journal status shard-*.journal', 'the shards of one job, summed'],
       ['plantstore --json journal status dead-plants.journal', 'one object: deleted, absent, failed, inFlight, notSent...'],
+      ['plantstore journal status --watch shard-*.journal', 'follow the shards while they run; Ctrl-C stops watching'],
     ],
   });
 

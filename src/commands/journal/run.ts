@@ -14,6 +14,7 @@ const LINES_PER_WRITE = 4096;
 
 /** `plantstore journal status FILE…`: what the journals record, summed. */
 export async function runJournalStatus(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
+  if (opts.watch) return (await import('./watch.js')).runJournalWatch(opts, ctx);
   // A journal written before base URLs were stored masked may hold a token in its header's URL:
   // the tokens this machine keeps are masked in what is printed, as an error's words are.
   learnTokensAtRest(ctx.env, [], ctx.io.redact);

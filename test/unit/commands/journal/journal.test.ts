@@ -147,3 +147,33 @@ describe('plantstore journal left', () => {
     expect(result).toMatchObject({ exit: 0, stdout: '' });
   });
 });
+
+describe('plantstore journal status --watch (issue 41 item 5)', () => {
+  const finishedRun = [
+    '{"start":"2026-03-01T12:00:01.000Z","ids":2}',
+    sent('1'),
+    deleted('1'),
+    sent('2'),
+    refused('2'),
+    '{"end":"finished","ids":2,"notSent":0,"unrecorded":0,"readAll":true}',
+  ];
+
+  it('over a job finished from the start, says so at once and ends, exit 0 (as gh run watch ends with its run)', async () => {
+    const result = await run(['journal', 'status', '-w', journal(finishedRun)]);
+    expect(result.exit).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      `${folder.file} finished: its 2 ids, each decided`,
+      'decided 2 of 2 (100%): 1 deleted, 0 absent, 1 failed, 0 in flight, 0 not sent; rate unknown, 0:00 left',
+      'job finished: the last run went through every id',
+      '',
+    ]);
+  });
+
+  it('refuses what journal status refuses, before watching: a file that is not a journal is exit 2', async () => {
+    const file = path.join(folder.dir, 'ids.txt');
+    writeFileSync(file, '1\n2\n');
+    const result = await run(['journal', 'status', '--watch', file]);
+    expect(result.exit).toBe(2);
+    expect(result.error).toMatch(/is not a plantstore journal/);
+  });
+});
