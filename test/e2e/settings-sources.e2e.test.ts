@@ -41,8 +41,9 @@ it("the profile's missing-error applies with the token and base URL from the env
   expect(status.stdout).toContain(`Base URL: ${server.url} (from PLANTSTORE_BASE_URL)`);
   const list = await runPlantstore(['config', 'list'], { env: outside() });
   expect(list.stdout).toBe('missing-error=1\n');
+  // Named first: the profile whose settings these are.
   expect(list.stderr).toBe(
-    `note: base-url ${server.url} comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n`,
+    `profile 'default':\nnote: base-url ${server.url} comes from PLANTSTORE_BASE_URL here\nnote: token comes from PLANTSTORE_TOKEN here\n`,
   );
 });
 
