@@ -5,14 +5,14 @@
 // with exit 0; through a pipe a line per change, never the same totals twice in a row; Ctrl-C
 // (tmux) and SIGTERM (pipe) end it with exit 0 and a clean terminal, while the run that holds the
 // journal goes on undisturbed and finishes it.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
+import { HAS_TMUX, tmux, untilScreen } from '../helpers/terminal.js';
 
-const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const IDS = 300;
 const TOKEN = 'sandbox-token';
 const FINISHED = 'finished: every shard went through every id';
@@ -49,21 +49,6 @@ async function startShards(): Promise<Array<Promise<{ code: number | null }>>> {
   return runs;
 }
 
-function tmux(socket: string, ...args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-}
-
-/** Polls the pane until `done` says so: waiting for what the screen shows, with a hang guard. */
-async function until(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const screen = read();
-    if (done(screen)) return screen;
-    if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** `journal status --watch` of both shards in a tmux pane `columns` wide; the screen, and the screen with its history. */
 function watchAtTerminal(name: string, columns: number): { pane(): string; history(): string; socket: string } {
   const script = path.join(config.dir, `${name}.sh`);
@@ -97,7 +82,7 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
     const watch = watchAtTerminal('block', columns);
 
     // While they run: each shard's line, a rate and a time left once two readings are in.
-    const running = await until(
+    const running = await untilScreen(
       watch.pane,
       (screen) => /^shard 0\/2 +running, \d+ of \d+ decided/m.test(screen) && /^left +\d+:\d\d/m.test(screen),
     );
@@ -111,10 +96,10 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
     // Made narrower, then wide again: each redraw reads the width anew, and leaves no row behind on
     // the screen (tmux rewraps the rows a resize cuts, and keeps some in its history: not ours to erase).
     tmux(watch.socket, 'resize-window', '-x', '40');
-    await until(watch.pane, (screen) => /^decided/m.test(screen) && screen.split('\n').every((row) => row.length <= 39));
+    await untilScreen(watch.pane, (screen) => /^decided/m.test(screen) && screen.split('\n').every((row) => row.length <= 39));
     tmux(watch.socket, 'resize-window', '-x', String(columns));
 
-    const done = await until(watch.pane, (screen) => screen.includes('[exit '));
+    const done = await untilScreen(watch.pane, (screen) => screen.includes('[exit '));
     for (const run of await Promise.all(runs)) expect(run.code).toBe(0);
     // One block, as last drawn, and the exit below it: no second copy, no stale row.
     expect(rowsOf(done)).toEqual([
@@ -132,9 +117,9 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
   it('Ctrl-C ends it with exit 0 and a clean terminal; the run holding the journal goes on and finishes it', async () => {
     const runs = await startShards();
     const watch = watchAtTerminal('interrupt', 80);
-    await until(watch.pane, (screen) => /^shard 1\/2 +running/m.test(screen));
+    await untilScreen(watch.pane, (screen) => /^shard 1\/2 +running/m.test(screen));
     tmux(watch.socket, 'send-keys', 'C-c');
-    const screen = await until(watch.pane, (text) => text.includes('[exit '));
+    const screen = await untilScreen(watch.pane, (text) => text.includes('[exit '));
     const rows = rowsOf(screen);
     // The block as last drawn, then the exit on a line of its own: no ^C, no half-erased row.
     expect(rows.at(-1)).toBe('[exit 0]');

@@ -2,7 +2,7 @@
 // usually run: it shows below the result lines while the batch runs, cut to the width, and
 // leaves no row behind once the batch is done, at 40, 60 and 80 columns. What is read is the
 // screen as the terminal shows it (tmux capture-pane), history included.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { HAS_TMUX, tmux, untilScreen } from '../helpers/terminal.js';
 
-const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const IDS = 600;
 const TOKEN = 'progress-Token-5b1e9c3d';
 
@@ -30,21 +30,6 @@ async function slowServer(): Promise<string> {
       }),
   );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-function tmux(socket: string, ...args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-}
-
-/** Polls the pane until `done` says so: waiting for an event the screen shows, with a hang guard. */
-async function until(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const screen = read();
-    if (done(screen)) return screen;
-    if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same terminal (tmux)', () => {
@@ -73,14 +58,14 @@ describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same 
       const history = (): string => tmux(socket, 'capture-pane', '-p', '-S', '-', '-E', '-');
 
       // While it runs: the last row in use is the status line, within the width.
-      const running = await until(pane, (screen) => /deleting… \d+\/600/.test(screen));
+      const running = await untilScreen(pane, (screen) => /deleting… \d+\/600/.test(screen));
       const rows = running.split('\n').filter((row) => row.trim() !== '');
       const status = rows.at(-1) ?? '';
       expect(status).toMatch(/^deleting… \d+\/600/);
       expect(status.length).toBeLessThanOrEqual(columns - 1);
 
       // Done: every row is a result line, the summary, or the exit; no status line, whole or in part.
-      const done = await until(history, (screen) => screen.includes('[exit '));
+      const done = await untilScreen(history, (screen) => screen.includes('[exit '));
       const lines = done.split('\n').filter((row) => row.trim() !== '');
       const results = lines.filter((row) => /^✓ Deleted plant \d+$/.test(row));
       expect(results).toHaveLength(IDS);
@@ -126,7 +111,7 @@ describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same 
     onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
     const pane = (): string => tmux(socket, 'capture-pane', '-p');
     // Before: "deleting… 0/20 (0%), 0.0/s, …" for two minutes, and nothing said why.
-    const down = await until(pane, (screen) => /service down for 0:0[3-9]/.test(screen));
+    const down = await untilScreen(pane, (screen) => /service down for 0:0[3-9]/.test(screen));
     const status =
       down
         .split('\n')

@@ -5,7 +5,7 @@
 // and a screen that can be read while they run: every progress line and every summary names
 // its shard, and nothing is redrawn over another shard's line. What is read is the screen as
 // the terminal shows it (tmux capture-pane), history included, wrapped lines joined.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,8 +13,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { idOf, idRange } from '../helpers/batch-output.js';
 import { plantstoreOnPath, ROOT } from '../helpers/cli.js';
 import { loopbackCases } from '../helpers/loopback-cases.js';
+import { HAS_TMUX, tmux, untilScreen } from '../helpers/terminal.js';
 
-const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const TOKEN = 'shard-terminal-Token-7c2e91';
 const { serve } = loopbackCases(TOKEN);
 /** About 200 ids a shard: each would be asked about (more than 100), and at 25/s each runs about 8 s, past its first progress line (5 s). */
@@ -25,21 +25,6 @@ const SECTION = DOC.slice(DOC.indexOf('## Several processes on one machine'));
 /** The section's commands, as the page shows them: the dry run's `$ ` line, then the xargs line. */
 const dryRun = /^\$ (plantstore delete --dry-run .*)$/m.exec(SECTION)?.[1] ?? '';
 const xargs = /^(seq 0 3 \| xargs -P 4 .*)$/m.exec(SECTION)?.[1] ?? '';
-
-function tmux(socket: string, ...args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-}
-
-/** Polls the pane until `done` says so: waiting for an event the screen shows, with a hang guard. */
-async function until(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const screen = read();
-    if (done(screen)) return screen;
-    if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe.skipIf(!HAS_TMUX)('four shards with xargs -P on one terminal (tmux), as docs/shards.md shows', () => {
   it('one decision for the whole job, then every progress line and summary names its shard; each id sent once', async () => {
@@ -71,7 +56,7 @@ describe.skipIf(!HAS_TMUX)('four shards with xargs -P on one terminal (tmux), as
     const history = (): string => tmux(socket, 'capture-pane', '-p', '-J', '-S', '-', '-E', '-');
 
     // Before: four "Type 2xx to go on" questions at once, and the job waits for answers forever.
-    const screen = await until(history, (text) => text.includes('[exit ') || /Type \d+ to go on/.test(text));
+    const screen = await untilScreen(history, (text) => text.includes('[exit ') || /Type \d+ to go on/.test(text));
     const lines = screen.split('\n').filter((row) => row.trim() !== '');
     if (process.env['SHOW_SCREEN']) console.log(screen);
     expect(lines.filter((row) => /Type \d+ to go on|About to delete/.test(row))).toEqual([]);

@@ -50,3 +50,22 @@ export async function runAtTerminal(command: string, env: Record<string, string>
   }
   return done;
 }
+
+/** Whether tmux is here: the terminal tests that read a screen drive it (`send-keys`, `capture-pane`). */
+export const HAS_TMUX = process.platform === 'linux' && commandExists('tmux');
+
+/** tmux on its own server socket (`-L`), so a test's sessions never meet a user's. */
+export function tmux(socket: string, ...args: string[]): string {
+  return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+}
+
+/** Polls the pane until `done` says so: waiting for what the screen shows, with a hang guard. */
+export async function untilScreen(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const screen = read();
+    if (done(screen)) return screen;
+    if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
