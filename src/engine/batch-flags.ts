@@ -142,7 +142,10 @@ export const PROGRESS = Flag.switch({
   envHelp: 'like delete --progress',
 });
 
-/** In the order --help lists them, after the command's own. */
+/** The guard's flags: declared and read only by a command whose operation is destructive (guard.ts). */
+export const GUARD_FLAGS = [MAX_DELETES, YES] as const;
+
+/** In the order --help lists them, after the command's own; the guard's included (see batchFlags). */
 export const BATCH_FLAGS = [
   STDIN,
   CONCURRENCY,
@@ -159,6 +162,14 @@ export const BATCH_FLAGS = [
   JOURNAL_SAME_ACCOUNT,
   PROGRESS,
 ] as const;
+
+/**
+ * The batch flags a command declares, in --help's order: a command whose operation is not
+ * destructive has no --max-deletes, no --yes, and never reads them from the environment or a profile.
+ */
+export function batchFlags(destructive: boolean): readonly (typeof BATCH_FLAGS)[number][] {
+  return destructive ? BATCH_FLAGS : BATCH_FLAGS.filter((flag) => !(GUARD_FLAGS as readonly unknown[]).includes(flag));
+}
 
 /** The global flags a batch reads besides the service's. */
 const BATCH_GLOBALS = [JSON_OUTPUT, QUIET, VERBOSE] as const;
@@ -180,9 +191,9 @@ export interface BatchOptions {
   maxDuration: number | undefined;
   /** --max-outage, in milliseconds: a service failing every request this long is given up on (undefined: outageLimitMs's default). */
   maxOutage: number | undefined;
-  /** --max-deletes, with where it came from (a flag, a variable, the profile). */
+  /** --max-deletes, with where it came from (a flag, a variable, the profile); never read for an operation that is not destructive. */
   maxDeletes: Sourced<number> | undefined;
-  /** --yes: no question at a terminal. */
+  /** --yes: no question at a terminal; false where the guard does not run. */
   yes: boolean;
   /** --shard: this run takes only the ids of this part. */
   shard: Shard | undefined;
@@ -199,8 +210,12 @@ export interface BatchOptions {
   progress: boolean;
 }
 
-/** The batch's flags, each read once; `read` runs between the pace and the output flags, where a command reads its own. */
-export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T): BatchOptions & T {
+/**
+ * The batch's flags, each read once; `read` runs between the pace and the output flags, where a
+ * command reads its own. The guard's are read only for a `destructive` operation: a read is never
+ * refused by a PLANTSTORE_MAX_DELETES or a profile's max-deletes.
+ */
+export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T, destructive: boolean): BatchOptions & T {
   const stdin = flags.value(STDIN);
   const concurrencyValue = flags.value(CONCURRENCY);
   const rateValue = flags.value(RATE);
@@ -219,8 +234,8 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     maxFailures: flags.value(FAIL_FAST) ? { count: 1 } : flags.value(MAX_FAILURES),
     maxDuration: flags.value(MAX_DURATION),
     maxOutage: flags.value(MAX_OUTAGE),
-    maxDeletes: flags.sourced(MAX_DELETES),
-    yes: flags.value(YES),
+    maxDeletes: destructive ? flags.sourced(MAX_DELETES) : undefined,
+    yes: destructive && flags.value(YES),
     shard: flags.value(SHARD),
     shardSource: flags.sourced(SHARD)?.source,
     journal: flags.value(JOURNAL),

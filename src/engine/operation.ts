@@ -74,6 +74,11 @@ export interface OperationWords {
 }
 
 export interface Operation<R> {
+  /**
+   * Whether it destroys what it is sent for: only then does the guard run (--max-deletes, the
+   * question at a terminal, --yes), and only then are its flags declared and read (batch-flags.ts).
+   */
+  destructive: boolean;
   /** The request for one id, for --dry-run: what would be sent. */
   request(id: string): Pick<HttpRequest, 'method' | 'path'>;
   /**

@@ -4,6 +4,7 @@
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
 import { ApiWitness } from './api-witness.js';
+import { DESTRUCTIVE } from './flags.js';
 import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
 import { resultJson, resultLine } from './report.js';
 import { type DeleteRun, deletePlant, plantPath } from './request.js';
@@ -36,6 +37,7 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
   const run: DeleteRun = { missing, witness: new ApiWitness() };
   const resends = new ResendWatch(missing);
   return {
+    destructive: DESTRUCTIVE,
     request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
     send: async (transport, id, interrupt, uncertainEarlier) => {
       const started = performance.now();
