@@ -12,6 +12,19 @@ import { ResendWatch } from './resend-watch.js';
 import { type DeleteResult, doneEarlier, notSent } from './result.js';
 
 export const DELETE_RESULTS: Results<DeleteResult> = {
+  // Every state there is, in the words delete's summary has always used (scripts match them).
+  states: {
+    done: { word: 'deleted', key: 'deleted' },
+    absent: {
+      word: 'already absent',
+      key: 'absent',
+      afterUncertain: (count) => `${count} after a request whose answer was lost: it may have deleted them`,
+    },
+    failed: { word: 'failed', key: 'failed' },
+    'in-flight': { word: 'in flight', key: 'inFlight', note: 'sent with no decided answer: they may be deleted' },
+    'not-sent': { word: 'not sent', key: 'notSent' },
+    skipped: { word: 'skipped (journal)', key: 'skipped' },
+  },
   kindOf(result) {
     if (result.journal) return 'skipped';
     if (result.deleted) return 'done';
@@ -52,7 +65,6 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
     words: {
       verb: 'delete',
       doing: 'deleting',
-      done: 'deleted',
       finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile),
     },
   };

@@ -39,10 +39,10 @@ describe('the summary line', () => {
 
   it('with auto, settled at the ceiling: says it is the ceiling (more may have been taken)', () => {
     const stats = { ...calm, concurrencyLimit: 64, settledConcurrency: 64 };
-    expect(summaryLine(tallyOf(2), 400, stats, false, 'deleted', 64)).toBe(
+    expect(summaryLine(tallyOf(2), 400, stats, false, 64)).toBe(
       '2 deleted, 0 already absent, 0 failed, 0 not sent in 0.4s; concurrency settled at 64 (the ceiling)',
     );
-    expect(summaryLine(tallyOf(2), 400, stats, false, 'deleted', 256)).toMatch(/settled at 64$/);
+    expect(summaryLine(tallyOf(2), 400, stats, false, 256)).toMatch(/settled at 64$/);
   });
 
   it('with auto, when nothing was sent (every id not sent, or done by an earlier run): nothing about concurrency', () => {
