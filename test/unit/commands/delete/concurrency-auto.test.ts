@@ -126,6 +126,6 @@ describe('help and completion know auto', () => {
       "requests in flight: n (1..256), or auto, found from the server's latency up to 64 (auto:N: up to N) (env PLANTSTORE_CONCURRENCY; default auto)",
     );
     const top = await run(['--help']);
-    expect(top.stdout.replace(/\s+/g, ' ')).toContain('PLANTSTORE_CONCURRENCY like delete --concurrency: a number, auto, or auto:max');
+    expect(top.stdout.replace(/\s+/g, ' ')).toContain('PLANTSTORE_CONCURRENCY like --concurrency: a number, auto, or auto:max');
   });
 });
