@@ -93,6 +93,8 @@ export interface Results<R> {
 export interface OperationWords {
   /** What the operation does to an id, as a verb: "delete". */
   verb: string;
+  /** The command that runs it, as typed after `plantstore`: "delete". The hints for a run given no ids name it. */
+  command: string;
   /** What the batch is doing, for the progress line: "deleting". */
   doing: string;
   /** How to finish a run without a journal, after an interrupt. */

@@ -40,7 +40,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
-  const given = await idsOfRun(opts, op.words.verb, ctx);
+  const given = await idsOfRun(opts, op.words, ctx);
   if (given === undefined) return Exit.ok;
   const { ids } = given;
   const { target, network } = await resolveService(opts, ctx);

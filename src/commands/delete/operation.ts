@@ -64,6 +64,7 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
     describeAttempt,
     words: {
       verb: 'delete',
+      command: 'delete',
       doing: 'deleting',
       finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile),
     },

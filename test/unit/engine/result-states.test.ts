@@ -53,7 +53,7 @@ function closing(tally: Tally<Read>, over: Partial<RunClosing<Read>> = {}): RunC
     elapsedMs: 400,
     stats: CALM,
     ceiling: 64,
-    words: { verb: 'read', doing: 'reading', finishWithoutJournal: () => 'run it again' },
+    words: { verb: 'read', command: 'get', doing: 'reading', finishWithoutJournal: () => 'run it again' },
     journal: false,
     profile: 'default',
     shard: undefined,
