@@ -39,6 +39,8 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
     },
     seams,
   );
+  // Hints under npx name these commands, as the program has them, not a list kept apart.
+  ctx.io.nameCommands(program.commands.map((command) => command.name()));
   program.hook('preSubcommand', (_program, command) => {
     reached.command = command.name();
   });

@@ -1,4 +1,5 @@
-// The flags of any batch, declared once: where the ids come from, the pace, the journal, when
+// The flags of any batch, declared once (their variables' help names the flag alone: they are
+// every batch command's, not one verb's): where the ids come from, the pace, the journal, when
 // to stop, progress. A command that runs a batch adds them all (BATCH_FLAGS) to its own.
 
 import { DEFAULT_AUTO_CEILING } from '../batch/adaptive/latency-tuning.js';
@@ -25,7 +26,7 @@ export const CONCURRENCY = Flag.valued(
     flags: '--concurrency <n|auto[:max]>',
     help: `requests in flight: n (1..${MAX_CONCURRENCY}), or auto, found from the server's latency up to ${DEFAULT_AUTO_CEILING} (auto:N: up to N)`,
     env: 'PLANTSTORE_CONCURRENCY',
-    envHelp: 'like delete --concurrency: a number, auto, or auto:max',
+    envHelp: 'like --concurrency: a number, auto, or auto:max',
     default: 'auto',
     completes: { kind: 'words', words: ['auto', `auto:${MAX_CONCURRENCY}`] },
   },
@@ -38,7 +39,7 @@ export const RATE = Flag.valued(
     flags: '--rate <n[/s|/m|/h|/d]>',
     help: 'at most n requests a second (/m a minute, /h, /d), such as 40/s or 300/m',
     env: 'PLANTSTORE_RATE',
-    envHelp: 'like delete --rate',
+    envHelp: 'like --rate',
   },
   rate,
 );
@@ -55,7 +56,7 @@ export const MAX_FAILURES = Flag.valued(
     flags: '--max-failures <n|n%>',
     help: `send nothing new once n ids, or n% of those decided (from ${MIN_DECIDED_FOR_SHARE} on), have failed`,
     env: 'PLANTSTORE_MAX_FAILURES',
-    envHelp: 'like delete --max-failures: a number of ids or a share such as 5%',
+    envHelp: 'like --max-failures: a number of ids or a share such as 5%',
   },
   maxFailures,
 );
@@ -68,7 +69,7 @@ export const MAX_DURATION = Flag.valued(
       'at this time after the start (90s, 45m, 5h; a bare number is seconds), send nothing new, let requests in flight finish, and exit 10; ' +
       'with --journal, the same command goes on from there',
     env: 'PLANTSTORE_MAX_DURATION',
-    envHelp: 'like delete --max-duration',
+    envHelp: 'like --max-duration',
   },
   duration,
 );
@@ -81,7 +82,7 @@ export const MAX_OUTAGE = Flag.valued(
       'give up on a service that has failed or refused every request for this long (30s, 10m): the ids left fail or are not sent, exit 6; ' +
       `default ${STALL_RETRY_WAITS} × --max-retry-wait (2m at its default), at least 1s`,
     env: 'PLANTSTORE_MAX_OUTAGE',
-    envHelp: 'like delete --max-outage',
+    envHelp: 'like --max-outage',
   },
   duration,
 );
@@ -111,7 +112,7 @@ export const SHARD = Flag.valued(
     flags: '--shard <i/n>',
     help: 'take only part i of n of the ids (0 ≤ i < n), by a hash of each id',
     env: 'PLANTSTORE_SHARD',
-    envHelp: 'like delete --shard: i/n',
+    envHelp: 'like --shard: i/n',
   },
   shard,
 );
@@ -139,10 +140,13 @@ export const PROGRESS = Flag.switch({
   flags: '--progress',
   help: 'outside a terminal, a status line on stderr every 30s, and when the pace is cut',
   env: 'PLANTSTORE_PROGRESS',
-  envHelp: 'like delete --progress',
+  envHelp: 'like --progress',
 });
 
-/** In the order --help lists them, after the command's own. */
+/** The guard's flags: declared and read only by a command whose operation is destructive (guard.ts). */
+export const GUARD_FLAGS = [MAX_DELETES, YES] as const;
+
+/** In the order --help lists them, after the command's own; the guard's included (see batchFlags). */
 export const BATCH_FLAGS = [
   STDIN,
   CONCURRENCY,
@@ -159,6 +163,14 @@ export const BATCH_FLAGS = [
   JOURNAL_SAME_ACCOUNT,
   PROGRESS,
 ] as const;
+
+/**
+ * The batch flags a command declares, in --help's order: a command whose operation is not
+ * destructive has no --max-deletes, no --yes, and never reads them from the environment or a profile.
+ */
+export function batchFlags(destructive: boolean): readonly (typeof BATCH_FLAGS)[number][] {
+  return destructive ? BATCH_FLAGS : BATCH_FLAGS.filter((flag) => !(GUARD_FLAGS as readonly unknown[]).includes(flag));
+}
 
 /** The global flags a batch reads besides the service's. */
 const BATCH_GLOBALS = [JSON_OUTPUT, QUIET, VERBOSE] as const;
@@ -180,9 +192,9 @@ export interface BatchOptions {
   maxDuration: number | undefined;
   /** --max-outage, in milliseconds: a service failing every request this long is given up on (undefined: outageLimitMs's default). */
   maxOutage: number | undefined;
-  /** --max-deletes, with where it came from (a flag, a variable, the profile). */
+  /** --max-deletes, with where it came from (a flag, a variable, the profile); never read for an operation that is not destructive. */
   maxDeletes: Sourced<number> | undefined;
-  /** --yes: no question at a terminal. */
+  /** --yes: no question at a terminal; false where the guard does not run. */
   yes: boolean;
   /** --shard: this run takes only the ids of this part. */
   shard: Shard | undefined;
@@ -199,8 +211,12 @@ export interface BatchOptions {
   progress: boolean;
 }
 
-/** The batch's flags, each read once; `read` runs between the pace and the output flags, where a command reads its own. */
-export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T): BatchOptions & T {
+/**
+ * The batch's flags, each read once; `read` runs between the pace and the output flags, where a
+ * command reads its own. The guard's are read only for a `destructive` operation: a read is never
+ * refused by a PLANTSTORE_MAX_DELETES or a profile's max-deletes.
+ */
+export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T, destructive: boolean): BatchOptions & T {
   const stdin = flags.value(STDIN);
   const concurrencyValue = flags.value(CONCURRENCY);
   const rateValue = flags.value(RATE);
@@ -219,8 +235,8 @@ export function batchOptions<T>(flags: BatchFlags, ids: string[], read: () => T)
     maxFailures: flags.value(FAIL_FAST) ? { count: 1 } : flags.value(MAX_FAILURES),
     maxDuration: flags.value(MAX_DURATION),
     maxOutage: flags.value(MAX_OUTAGE),
-    maxDeletes: flags.sourced(MAX_DELETES),
-    yes: flags.value(YES),
+    maxDeletes: destructive ? flags.sourced(MAX_DELETES) : undefined,
+    yes: destructive && flags.value(YES),
     shard: flags.value(SHARD),
     shardSource: flags.sourced(SHARD)?.source,
     journal: flags.value(JOURNAL),

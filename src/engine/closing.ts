@@ -52,15 +52,18 @@ export function closeRun<R>(run: RunClosing<R>, io: IO): ExitCode {
  * is not `failed`, and a count is never guessed (every one here is the run's own, known exactly).
  */
 export function summaryObject<R>(run: RunClosing<R>): { summary: Record<string, number | string | null> } {
-  const { tally, words } = run;
+  const { tally } = run;
+  const { states } = tally;
+  // Each state the operation declares, under its key, in this order; no other.
+  const counts: Record<string, number> = { [states.done.key]: tally.done };
+  if (states.absent !== undefined) counts[states.absent.key] = tally.absent;
+  counts[states.failed.key] = tally.failed;
+  if (states['in-flight'] !== undefined) counts[states['in-flight'].key] = tally.inFlight;
+  counts[states['not-sent'].key] = tally.notSent;
+  counts[states.skipped.key] = tally.skipped;
   return {
     summary: {
-      [words.done]: tally.done,
-      absent: tally.absent,
-      failed: tally.failed,
-      inFlight: tally.inFlight,
-      notSent: tally.notSent,
-      skipped: tally.skipped,
+      ...counts,
       otherShards: tally.otherShards,
       shard: run.shard ?? null,
       ended: run.ending,
@@ -71,7 +74,7 @@ export function summaryObject<R>(run: RunClosing<R>): { summary: Record<string, 
 
 function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitCode {
   const { tally, words } = run;
-  if (summarized) io.err(summaryLine(tally, run.elapsedMs, run.stats, run.journal, words.done, run.ceiling, run.shard));
+  if (summarized) io.err(summaryLine(tally, run.elapsedMs, run.stats, run.journal, run.ceiling, run.shard));
   if (run.afterSummary !== undefined) io.err(run.afterSummary);
   if (run.interrupted) {
     const again = run.journal ? 'run the same command again to resume' : words.finishWithoutJournal(run.profile);
@@ -81,9 +84,13 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
   // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
   if (run.stopKind === 'max-duration' && tally.notSent + tally.failed + tally.inFlight > 0 && run.maxDuration !== undefined) {
     const again = run.journal ? 'run the same command again to go on' : words.finishWithoutJournal(run.profile);
-    const failed = tally.failed > 0 ? `${tally.failed} failed, ` : '';
-    const inFlight = tally.inFlight > 0 ? `${tally.inFlight} in flight, ` : '';
-    io.err(`stopped at --max-duration ${run.maxDuration}: ${doneOf(run)}, ${failed}${inFlight}${tally.notSent} not sent: ${again}`);
+    const { states } = tally;
+    const failed = tally.failed > 0 ? `${tally.failed} ${states.failed.word}, ` : '';
+    const inFlightWord = states['in-flight']?.word;
+    const inFlight = tally.inFlight > 0 && inFlightWord !== undefined ? `${tally.inFlight} ${inFlightWord}, ` : '';
+    io.err(
+      `stopped at --max-duration ${run.maxDuration}: ${doneOf(run)}, ${failed}${inFlight}${tally.notSent} ${states['not-sent'].word}: ${again}`,
+    );
     return Exit.stoppedAtTime;
   }
   // A journal that stopped recording is a lost result, as a full disk on stdout is.
@@ -96,8 +103,9 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
  * as the job's, and understates it).
  */
 function doneOf<R>(run: RunClosing<R>): string {
-  const { tally, words } = run;
+  const { tally } = run;
+  const done = tally.states.done.word;
   const earlier = run.deletedEarlier ?? 0;
-  if (earlier === 0) return `${tally.done} of ${run.size} ${words.done}`;
-  return `${tally.done} ${words.done} by this run, ${tally.done + earlier} of ${run.size} in all`;
+  if (earlier === 0) return `${tally.done} of ${run.size} ${done}`;
+  return `${tally.done} ${done} by this run, ${tally.done + earlier} of ${run.size} in all`;
 }

@@ -29,8 +29,36 @@ export function isFailure(kind: ResultKind): boolean {
 /** What the journal records an id as, when an earlier run finished it. */
 export type RecordedDone = 'deleted' | 'absent';
 
+/** An operation's words for one state of its results. */
+export interface StateWords {
+  /** After its count in the summary line: "deleted", "already absent", "not found". */
+  word: string;
+  /** Its key in the --json summary: "deleted", "absent". */
+  key: string;
+}
+
+/**
+ * The states an operation's results can be in, each with its own words: the engine counts,
+ * prints and writes in the JSON summary these and no others. `done`, `failed`, `not-sent` and
+ * `skipped` every batch can meet (a failure of the network, a signal, a --journal); `absent` and
+ * `in-flight` only an operation that declares them (kindOf never returns a state not declared here).
+ */
+export interface ResultStates {
+  done: StateWords;
+  /** Nothing to do, on the server's word; with, when it can be, the words for those after a request of ours whose answer was lost. */
+  absent?: StateWords & { afterUncertain?: (count: number) => string };
+  failed: StateWords;
+  /** Sent with no decided answer: said only when there are any, with `note` in brackets. */
+  'in-flight'?: StateWords & { note: string };
+  'not-sent': StateWords;
+  /** Said only in a run with a --journal. */
+  skipped: StateWords;
+}
+
 /** How the engine reads, builds and prints an operation's results. */
 export interface Results<R> {
+  /** Its states and their words (see ResultStates). */
+  states: ResultStates;
   /** Asked where a result is emitted (and where a failure budget reads it): the engine hands the kind on to what counts and prints it. */
   kindOf(result: R): ResultKind;
   /** A failure's exit code (failed or not sent); undefined for a success. */
@@ -65,15 +93,20 @@ export interface Results<R> {
 export interface OperationWords {
   /** What the operation does to an id, as a verb: "delete". */
   verb: string;
+  /** The command that runs it, as typed after `plantstore`: "delete". The hints for a run given no ids name it. */
+  command: string;
   /** What the batch is doing, for the progress line: "deleting". */
   doing: string;
-  /** What `done` is called in the summary and the interrupt line: "deleted". */
-  done: string;
   /** How to finish a run without a journal, after an interrupt. */
   finishWithoutJournal(profile: string): string;
 }
 
 export interface Operation<R> {
+  /**
+   * Whether it destroys what it is sent for: only then does the guard run (--max-deletes, the
+   * question at a terminal, --yes), and only then are its flags declared and read (batch-flags.ts).
+   */
+  destructive: boolean;
   /** The request for one id, for --dry-run: what would be sent. */
   request(id: string): Pick<HttpRequest, 'method' | 'path'>;
   /**

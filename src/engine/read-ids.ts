@@ -19,10 +19,11 @@ export interface RunIds {
  */
 export async function idsOfRun(
   opts: { ids: string[]; stdin: boolean; shard?: Shard | undefined; shardSource?: string | undefined },
-  verb: string,
+  words: { verb: string; command: string },
   ctx: Context,
 ): Promise<RunIds | undefined> {
-  const given = await readIds(opts, ctx);
+  const { verb } = words;
+  const given = await readIds(opts, words.command, ctx);
   if (given.size === 0) {
     ctx.io.err(`no plant ids: nothing to ${verb}`);
     return undefined;
@@ -50,18 +51,19 @@ function shardNote(part: Shard, source: string, mine: number, given: number): st
 }
 
 /** A batch's ids, from the command line or standard input, every one checked before anything is sent. */
-async function readIds(opts: { ids: string[]; stdin: boolean }, ctx: Context): Promise<IdList> {
+async function readIds(opts: { ids: string[]; stdin: boolean }, command: string, ctx: Context): Promise<IdList> {
   const dash = opts.ids.length === 1 && opts.ids[0] === '-';
   if (opts.stdin || dash) {
     if (opts.ids.length > 0 && !dash) throw new UsageError('give ids as arguments or with --stdin, not both');
     if (ctx.stdin.isDirectory?.()) {
       throw new UsageError(
-        'standard input is a directory, not a list of plant ids: redirect a file, as in plantstore delete --stdin < ids.txt',
+        `standard input is a directory, not a list of plant ids: redirect a file, as in plantstore ${command} --stdin < ids.txt`,
       );
     }
     if (ctx.io.stdinIsTTY) ctx.io.err('Reading plant ids from standard input; end with Ctrl-D.');
     return readIdsFromStream(ctx.stdin, ctx.signal);
   }
-  if (opts.ids.length === 0) throw new UsageError('no plant id given: try plantstore delete 42, or pipe ids to plantstore delete --stdin');
+  if (opts.ids.length === 0)
+    throw new UsageError(`no plant id given: try plantstore ${command} 42, or pipe ids to plantstore ${command} --stdin`);
   return parsePlantIds(opts.ids);
 }

@@ -39,7 +39,8 @@ export function createReporter<R>(io: IO, mode: OutputMode, results: Results<R>)
     finish() {
       const mark = io.errStyle().red('✗');
       if (inFlight > MAX_IN_FLIGHT_LINES) io.err(`${mark} … and ${inFlight - MAX_IN_FLIGHT_LINES} more in flight when interrupted`);
-      if (notSent > MAX_NOT_SENT_LINES) io.err(`${mark} … and ${notSent - MAX_NOT_SENT_LINES} more plants not sent`);
+      if (notSent > MAX_NOT_SENT_LINES)
+        io.err(`${mark} … and ${notSent - MAX_NOT_SENT_LINES} more plants ${results.states['not-sent'].word}`);
     },
     result(result, kind = results.kindOf(result)) {
       if (muted) {

@@ -40,7 +40,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
-  const given = await idsOfRun(opts, op.words.verb, ctx);
+  const given = await idsOfRun(opts, op.words, ctx);
   if (given === undefined) return Exit.ok;
   const { ids } = given;
   const { target, network } = await resolveService(opts, ctx);
@@ -51,7 +51,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
         ? undefined
         : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, ctx.signal);
     await printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
-    const refused = overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words);
+    const refused = op.destructive ? overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words) : undefined;
     if (refused === undefined) return Exit.ok;
     ctx.io.err(`dry run: the real run would stop here: ${refused}`);
     return Exit.refused;
@@ -63,8 +63,10 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
       : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op.results);
   let exit: ExitCode;
   try {
-    // Asked, and refused, before the token: a list refused needs no credentials.
-    const refused = await guardBatch(() => idsToSend(ids, journal && ((id) => journal.isDone(id))), opts, target, op.words, ctx);
+    // Asked, and refused, before the token: a list refused needs no credentials. Only what destroys is guarded.
+    const refused = op.destructive
+      ? await guardBatch(() => idsToSend(ids, journal && ((id) => journal.isDone(id))), opts, target, op.words, ctx)
+      : undefined;
     if (refused !== undefined) return refused;
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);

@@ -7,39 +7,48 @@ import { formatRunSeconds } from '../ui/duration.js';
 import type { Tally } from './tally.js';
 
 /**
- * `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`; with --journal, the skipped ids
- * too; with --concurrency auto, the limit the run settled at, when it sent anything.
+ * `998 deleted, 1 already absent, 1 failed, 0 not sent in 0.4s`: each state the operation
+ * declares, in its words (operation.ts ResultStates), and no other; with --journal, the skipped
+ * ids too; with --concurrency auto, the limit the run settled at, when it sent anything.
  */
 export function summaryLine<R>(
   tally: Tally<R>,
   elapsedMs: number,
   throttled: ThrottleStats,
   journal = false,
-  done = 'deleted',
   /** The most requests the run could have in flight: a limit settled there is said to be the ceiling. */
   ceiling?: number,
   /** The run's --shard, as `1/4`: the ids it left to other shards are counted. */
   shard?: string,
 ): string {
-  const skipped = journal ? `, ${tally.skipped} skipped (journal)` : '';
-  const uncertain =
-    tally.absentAfterUncertain > 0
-      ? ` (${tally.absentAfterUncertain} after a request whose answer was lost: it may have deleted them)`
-      : '';
+  const { states } = tally;
+  const parts = [`${tally.done} ${states.done.word}`];
+  if (journal) parts.push(`${tally.skipped} ${states.skipped.word}`);
+  const { absent } = states;
+  if (absent !== undefined) {
+    const uncertain =
+      tally.absentAfterUncertain > 0 && absent.afterUncertain !== undefined
+        ? ` (${absent.afterUncertain(tally.absentAfterUncertain)})`
+        : '';
+    parts.push(`${tally.absent} ${absent.word}${uncertain}`);
+  }
+  parts.push(`${tally.failed} ${states.failed.word}`);
   // The journal's word and count (journal status: "in flight"): sent, no decided answer. Said when there are any.
-  const inFlight = tally.inFlight > 0 ? `, ${tally.inFlight} in flight (sent with no decided answer: they may be ${done})` : '';
-  const counts = `${tally.done} ${done}${skipped}, ${tally.absent} already absent${uncertain}, ${tally.failed} failed${inFlight}, ${tally.notSent} not sent${otherShards(tally, shard)}`;
+  const inFlight = states['in-flight'];
+  if (inFlight !== undefined && tally.inFlight > 0) parts.push(`${tally.inFlight} ${inFlight.word} (${inFlight.note})`);
+  parts.push(`${tally.notSent} ${states['not-sent'].word}`);
+  if (shard !== undefined) parts.push(otherShards(tally, shard));
   // A run that sent nothing (no token, or every id done already) found no pace to settle at.
   const sent = tally.done + tally.absent + tally.failed + tally.inFlight > 0;
   const atCeiling = throttled.settledConcurrency === ceiling ? ' (the ceiling)' : '';
   const settled =
     throttled.settledConcurrency === undefined || !sent ? '' : `; concurrency settled at ${throttled.settledConcurrency}${atCeiling}`;
-  return `${counts} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
+  return `${parts.join(', ')} in ${formatRunSeconds(elapsedMs)}${throttleNote(throttled)}${settled}`;
 }
 
-/** `, 9 left to other shards (shard 1/4)`: ids of the input this run never had, said so a narrowed job is not read as whole. */
-function otherShards<R>(tally: Tally<R>, shard: string | undefined): string {
-  return shard === undefined ? '' : `, ${tally.otherShards} left to other shards (shard ${shard})`;
+/** `9 left to other shards (shard 1/4)`: ids of the input this run never had, said so a narrowed job is not read as whole. */
+function otherShards<R>(tally: Tally<R>, shard: string): string {
+  return `${tally.otherShards} left to other shards (shard ${shard})`;
 }
 
 /** Why a run went slower than it could have: once in the summary, never per request. */

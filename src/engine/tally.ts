@@ -1,5 +1,5 @@
 import type { ExitCode } from '../errors.js';
-import type { ResultKind, Results } from './operation.js';
+import type { ResultKind, ResultStates, Results } from './operation.js';
 
 /** Counts for the summary line, kept instead of the results so a million ids cost nothing here. */
 export class Tally<R> {
@@ -19,6 +19,11 @@ export class Tally<R> {
   firstFailure: ExitCode | undefined;
 
   constructor(private readonly results: Results<R>) {}
+
+  /** The states the operation declares, and its words for them: what the summary says of these counts. */
+  get states(): ResultStates {
+    return this.results.states;
+  }
 
   /** `kind`: the result's, when the caller has it already. */
   add(result: R, kind: ResultKind = this.results.kindOf(result)): void {

@@ -66,6 +66,8 @@ export interface IO {
    * command producing many lines waits on it before producing more.
    */
   backlog(): Promise<void> | undefined;
+  /** The program's command names, as it registers them: what a hint under npx may name (npxHints). */
+  nameCommands(names: readonly string[]): void;
 }
 
 /**
@@ -99,16 +101,31 @@ interface Sink {
 /**
  * Under `npx plantstore` (npm sets npm_command=exec), `plantstore` is not on the PATH: a hint
  * that names a command must say `npx plantstore …` for the user to paste it. The rule is on the
- * words that follow, so it holds for every hint of every layer: a command word or an option
- * after "plantstore", never the "plantstore: " that starts an error line.
+ * words that follow, so it holds for every hint of every layer: one of the program's command
+ * names (`commands`, as the program registers them: IO.nameCommands) or an option after
+ * "plantstore", never the "plantstore: " that starts an error line.
  */
-const HINTED_COMMAND = /(^|[^\w/.-])plantstore (?=(?:auth|config|delete|sandbox|journal|help|completion)\b|--[a-z])/g;
-export function npxHints(line: string): string {
-  return line.replace(HINTED_COMMAND, '$1npx plantstore ');
+export function npxHints(line: string, commands: readonly string[]): string {
+  return line.replace(hintedCommand(commands), '$1npx plantstore ');
+}
+
+/** The pattern of a hint naming one of `commands` or an option, built once per list of names. */
+const hinted = new WeakMap<readonly string[], RegExp>();
+function hintedCommand(commands: readonly string[]): RegExp {
+  let pattern = hinted.get(commands);
+  if (pattern === undefined) {
+    const names = commands.map((name) => name.replace(/[^\w-]/g, '')).filter((name) => name.length > 0);
+    const command = names.length === 0 ? '' : `(?:${names.join('|')})\\b|`;
+    pattern = new RegExp(`(^|[^\\w/.-])plantstore (?=${command}--[a-z])`, 'g');
+    hinted.set(commands, pattern);
+  }
+  return pattern;
 }
 
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
-  const hint = env['npm_command'] === 'exec' ? npxHints : (line: string) => line;
+  // The program's command names, once it has them (nameCommands): until then only an option is a hint.
+  let commands: readonly string[] = [];
+  const hint = env['npm_command'] === 'exec' ? (line: string) => npxHints(line, commands) : (line: string) => line;
   let disabledByFlag = false;
   const secrets = new Set<string>();
   const leased: string[] = [];
@@ -161,6 +178,9 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
       styles.clear();
     },
     backlog: () => stdout.backlog?.(),
+    nameCommands: (names) => {
+      commands = [...names];
+    },
   };
 }
 

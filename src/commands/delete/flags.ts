@@ -26,6 +26,9 @@ export const MISSING_ERROR = Flag.valued(
   missingErrors,
 );
 
+/** A deletion destroys: the guard's flags are delete's (operation.ts says the same to the engine). */
+export const DESTRUCTIVE = true;
+
 // Every batch flag, in the order --help has always listed them: delete's own two after the pace.
 export const DELETE_FLAGS = [...BATCH_FLAGS.slice(0, 3), IGNORE_MISSING, MISSING_ERROR, ...BATCH_FLAGS.slice(3)] as const;
 
@@ -44,8 +47,13 @@ export interface DeleteOptions extends BatchOptions, ServiceSettings {
  * first read that meets it, so the order below is the order in which problems are found.
  */
 export function deleteOptions(flags: DeleteFlags, ids: string[]): DeleteOptions {
-  return batchOptions(flags, ids, () => ({
-    ...serviceSettings(flags),
-    missing: { codes: flags.value(MISSING_ERROR) ?? [], ignore: flags.value(IGNORE_MISSING) },
-  }));
+  return batchOptions(
+    flags,
+    ids,
+    () => ({
+      ...serviceSettings(flags),
+      missing: { codes: flags.value(MISSING_ERROR) ?? [], ignore: flags.value(IGNORE_MISSING) },
+    }),
+    DESTRUCTIVE,
+  );
 }

@@ -4,6 +4,7 @@
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
 import { ApiWitness } from './api-witness.js';
+import { DESTRUCTIVE } from './flags.js';
 import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
 import { resultJson, resultLine } from './report.js';
 import { type DeleteRun, deletePlant, plantPath } from './request.js';
@@ -11,6 +12,19 @@ import { ResendWatch } from './resend-watch.js';
 import { type DeleteResult, doneEarlier, notSent } from './result.js';
 
 export const DELETE_RESULTS: Results<DeleteResult> = {
+  // Every state there is, in the words delete's summary has always used (scripts match them).
+  states: {
+    done: { word: 'deleted', key: 'deleted' },
+    absent: {
+      word: 'already absent',
+      key: 'absent',
+      afterUncertain: (count) => `${count} after a request whose answer was lost: it may have deleted them`,
+    },
+    failed: { word: 'failed', key: 'failed' },
+    'in-flight': { word: 'in flight', key: 'inFlight', note: 'sent with no decided answer: they may be deleted' },
+    'not-sent': { word: 'not sent', key: 'notSent' },
+    skipped: { word: 'skipped (journal)', key: 'skipped' },
+  },
   kindOf(result) {
     if (result.journal) return 'skipped';
     if (result.deleted) return 'done';
@@ -36,6 +50,7 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
   const run: DeleteRun = { missing, witness: new ApiWitness() };
   const resends = new ResendWatch(missing);
   return {
+    destructive: DESTRUCTIVE,
     request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
     send: async (transport, id, interrupt, uncertainEarlier) => {
       const started = performance.now();
@@ -49,8 +64,8 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
     describeAttempt,
     words: {
       verb: 'delete',
+      command: 'delete',
       doing: 'deleting',
-      done: 'deleted',
       finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile),
     },
   };

@@ -39,10 +39,10 @@ describe('the summary line', () => {
 
   it('with auto, settled at the ceiling: says it is the ceiling (more may have been taken)', () => {
     const stats = { ...calm, concurrencyLimit: 64, settledConcurrency: 64 };
-    expect(summaryLine(tallyOf(2), 400, stats, false, 'deleted', 64)).toBe(
+    expect(summaryLine(tallyOf(2), 400, stats, false, 64)).toBe(
       '2 deleted, 0 already absent, 0 failed, 0 not sent in 0.4s; concurrency settled at 64 (the ceiling)',
     );
-    expect(summaryLine(tallyOf(2), 400, stats, false, 'deleted', 256)).toMatch(/settled at 64$/);
+    expect(summaryLine(tallyOf(2), 400, stats, false, 256)).toMatch(/settled at 64$/);
   });
 
   it('with auto, when nothing was sent (every id not sent, or done by an earlier run): nothing about concurrency', () => {
@@ -126,6 +126,6 @@ describe('help and completion know auto', () => {
       "requests in flight: n (1..256), or auto, found from the server's latency up to 64 (auto:N: up to N) (env PLANTSTORE_CONCURRENCY; default auto)",
     );
     const top = await run(['--help']);
-    expect(top.stdout.replace(/\s+/g, ' ')).toContain('PLANTSTORE_CONCURRENCY like delete --concurrency: a number, auto, or auto:max');
+    expect(top.stdout.replace(/\s+/g, ' ')).toContain('PLANTSTORE_CONCURRENCY like --concurrency: a number, auto, or auto:max');
   });
 });

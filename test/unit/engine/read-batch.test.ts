@@ -1,0 +1,170 @@
+// A read through the real engine (issue 42, "Done means"): the test operation of
+// test/helpers/read-operation.ts, run by runBatch in-process against a loopback server, with a
+// journal, shards, a dry run, a budget and a signal. It says its own words, never delete's, and
+// no deletion limit refuses it.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext } from '../../../src/context.js';
+import { batchOptions } from '../../../src/engine/batch-flags.js';
+import { runBatch } from '../../../src/engine/run-batch.js';
+import { CliError } from '../../../src/errors.js';
+import { flagReader } from '../../../src/flags/read.js';
+import type { Stdin } from '../../../src/platform/stdin.js';
+import { serviceSettings } from '../../../src/service/settings.js';
+import { createTestIO } from '../../../src/ui/io.js';
+import { READ_OPERATION } from '../../helpers/read-operation.js';
+import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
+
+const TOKEN = 'read-token-5c1e9b7a';
+/** Plants 1 to 5 exist; any other id is answered with the spec's Error object and a 404. */
+function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const id = Number(req.url?.split('/').pop());
+  if (req.method === 'GET' && id >= 1 && id <= 5) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, name: `plant ${id}` }));
+    return;
+  }
+  res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 1, message: `plant ${id} does not exist` }));
+}
+
+let dir: string;
+let server: ScriptedServer;
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'plantstore-read-'));
+  server = await startScriptedServer(answer);
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Read {
+  exit: number;
+  stdout: string;
+  stderr: string;
+  /** The paths the server was asked for, as it saw them. */
+  asked: string[];
+}
+
+/** Runs the read operation on `ids` with `parsed` flags (as commander hands them over) and `env`. */
+async function read(
+  ids: string[],
+  parsed: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Read> {
+  const io = createTestIO();
+  const ctx = createContext({
+    io,
+    env: { PLANTSTORE_CONFIG_DIR: dir, PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN: TOKEN, ...env },
+    stdin: [] as unknown as Stdin,
+    version: '0.0.0',
+    signal: signal ?? new AbortController().signal,
+  });
+  const flags = flagReader(parsed, ctx) as never;
+  const before = server.requests.length;
+  let exit: number;
+  try {
+    exit = await runBatch(
+      READ_OPERATION,
+      batchOptions(flags, ids, () => serviceSettings(flags), READ_OPERATION.destructive),
+      ctx,
+    );
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    io.err(`plantstore: ${error.message}`);
+    exit = error.exit;
+  }
+  const asked = server.requests.slice(before).map((request) => `${request.method} ${request.url}`);
+  return { exit, stdout: io.stdout(), stderr: io.stderr(), asked };
+}
+
+/** The summary line: the last line on stderr that counts. */
+const summaryOf = (stderr: string): string | undefined => stderr.split('\n').find((line) => / in \d+\.\ds/.test(line));
+
+describe('a read through the engine says its own words', () => {
+  it('found and not found, in its words: no "deleted", no "already absent"', async () => {
+    const run = await read(['1', '2', '9']);
+    expect(run.exit).toBe(0);
+    expect(run.asked).toEqual(['GET /plants/1', 'GET /plants/2', 'GET /plants/9']);
+    expect(run.stdout).toBe('Read plant 1\nRead plant 2\nPlant 9 not found\n');
+    expect(summaryOf(run.stderr)).toMatch(/^2 read, 1 not found, 0 failed, 0 not asked in \d+\.\ds$/);
+    expect(run.stderr).not.toMatch(/delete|absent/);
+  });
+
+  it("--json: the summary object has its keys, and none of delete's", async () => {
+    const run = await read(['1', '9'], { json: true });
+    const last = run.stderr.trim().split('\n').at(-1) ?? '';
+    const { summary } = JSON.parse(last) as { summary: Record<string, unknown> };
+    expect(summary).toMatchObject({ read: 1, notFound: 1, failed: 0, notAsked: 0, readBefore: 0 });
+    expect(Object.keys(summary)).not.toContain('deleted');
+    expect(Object.keys(summary)).not.toContain('absent');
+    expect(run.stdout).toBe('{"id":1,"read":true,"status":200}\n{"id":9,"not-found":true,"status":404}\n');
+  });
+
+  it("no deletion limit refuses it: PLANTSTORE_MAX_DELETES=1, a profile's max-deletes, --max-deletes given anyway", async () => {
+    const run = await read(['1', '2', '3'], { maxDeletes: '1' }, { PLANTSTORE_MAX_DELETES: '1' });
+    expect(run.exit).toBe(0);
+    expect(run.asked).toHaveLength(3);
+    expect(run.stderr).not.toMatch(/refusing|max-deletes/);
+  });
+
+  it('--dry-run: its requests, nothing sent, and no limit would stop it', async () => {
+    const run = await read(['1', '2'], { dryRun: true }, { PLANTSTORE_MAX_DELETES: '1' });
+    expect(run.exit).toBe(0);
+    expect(run.asked).toEqual([]);
+    expect(run.stdout).toContain(`GET ${server.url}/plants/1`);
+    expect(run.stderr).not.toMatch(/would stop|refusing/);
+  });
+
+  it('--shard: only its part is asked for, and the summary counts the rest in its words', async () => {
+    const ids = ['1', '2', '3', '4', '5', '6', '7', '8'];
+    const [zero, one] = [await read(ids, { shard: '0/2' }), await read(ids, { shard: '1/2' })];
+    expect(zero.asked.length + one.asked.length).toBe(8);
+    expect(summaryOf(zero.stderr)).toMatch(new RegExp(`, ${8 - zero.asked.length} left to other shards \\(shard 0/2\\) in `));
+    expect(`${zero.stderr}${one.stderr}`).not.toMatch(/delete|absent/);
+  });
+
+  it('a budget: --fail-fast after a failure leaves the rest "not asked"', async () => {
+    await server.close();
+    server = await startScriptedServer((req, res) => {
+      if (req.url === '/plants/2') res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":7,"message":"not yours"}');
+      else answer(req, res);
+    });
+    const run = await read(['1', '2', '3', '4'], { failFast: true, concurrency: '1' });
+    expect(run.asked).toEqual(['GET /plants/1', 'GET /plants/2']);
+    expect(summaryOf(run.stderr)).toMatch(/^1 read, 0 not found, 1 failed, 2 not asked in /);
+    expect(run.stderr).toContain('✗ plant 3: not sent: --fail-fast stopped after plant 2 failed');
+  });
+
+  it('a signal: the interrupt line counts what it read, in its word', async () => {
+    await server.close();
+    const held: http.ServerResponse[] = [];
+    server = await startScriptedServer((_req, res) => held.push(res));
+    const interrupt = new AbortController();
+    void server.nextRequest().then(() => interrupt.abort('SIGINT'));
+    const run = await read(['1', '2', '3'], { concurrency: '1' }, {}, interrupt.signal);
+    expect(run.exit).toBe(130);
+    expect(run.stderr).toMatch(
+      /interrupted: 0 of 3 read before the interrupt; the rest were not, or may not have been: run it again to read the rest/,
+    );
+    expect(run.stderr).not.toMatch(/delete|absent/);
+  });
+
+  it('--journal: the first run is recorded; what a second run makes of it', async () => {
+    const journal = path.join(dir, 'read.journal');
+    const first = await read(['1', '9'], { journal });
+    expect(first.exit).toBe(0);
+    expect(summaryOf(first.stderr)).toMatch(/^1 read, 0 read before \(journal\), 1 not found, 0 failed, 0 not asked in /);
+    const second = await read(['1', '9', '2'], { journal });
+    // Issue 42 item 2, not built yet: the journal takes an operation's --json line as its record and
+    // reads back only delete's fields (deleted, absent), so a read's record is refused. When the
+    // journal has its own vocabulary, this turns into a resume: exit 0, `1 read, 2 read before (journal)`.
+    expect(second.exit).toBe(2);
+    expect(second.stderr).toMatch(/is damaged: line 5 is a whole JSON line that is not a journal line/);
+    expect(readFileSync(journal, 'utf8').split('\n')[4]).toBe('{"id":1,"read":true,"status":200}');
+    expect(second.asked).toEqual([]);
+  });
+});

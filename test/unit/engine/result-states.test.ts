@@ -1,0 +1,114 @@
+// The engine says what an operation declares (issue 42 item 1): its states, and its word for each,
+// in the summary line, the JSON summary, the stop lines and the folded not-sent lines; no other.
+import { describe, expect, it } from 'vitest';
+import { closeRun, type RunClosing, summaryObject } from '../../../src/engine/closing.js';
+import type { Results } from '../../../src/engine/operation.js';
+import { createReporter } from '../../../src/engine/report.js';
+import { summaryLine } from '../../../src/engine/summary.js';
+import { Tally } from '../../../src/engine/tally.js';
+import { Exit } from '../../../src/errors.js';
+import { createTestIO } from '../../../src/ui/io.js';
+import { CALM } from './calm-stats.js';
+
+type Read = { id: string; kind: 'done' | 'absent' | 'failed' | 'not-sent' };
+
+/** A read: it finds a plant or says there is none; never "in flight" (asking again changes nothing). */
+const READ_RESULTS: Results<Read> = {
+  states: {
+    done: { word: 'read', key: 'read' },
+    absent: { word: 'not found', key: 'notFound' },
+    failed: { word: 'failed', key: 'failed' },
+    'not-sent': { word: 'not asked', key: 'notAsked' },
+    skipped: { word: 'read before (journal)', key: 'readBefore' },
+  },
+  kindOf: (result) => result.kind,
+  exitOf: (result) => (result.kind === 'failed' || result.kind === 'not-sent' ? Exit.server : undefined),
+  asInFlight: (result) => result,
+  withExit: (result) => result,
+  afterUncertain: () => false,
+  tokenRefused: () => false,
+  notSent: (id) => ({ id, kind: 'not-sent' }),
+  doneEarlier: (id) => ({ id, kind: 'done' }),
+  json: (result) => JSON.stringify(result),
+  line: (_io, result) => `${result.kind} ${result.id}`,
+};
+
+function tallyOf(results: Read[]): Tally<Read> {
+  const tally = new Tally(READ_RESULTS);
+  for (const result of results) tally.add(result);
+  return tally;
+}
+
+const RUN: Read[] = [
+  { id: '1', kind: 'done' },
+  { id: '2', kind: 'absent' },
+  { id: '3', kind: 'failed' },
+  { id: '4', kind: 'not-sent' },
+];
+
+function closing(tally: Tally<Read>, over: Partial<RunClosing<Read>> = {}): RunClosing<Read> {
+  return {
+    tally,
+    size: 4,
+    elapsedMs: 400,
+    stats: CALM,
+    ceiling: 64,
+    words: { verb: 'read', command: 'get', doing: 'reading', finishWithoutJournal: () => 'run it again' },
+    journal: false,
+    profile: 'default',
+    shard: undefined,
+    maxDuration: undefined,
+    stopKind: undefined,
+    interrupted: false,
+    quiet: false,
+    afterSummary: undefined,
+    json: true,
+    ending: 'finished',
+    ...over,
+  };
+}
+
+describe("a read's summary in its own words", () => {
+  it('the summary line: its words for each state, no "deleted", no "already absent", no "in flight"', () => {
+    const line = summaryLine(tallyOf(RUN), 400, CALM, true);
+    expect(line).toBe('1 read, 0 read before (journal), 1 not found, 1 failed, 1 not asked in 0.4s');
+    expect(line).not.toMatch(/deleted|absent|in flight/);
+  });
+
+  it('the JSON summary: its keys, and none it does not declare', () => {
+    const { summary } = summaryObject(closing(tallyOf(RUN)));
+    expect(Object.keys(summary)).toEqual([
+      'read',
+      'notFound',
+      'failed',
+      'notAsked',
+      'readBefore',
+      'otherShards',
+      'shard',
+      'ended',
+      'seconds',
+    ]);
+    expect(summary).toMatchObject({ read: 1, notFound: 1, failed: 1, notAsked: 1, readBefore: 0 });
+  });
+
+  it('an operation that declares no "absent" has none in its line or its JSON', () => {
+    const { absent: _, ...states } = READ_RESULTS.states;
+    const tally = new Tally({ ...READ_RESULTS, states });
+    tally.add({ id: '1', kind: 'done' });
+    expect(summaryLine(tally, 400, CALM)).toBe('1 read, 0 failed, 0 not asked in 0.4s');
+    expect(Object.keys(summaryObject(closing(tally)).summary)).not.toContain('notFound');
+  });
+
+  it('the interrupt and --max-duration lines, and the folded not-sent ids, say its words', () => {
+    const io = createTestIO();
+    closeRun(closing(tallyOf(RUN), { interrupted: true, json: false }), io);
+    closeRun(closing(tallyOf(RUN), { stopKind: 'max-duration', maxDuration: '1s', json: false }), io);
+    expect(io.stderr()).toContain('interrupted: 1 of 4 read before the interrupt');
+    expect(io.stderr()).toContain('stopped at --max-duration 1s: 1 of 4 read, 1 failed, 1 not asked: run it again');
+    const reporter = createReporter(io, { json: false, quiet: false }, READ_RESULTS);
+    for (let id = 0; id < 12; id++) reporter.result({ id: String(id), kind: 'not-sent' });
+    reporter.finish();
+    expect(io.stderr()).toContain('… and 2 more plants not asked');
+    expect(io.stderr()).not.toMatch(/deleted|absent/);
+  });
+});
