@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import SlowestFiles from './test/helpers/slowest-files.js';
 
 const E2E = ['test/e2e/**/*.test.ts'];
 // Files that change process-wide state another file would inherit in a shared worker: nock
@@ -28,6 +29,9 @@ export default defineConfig({
     // worker on a 2-core machine, which leaves a core idle whenever a file waits on a server.
     maxWorkers: Math.max(2, availableParallelism()),
     sequence: { sequencer: EndToEndFirst },
+    // After the run, the 10 slowest files, the sum of all and each worker's busy time: where the
+    // suite's time goes (its budget: 90 s on a 2-core machine), read, never asserted in a test.
+    reporters: ['default', new SlowestFiles()],
     // Undone after each test even if a file forgets: nothing stubbed or spied on leaks into the next file.
     unstubEnvs: true,
     unstubGlobals: true,
