@@ -1,10 +1,11 @@
 // The reporter that says where the suite's time went (test/helpers/slowest-files.ts, wired in
 // vitest.config.ts): what it prints from a run's file times, read without a run. No timing is
 // asserted here or anywhere: the suite's budget is kept by reading the list, not by a threshold.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
+import { LONGEST_FIRST } from '../helpers/longest-first.js';
 import { report } from '../helpers/slowest-files.js';
 
 const file = (name: string, ms: number, worker: number, endedAt: number) => ({ file: `test/e2e/${name}.e2e.test.ts`, ms, worker, endedAt });
@@ -38,5 +39,10 @@ describe('the slowest-files report', () => {
     const config = readFileSync(path.join(ROOT, 'vitest.config.ts'), 'utf8');
     expect(config).toContain("import SlowestFiles from './test/helpers/slowest-files.js';");
     expect(config).toContain("reporters: ['default', new SlowestFiles()]");
+  });
+
+  it('the files vitest starts first, the longest of the last runs, each still exists (a renamed one would start late)', () => {
+    expect(LONGEST_FIRST.filter((name) => !existsSync(path.join(ROOT, name)))).toEqual([]);
+    expect(new Set(LONGEST_FIRST).size).toBe(LONGEST_FIRST.length);
   });
 });
