@@ -51,8 +51,9 @@ function completeLines(text: string): string[] {
   return lines;
 }
 
-// The cases run at once, each with its own server and config folder.
-describe.concurrent('kill -9 at seeded moments, then the README one-line command again: the first run after the last kill exits 0', () => {
+// Each case has its own server and config folder, from its context; they run one after the other:
+// the runs keep the CPU busy (no wait to overlap), and at once they would only crowd the other files' tests.
+describe('kill -9 at seeded moments, then the README one-line command again: the first run after the last kill exits 0', () => {
   it.for(CASES)(
     'seed %i, %i kill(s), token from the %s: every plant deleted, nothing reported that the server did not do, no id sent more than once a run',
     { timeout: CASE_TIMEOUT_MS },
@@ -143,7 +144,7 @@ describe.concurrent('kill -9 at seeded moments, then the README one-line command
   );
 });
 
-describe.concurrent('the quick start, with the real sandbox', () => {
+describe('the quick start, with the real sandbox', () => {
   it(
     'the journal example killed with kill -9 and run again: the second run exits 0',
     async ({ expect, onTestFinished }) => {
