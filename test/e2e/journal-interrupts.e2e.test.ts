@@ -62,8 +62,10 @@ function idList(random: () => number, mistyped: boolean): string[] {
 const DONE_LINE =
   /^(Deleted plant \d+|Plant \d+ (already (deleted|absent) \(journal\)|absent \((in flight when the earlier run stopped|an earlier attempt's answer was lost): it may have deleted it\)))$/;
 
-// The cases run at once (their held answers and timeouts overlap), each with its own server and config folder.
-describe.concurrent('every interruption, then the README one-line command again: "deleted" only on proof, and the first re-run settles', () => {
+// Each case has its own server and config folder, from its context; they run one after the other:
+// run at once, a signal case (seed 5) sometimes waited about 30 s, a --timeout, for the 3 held
+// requests it signals at, where alone it takes under a second.
+describe('every interruption, then the README one-line command again: "deleted" only on proof, and the first re-run settles', () => {
   it.for(CASES)('%s (seed %i)', { timeout: CASE_TIMEOUT_MS }, async ([kind, seed], { expect, onTestFinished }) => {
     const config = { dir: ownConfigDir({ onTestFinished }) };
     const random = seeded(seed);
