@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { LongestFirst } from './test/helpers/longest-first.js';
+import SlowestFiles from './test/helpers/slowest-files.js';
 
 const E2E = ['test/e2e/**/*.test.ts'];
 // Files that change process-wide state another file would inherit in a shared worker: nock
@@ -9,25 +10,18 @@ const E2E = ['test/e2e/**/*.test.ts'];
 // nock or vi.mock is called *.isolated.test.ts (test/unit/test-isolation.test.ts checks it).
 const ISOLATED = ['test/**/*.isolated.test.ts'];
 
-/**
- * End-to-end files first, so the long ones (batch, hostile) do not start last and leave one
- * worker idle at the end. Within each kind, vitest's own order: longest first when it has the
- * durations of a previous run (its cache), else largest file first, as on a fresh CI checkout.
- */
-class EndToEndFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const endToEnd = (spec: TestSpecification) => spec.project.name === 'e2e';
-    return [...sorted.filter(endToEnd), ...sorted.filter((spec) => !endToEnd(spec))];
-  }
-}
-
 export default defineConfig({
   test: {
-    // Every core, and at least two: vitest's default (one less than the cores) is a single
-    // worker on a 2-core machine, which leaves a core idle whenever a file waits on a server.
-    maxWorkers: Math.max(2, availableParallelism()),
-    sequence: { sequencer: EndToEndFirst },
+    // Every core, and at least four: end-to-end files spend much of their time waiting (on a
+    // latency, an outage, a suspend, a kill), so on a 2-core machine two files at a time leave the
+    // cores half idle; four keep them busy. vitest's default (one less than the cores) would be a
+    // single worker there.
+    maxWorkers: Math.max(4, availableParallelism()),
+    // The longest files first (test/helpers/longest-first.ts): a fresh clone has no durations cached.
+    sequence: { sequencer: LongestFirst },
+    // After the run, the 10 slowest files, the sum of all and each worker's busy time: where the
+    // suite's time goes (its budget: 90 s on a 2-core machine), read, never asserted in a test.
+    reporters: ['default', new SlowestFiles()],
     // Undone after each test even if a file forgets: nothing stubbed or spied on leaks into the next file.
     unstubEnvs: true,
     unstubGlobals: true,

@@ -1,26 +1,24 @@
 // Budgets against real loopback servers: --max-failures stops a list whose second half is wrong,
 // --max-duration stops a slow run at the time set (exit 10) and the journal lets the same
 // command finish it. The arithmetic is in test/unit/engine/budgets.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { it } from 'vitest';
 import { idOf, idRange, jsonLines } from '../helpers/batch-output.js';
 import { runPlantstore } from '../helpers/cli.js';
-import { loopbackCases } from '../helpers/loopback-cases.js';
+import { concurrentLoopbackCases } from '../helpers/loopback-cases.js';
+import { ownConfigDir } from '../helpers/per-test.js';
 
 const TOKEN = 'budget-Token-5b1c0e42';
-const { serve, envFor } = loopbackCases(TOKEN);
 const refuse = (res: import('node:http').ServerResponse) =>
   res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":9,"message":"no such list"}');
 
-let scratch: string | undefined;
-afterEach(() => {
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-  scratch = undefined;
-});
+// The tests run at once (it.concurrent), the slow answers and deadlines they wait on overlapping:
+// each has its own servers and config folder, from its context.
+const scratch = concurrentLoopbackCases(TOKEN);
 
-it("--max-failures 10% stops a list whose second half is wrong, early, with the first failure's code", async () => {
+it.concurrent("--max-failures 10% stops a list whose second half is wrong, early, with the first failure's code", async (context) => {
+  const { serve, envFor } = scratch(context);
+  const { expect } = context;
   // Ids 1-300 exist; 301-600 are from the wrong list and fail.
   const server = await serve((req, res) => (Number(idOf(req.url ?? '')) > 300 ? refuse(res) : res.writeHead(204).end()));
   const ids = idRange(1, 600);
@@ -43,7 +41,9 @@ it("--max-failures 10% stops a list whose second half is wrong, early, with the 
   expect(result.stderr).toContain(`300 deleted, 0 already absent, ${failed.length} failed, ${notSent.length} not sent`);
 });
 
-it('PLANTSTORE_MAX_FAILURES sets a count; --fail-fast is a budget of one', async () => {
+it.concurrent('PLANTSTORE_MAX_FAILURES sets a count; --fail-fast is a budget of one', async (context) => {
+  const { serve, envFor } = scratch(context);
+  const { expect } = context;
   const server = await serve((req, res) => (Number(idOf(req.url ?? '')) % 2 === 0 ? refuse(res) : res.writeHead(204).end()));
   const ids = idRange(1, 100);
   const five = await runPlantstore(['--json', 'delete', '--concurrency', '1', ...ids], {
@@ -60,9 +60,10 @@ it('PLANTSTORE_MAX_FAILURES sets a count; --fail-fast is a budget of one', async
   expect(server.requests.slice(10).map((r) => idOf(r.url))).toEqual(['1', '2']);
 });
 
-it('--max-duration 1s against a slow server exits 10, and the same command with its journal finishes', async () => {
-  scratch = mkdtempSync(path.join(tmpdir(), 'plantstore-budget-'));
-  const journal = path.join(scratch, 'job.journal');
+it.concurrent('--max-duration 1s against a slow server exits 10, and the same command with its journal finishes', async (context) => {
+  const { serve, envFor } = scratch(context);
+  const { expect } = context;
+  const journal = path.join(ownConfigDir(context), 'job.journal');
   // Each answer takes 250 ms: 40 ids two at a time would take 5 s.
   let slow = true;
   const server = await serve((_req, res) => {
@@ -108,16 +109,19 @@ it('--max-duration 1s against a slow server exits 10, and the same command with 
   expect(again.stderr).toContain(`${notSent.length} deleted, ${deleted.length} skipped (journal)`);
 });
 
-it('--max-duration with the time left over ends as any run does', async () => {
+it.concurrent('--max-duration with the time left over ends as any run does', async (context) => {
+  const { serve, envFor } = scratch(context);
+  const { expect } = context;
   const server = await serve((_req, res) => res.writeHead(204).end());
   const result = await runPlantstore(['delete', '--max-duration', '1h', '1', '2', '3'], { env: envFor(server.url) });
   expect(result.code).toBe(0);
   expect(result.stderr).not.toContain('max-duration');
 });
 
-it('--max-duration waits for a request in flight only up to --timeout: a held answer ends as an uncertain timeout, and the journal settles it', async () => {
-  scratch = mkdtempSync(path.join(tmpdir(), 'plantstore-budget-'));
-  const journal = path.join(scratch, 'job.journal');
+it.concurrent('--max-duration waits for a request in flight only up to --timeout: a held answer ends as an uncertain timeout, and the journal settles it', async (context) => {
+  const { serve, envFor } = scratch(context);
+  const { expect } = context;
+  const journal = path.join(ownConfigDir(context), 'job.journal');
   // Plant 1 is deleted on arrival, and its answer never comes; after that it is "no such plant" (a 404 Error).
   const seen = new Set<string>();
   const server = await serve((req, res) => {

@@ -9,8 +9,9 @@
 // received a seeded fraction of the ids that run has to send.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { ownConfigDir } from '../helpers/per-test.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { seeded } from '../helpers/seeded.js';
 import { startPlantCountingServer } from './plant-counting-server.js';
@@ -34,15 +35,9 @@ const CASES: Array<[number, number, 'profile' | 'token command']> = [
   [9, 2, 'token command'],
 ];
 
-let config: ReturnType<typeof tempConfigDir>;
-beforeEach(() => {
-  config = tempConfigDir();
-});
-afterEach(() => config.cleanup());
-
-/** The quick start's two setup lines, for a server at `url`. */
-async function quickStart(url: string, token: string): Promise<void> {
-  const env = { PLANTSTORE_CONFIG_DIR: config.dir };
+/** The quick start's two setup lines, for a server at `url`, into the config folder `dir`. */
+async function quickStart(dir: string, url: string, token: string): Promise<void> {
+  const env = { PLANTSTORE_CONFIG_DIR: dir };
   const login = await runPlantstore(['auth', 'login', '--with-token', '--base-url', url], { env, input: `${token}\n` });
   expect(login.code).toBe(0);
   const missing = await runPlantstore(['config', 'set', 'missing-error', '1'], { env });
@@ -56,14 +51,18 @@ function completeLines(text: string): string[] {
   return lines;
 }
 
+// Each case has its own server and config folder, from its context; they run one after the other:
+// the runs keep the CPU busy (no wait to overlap), and at once they would only crowd the other files' tests.
 describe('kill -9 at seeded moments, then the README one-line command again: the first run after the last kill exits 0', () => {
-  it.each(CASES)(
+  it.for(CASES)(
     'seed %i, %i kill(s), token from the %s: every plant deleted, nothing reported that the server did not do, no id sent more than once a run',
-    async (seed, kills, token) => {
+    { timeout: CASE_TIMEOUT_MS },
+    async ([seed, kills, token], { expect, onTestFinished }) => {
+      const config = { dir: ownConfigDir({ onTestFinished }) };
       const random = seeded(seed);
       const server = await startPlantCountingServer({ plants: IDS, token: TOKEN });
       onTestFinished(() => server.close());
-      await quickStart(server.url, TOKEN);
+      await quickStart(config.dir, server.url, TOKEN);
       const journal = path.join(config.dir, 'dead-plants.journal');
       const ids = Array.from({ length: IDS }, (_, i) => String(i + 1));
       // plantstore delete --journal dead-plants.journal --stdin < dead-plants.txt
@@ -142,18 +141,18 @@ describe('kill -9 at seeded moments, then the README one-line command again: the
         `seed ${seed}: ${kills} kill(s); ${server.total()} DELETEs for ${IDS} ids; ${inFlight} resolved as in flight at the last kill`,
       );
     },
-    CASE_TIMEOUT_MS,
   );
 });
 
 describe('the quick start, with the real sandbox', () => {
   it(
     'the journal example killed with kill -9 and run again: the second run exits 0',
-    async () => {
+    async ({ expect, onTestFinished }) => {
+      const config = { dir: ownConfigDir({ onTestFinished }) };
       const sandbox = await startSandboxProcess(['--plants', '3000']);
       onTestFinished(() => void sandbox.stop());
       // The lines the quick start and the sandbox's own banner give.
-      await quickStart(sandbox.url, 'sandbox-token');
+      await quickStart(config.dir, sandbox.url, 'sandbox-token');
       const journal = path.join(config.dir, 'dead-plants.journal');
       const input = `${Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n')}\n`;
       const args = ['delete', '--journal', journal, '--stdin'];

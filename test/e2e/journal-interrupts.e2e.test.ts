@@ -14,8 +14,9 @@
 //   certain attempt (the mistyped one), which stays a failure: exit 1.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { describe, it } from 'vitest';
+import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { ownConfigDir } from '../helpers/per-test.js';
 import { seeded } from '../helpers/seeded.js';
 import { type AnswerFault, startPlantCountingServer } from './plant-counting-server.js';
 
@@ -44,12 +45,6 @@ const CASES: Array<[Kind, number]> = [
   ['bad-gateway', 9],
 ];
 
-let config: ReturnType<typeof tempConfigDir>;
-beforeEach(() => {
-  config = tempConfigDir();
-});
-afterEach(() => config.cleanup());
-
 /** The complete lines of `text`; a line cut by a kill (no newline after it) is left out. */
 function completeLines(text: string): string[] {
   const lines = text.split('\n');
@@ -67,111 +62,111 @@ function idList(random: () => number, mistyped: boolean): string[] {
 const DONE_LINE =
   /^(Deleted plant \d+|Plant \d+ (already (deleted|absent) \(journal\)|absent \((in flight when the earlier run stopped|an earlier attempt's answer was lost): it may have deleted it\)))$/;
 
+// Each case has its own server and config folder, from its context; they run one after the other:
+// run at once, a signal case (seed 5) sometimes waited about 30 s, a --timeout, for the 3 held
+// requests it signals at, where alone it takes under a second.
 describe('every interruption, then the README one-line command again: "deleted" only on proof, and the first re-run settles', () => {
-  it.each(CASES)(
-    '%s (seed %i)',
-    async (kind, seed) => {
-      const random = seeded(seed);
-      const mistyped = seed % 2 === 1;
-      const ids = idList(random, mistyped);
-      const signal = SIGNALS.includes(kind);
-      // Ids of plants whose first answer is lost, besides the phantoms (a fault kind's victims).
-      const victims = new Set(Array.from({ length: 20 }, () => String(1 + Math.floor(random() * PLANTS))));
-      const arrivals = new Map<string, number>();
-      // A signal's run holds every answer from a seeded point on, so requests are in flight when it comes.
-      let holdFrom = Number.POSITIVE_INFINITY;
-      const server = await startPlantCountingServer({
-        plants: PLANTS,
-        token: TOKEN,
-        fault(id): AnswerFault | undefined {
-          const arrival = (arrivals.get(id) ?? 0) + 1;
-          arrivals.set(id, arrival);
-          if (signal && server.run === 0 && server.total() >= holdFrom) return 'hold';
-          const phantom = PHANTOMS.includes(id);
-          if (arrival > 1 || !(phantom || (!signal && victims.has(id)))) return undefined;
-          if (signal) return server.run === 0 ? 'hold' : 'reset';
-          return kind === 'reset' ? 'reset' : kind === 'bad-gateway' ? 'bad-gateway' : 'hold';
-        },
+  it.for(CASES)('%s (seed %i)', { timeout: CASE_TIMEOUT_MS }, async ([kind, seed], { expect, onTestFinished }) => {
+    const config = { dir: ownConfigDir({ onTestFinished }) };
+    const random = seeded(seed);
+    const mistyped = seed % 2 === 1;
+    const ids = idList(random, mistyped);
+    const signal = SIGNALS.includes(kind);
+    // Ids of plants whose first answer is lost, besides the phantoms (a fault kind's victims).
+    const victims = new Set(Array.from({ length: 20 }, () => String(1 + Math.floor(random() * PLANTS))));
+    const arrivals = new Map<string, number>();
+    // A signal's run holds every answer from a seeded point on, so requests are in flight when it comes.
+    let holdFrom = Number.POSITIVE_INFINITY;
+    const server = await startPlantCountingServer({
+      plants: PLANTS,
+      token: TOKEN,
+      fault(id): AnswerFault | undefined {
+        const arrival = (arrivals.get(id) ?? 0) + 1;
+        arrivals.set(id, arrival);
+        if (signal && server.run === 0 && server.total() >= holdFrom) return 'hold';
+        const phantom = PHANTOMS.includes(id);
+        if (arrival > 1 || !(phantom || (!signal && victims.has(id)))) return undefined;
+        if (signal) return server.run === 0 ? 'hold' : 'reset';
+        return kind === 'reset' ? 'reset' : kind === 'bad-gateway' ? 'bad-gateway' : 'hold';
+      },
+    });
+    onTestFinished(() => server.close());
+    const env = { PLANTSTORE_CONFIG_DIR: config.dir };
+    // The quick start's setup: the token, the base URL and the sandbox's "no such plant" code.
+    expect((await runPlantstore(['auth', 'login', '--with-token', '--base-url', server.url], { env, input: `${TOKEN}\n` })).code).toBe(0);
+    expect((await runPlantstore(['config', 'set', 'missing-error', '1'], { env })).code).toBe(0);
+
+    const journal = path.join(config.dir, 'dead-plants.journal');
+    // plantstore delete --journal dead-plants.journal --stdin < dead-plants.txt (with a --timeout for the held answers)
+    const timeout = kind.startsWith('timeout') ? ['--timeout', '0.5'] : [];
+    const retries = kind === 'timeout, --retries 0' ? ['--retries', '0'] : [];
+    const args = ['delete', '--journal', journal, '--stdin', ...timeout, ...retries];
+    const options = { env, input: `${ids.join('\n')}\n` };
+
+    const runs: RunResult[] = [];
+    const journalBytes: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      server.run = run;
+      const child = startPlantstore(args, options);
+      onTestFinished(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       });
-      onTestFinished(() => server.close());
-      const env = { PLANTSTORE_CONFIG_DIR: config.dir };
-      // The quick start's setup: the token, the base URL and the sandbox's "no such plant" code.
-      expect((await runPlantstore(['auth', 'login', '--with-token', '--base-url', server.url], { env, input: `${TOKEN}\n` })).code).toBe(0);
-      expect((await runPlantstore(['config', 'set', 'missing-error', '1'], { env })).code).toBe(0);
-
-      const journal = path.join(config.dir, 'dead-plants.journal');
-      // plantstore delete --journal dead-plants.journal --stdin < dead-plants.txt (with a --timeout for the held answers)
-      const timeout = kind.startsWith('timeout') ? ['--timeout', '0.5'] : [];
-      const retries = kind === 'timeout, --retries 0' ? ['--retries', '0'] : [];
-      const args = ['delete', '--journal', journal, '--stdin', ...timeout, ...retries];
-      const options = { env, input: `${ids.join('\n')}\n` };
-
-      const runs: RunResult[] = [];
-      const journalBytes: number[] = [];
-      for (let run = 0; run < 2; run++) {
-        server.run = run;
-        const child = startPlantstore(args, options);
-        onTestFinished(() => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        });
-        const ended = finished(child);
-        if (run === 0 && signal) {
-          holdFrom = Math.floor(ids.length * (0.1 + 0.7 * random()));
-          void server
-            .receivedAtLeast(holdFrom)
-            .then(() => server.holdingAtLeast(3))
-            .then(() => child.kill(kind as NodeJS.Signals));
-        }
-        const result = await ended;
-        assertNoTokenLeak(args, options, result);
-        runs.push(result);
-        journalBytes.push(readFileSync(journal).length);
+      const ended = finished(child);
+      if (run === 0 && signal) {
+        holdFrom = Math.floor(ids.length * (0.1 + 0.7 * random()));
+        void server
+          .receivedAtLeast(holdFrom)
+          .then(() => server.holdingAtLeast(3))
+          .then(() => child.kill(kind as NodeJS.Signals));
       }
-      const [first, last] = runs as [RunResult, RunResult];
-      if (kind === 'SIGKILL') expect(first.signal).toBe('SIGKILL');
-      else if (signal) expect(first.code).toBe(SIGNAL_EXIT[kind]);
+      const result = await ended;
+      assertNoTokenLeak(args, options, result);
+      runs.push(result);
+      journalBytes.push(readFileSync(journal).length);
+    }
+    const [first, last] = runs as [RunResult, RunResult];
+    if (kind === 'SIGKILL') expect(first.signal).toBe('SIGKILL');
+    else if (signal) expect(first.code).toBe(SIGNAL_EXIT[kind]);
 
-      // Every existing plant is deleted on the server by the first re-run.
-      expect(server.deleted.size).toBe(PLANTS);
+    // Every existing plant is deleted on the server by the first re-run.
+    expect(server.deleted.size).toBe(PLANTS);
 
-      // "Deleted" only on proof: each run's deleted lines, on stdout and in the journal, are 204s the server gave that run.
-      const journalText = readFileSync(journal, 'utf8');
-      runs.forEach((run, n) => {
-        const proven = server.deletedIn(n);
-        for (const line of completeLines(run.stdout)) {
-          const id = /^Deleted plant (\d+)$/.exec(line)?.[1];
-          if (id !== undefined) expect(proven.has(id), `run ${n} says it deleted plant ${id}`).toBe(true);
-        }
-        const written = journalText.slice(n === 0 ? 0 : journalBytes[n - 1], journalBytes[n]);
-        for (const line of completeLines(written)) {
-          if (!line.includes('"deleted":true')) continue;
-          const id = /^\{"id":(\d+),/.exec(line)?.[1] ?? '';
-          expect(proven.has(id), `run ${n} journaled plant ${id} as deleted`).toBe(true);
-        }
-      });
-
-      // No id sent more than twice.
-      expect(Math.max(...ids.map((id) => server.received(id)))).toBeLessThanOrEqual(2);
-
-      // The first re-run: one line for each id, each done, but for the mistyped id, a certain failure.
-      const lastLines = completeLines(last.stdout);
-      expect(lastLines).toHaveLength(mistyped ? ids.length - 1 : ids.length);
-      for (const line of lastLines) expect(line).toMatch(DONE_LINE);
-      for (const phantom of PHANTOMS) {
-        expect(lastLines.some((line) => line.startsWith(`Plant ${phantom} `) && line.includes('absent'))).toBe(true);
+    // "Deleted" only on proof: each run's deleted lines, on stdout and in the journal, are 204s the server gave that run.
+    const journalText = readFileSync(journal, 'utf8');
+    runs.forEach((run, n) => {
+      const proven = server.deletedIn(n);
+      for (const line of completeLines(run.stdout)) {
+        const id = /^Deleted plant (\d+)$/.exec(line)?.[1];
+        if (id !== undefined) expect(proven.has(id), `run ${n} says it deleted plant ${id}`).toBe(true);
       }
-      const failures = last.stderr.split('\n').filter((line) => line.includes('✗'));
-      if (mistyped) {
-        expect(failures).toEqual([`✗ plant ${MISTYPED}: error 1: plant ${MISTYPED} does not exist (HTTP 400)`]);
-        expect(last.code).toBe(1);
-      } else {
-        expect(failures).toEqual([]);
-        expect(last.code).toBe(0);
+      const written = journalText.slice(n === 0 ? 0 : journalBytes[n - 1], journalBytes[n]);
+      for (const line of completeLines(written)) {
+        if (!line.includes('"deleted":true')) continue;
+        const id = /^\{"id":(\d+),/.exec(line)?.[1] ?? '';
+        expect(proven.has(id), `run ${n} journaled plant ${id} as deleted`).toBe(true);
       }
-      console.info(
-        `${kind} (seed ${seed}): ${server.total()} DELETEs for ${ids.length} ids; first run ${first.code ?? first.signal}, re-run ${last.code}`,
-      );
-    },
-    CASE_TIMEOUT_MS,
-  );
+    });
+
+    // No id sent more than twice.
+    expect(Math.max(...ids.map((id) => server.received(id)))).toBeLessThanOrEqual(2);
+
+    // The first re-run: one line for each id, each done, but for the mistyped id, a certain failure.
+    const lastLines = completeLines(last.stdout);
+    expect(lastLines).toHaveLength(mistyped ? ids.length - 1 : ids.length);
+    for (const line of lastLines) expect(line).toMatch(DONE_LINE);
+    for (const phantom of PHANTOMS) {
+      expect(lastLines.some((line) => line.startsWith(`Plant ${phantom} `) && line.includes('absent'))).toBe(true);
+    }
+    const failures = last.stderr.split('\n').filter((line) => line.includes('✗'));
+    if (mistyped) {
+      expect(failures).toEqual([`✗ plant ${MISTYPED}: error 1: plant ${MISTYPED} does not exist (HTTP 400)`]);
+      expect(last.code).toBe(1);
+    } else {
+      expect(failures).toEqual([]);
+      expect(last.code).toBe(0);
+    }
+    console.info(
+      `${kind} (seed ${seed}): ${server.total()} DELETEs for ${ids.length} ids; first run ${first.code ?? first.signal}, re-run ${last.code}`,
+    );
+  });
 });

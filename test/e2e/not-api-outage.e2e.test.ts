@@ -3,34 +3,29 @@
 // pauses and probes as for a gateway's 502; the same page from a base URL that has never answered
 // as the API ends the run at once, exit 6. The built CLI against the sandbox behind a recording
 // proxy; asserted on what the proxy counted, never on how long a run took.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { runPlantstore } from '../helpers/cli.js';
 import { type DownAnswer, type GatewayProxy, MAINTENANCE_PAGE, startGatewayProxy } from '../helpers/gateway-proxy.js';
+import { closedAfter, ownConfigDir } from '../helpers/per-test.js';
 
 const TOKEN = 'not-api-Token-4c8e21b9';
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
 
-let config: ReturnType<typeof tempConfigDir>;
-const closers: Array<() => Promise<void>> = [];
-beforeEach(() => {
-  config = tempConfigDir();
+/** The CLI's environment for this test: a config folder of its own (the tests of a file run at once). */
+const envFor = (context: TestContext, baseUrl: string) => ({
+  PLANTSTORE_CONFIG_DIR: ownConfigDir(context),
+  PLANTSTORE_TOKEN: TOKEN,
+  PLANTSTORE_BASE_URL: baseUrl,
 });
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-  config.cleanup();
-});
-const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl });
 
 /** nginx's `error_page 502 =200` with a JSON body: a 200 an API could send, to the first DELETE and to the one that confirms it. */
 const JSON_CATCH_ALL: DownAnswer = { status: 200, contentType: 'application/json', body: '{"message":"upstream unavailable, try later"}' };
 
-async function sandboxBehindProxy(plants: number, whileDown = MAINTENANCE_PAGE) {
-  const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants });
-  closers.push(() => sandbox.close());
-  const proxy = await startGatewayProxy(sandbox.url, whileDown);
-  closers.push(() => proxy.close());
+async function sandboxBehindProxy(context: TestContext, plants: number, whileDown = MAINTENANCE_PAGE) {
+  const sandbox = closedAfter(context, await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants }));
+  const proxy = closedAfter(context, await startGatewayProxy(sandbox.url, whileDown));
   return { sandbox, proxy };
 }
 
@@ -41,17 +36,20 @@ function pageBound(proxy: GatewayProxy, window: { from: number; to: number }) {
   return { afterFirstSecond, probesAtMost };
 }
 
-describe("an answer that is not the API's for 3 s mid-batch", () => {
-  it.each<[string, DownAnswer, string[]]>([
+// Each test has its own servers and config folder: the outages they wait out overlap.
+describe.concurrent("an answer that is not the API's for 3 s mid-batch", () => {
+  it.for<[string, DownAnswer, string[]]>([
     ['a maintenance page (200, HTML)', MAINTENANCE_PAGE, []],
     ['a maintenance page (200, HTML)', MAINTENANCE_PAGE, ['--concurrency', '64']],
     ["nginx's error_page 502 =200 (JSON)", JSON_CATCH_ALL, []],
   ])(
     '%s, 5,000 ids with %#: no id fails, and only a probe a second reaches it after its first second',
-    async (_name, whileDown, flags) => {
-      const { sandbox, proxy } = await sandboxBehindProxy(5_000, whileDown);
+    { timeout: 60_000 },
+    async ([_name, whileDown, flags], context) => {
+      const { expect } = context;
+      const { sandbox, proxy } = await sandboxBehindProxy(context, 5_000, whileDown);
       const outage = proxy.downAfter(1_000, 3_000);
-      const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(proxy.url), input: ids(5_000) });
+      const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(context, proxy.url), input: ids(5_000) });
       const window = await outage;
 
       expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
@@ -61,15 +59,15 @@ describe("an answer that is not the API's for 3 s mid-batch", () => {
       const { afterFirstSecond, probesAtMost } = pageBound(proxy, window);
       expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
     },
-    60_000,
   );
 });
 
-describe('a base URL that serves a page from the first request', () => {
-  it('5,000 ids: exit 6 at once, saying the base URL may lead elsewhere; a handful of requests, the rest not sent', async () => {
-    const { sandbox, proxy } = await sandboxBehindProxy(5_000);
+describe.concurrent('a base URL that serves a page from the first request', () => {
+  it('5,000 ids: exit 6 at once, saying the base URL may lead elsewhere; a handful of requests, the rest not sent', async (context) => {
+    const { expect } = context;
+    const { sandbox, proxy } = await sandboxBehindProxy(context, 5_000);
     void proxy.downAfter(0, 60_000);
-    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(proxy.url), input: ids(5_000) });
+    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(context, proxy.url), input: ids(5_000) });
 
     expect(result.code).toBe(6);
     expect(result.stderr).toContain(

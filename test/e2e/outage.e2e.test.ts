@@ -5,26 +5,23 @@
 // counted, never on how long a run took.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { MAX_AUTO_CONCURRENCY } from '../../src/batch/adaptive/latency-tuning.js';
 import { OUTAGE_AFTER_ANSWERS, PROBE_EVERY_MS } from '../../src/batch/throttle/outage.js';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { runPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { runPlantstore } from '../helpers/cli.js';
 import { type GatewayProxy, startGatewayProxy } from '../helpers/gateway-proxy.js';
+import { closedAfter, ownConfigDir } from '../helpers/per-test.js';
 
 const TOKEN = 'outage-Token-5b2e90c4';
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
 
-let config: ReturnType<typeof tempConfigDir>;
-const closers: Array<() => Promise<void>> = [];
-beforeEach(() => {
-  config = tempConfigDir();
+/** The CLI's environment for this test: a config folder of its own (the tests of a file run at once). */
+const envFor = (context: TestContext, baseUrl: string) => ({
+  PLANTSTORE_CONFIG_DIR: ownConfigDir(context),
+  PLANTSTORE_TOKEN: TOKEN,
+  PLANTSTORE_BASE_URL: baseUrl,
 });
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-  config.cleanup();
-});
-const envFor = (baseUrl: string) => ({ PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: baseUrl });
 
 /** What reaches a down proxy: the requests the run started before it saw the outage (at most a ceiling's worth), then one probe a pause apart. */
 function downBound(proxy: GatewayProxy, window: { from: number; to: number }) {
@@ -33,14 +30,14 @@ function downBound(proxy: GatewayProxy, window: { from: number; to: number }) {
   return { afterFirstSecond, probesAtMost };
 }
 
-describe('an upstream down for a while behind a reverse proxy', () => {
-  it('20,000 ids: no id fails, and while it is down only a probe a second reaches the proxy', async () => {
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 20_000 });
-    closers.push(() => sandbox.close());
-    const proxy = await startGatewayProxy(sandbox.url);
-    closers.push(() => proxy.close());
+// Each test has its own servers and config folder: the outages they wait out overlap.
+describe.concurrent('an upstream down for a while behind a reverse proxy', () => {
+  it('20,000 ids: no id fails, and while it is down only a probe a second reaches the proxy', async (context) => {
+    const { expect } = context;
+    const sandbox = closedAfter(context, await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 20_000 }));
+    const proxy = closedAfter(context, await startGatewayProxy(sandbox.url));
     const outage = proxy.downAfter(5_000, 5_000);
-    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(proxy.url), input: ids(20_000) });
+    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(context, proxy.url), input: ids(20_000) });
     const window = await outage;
 
     expect(result.stderr).toMatch(/^20000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
@@ -54,35 +51,30 @@ describe('an upstream down for a while behind a reverse proxy', () => {
   }, 120_000);
 });
 
-describe("a server that gives a gateway's 502 page for 3 s", () => {
-  it.each([
+describe.concurrent("a server that gives a gateway's 502 page for 3 s", () => {
+  it.for<[string, string[]]>([
     ['the default', []],
     ['--concurrency 64', ['--concurrency', '64']],
-  ])(
-    '5,000 ids with %s: none fails',
-    async (_name, flags) => {
-      const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 5_000 });
-      closers.push(() => sandbox.close());
-      const proxy = await startGatewayProxy(sandbox.url);
-      closers.push(() => proxy.close());
-      const outage = proxy.downAfter(1_000, 3_000);
-      const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(proxy.url), input: ids(5_000) });
-      const window = await outage;
+  ])('5,000 ids with %s: none fails', { timeout: 60_000 }, async ([_name, flags], context) => {
+    const { expect } = context;
+    const sandbox = closedAfter(context, await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 5_000 }));
+    const proxy = closedAfter(context, await startGatewayProxy(sandbox.url));
+    const outage = proxy.downAfter(1_000, 3_000);
+    const result = await runPlantstore(['delete', '--stdin', ...flags], { env: envFor(context, proxy.url), input: ids(5_000) });
+    const window = await outage;
 
-      expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
-      expect(result.code).toBe(0);
-      // The slow restart after it is no rate cut: the summary names the outage, and no pace the server asked for.
-      expect(result.stderr).toMatch(/; throttled: the service was down once \(/);
-      expect(result.stderr).not.toMatch(/sending at/);
-      const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
-      expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
-    },
-    60_000,
-  );
+    expect(result.stderr).toMatch(/^5000 deleted, 0 already absent, 0 failed, 0 not sent in /m);
+    expect(result.code).toBe(0);
+    // The slow restart after it is no rate cut: the summary names the outage, and no pace the server asked for.
+    expect(result.stderr).toMatch(/; throttled: the service was down once \(/);
+    expect(result.stderr).not.toMatch(/sending at/);
+    const { afterFirstSecond, probesAtMost } = downBound(proxy, window);
+    expect(afterFirstSecond).toBeLessThanOrEqual(probesAtMost);
+  });
 });
 
 /** 2,000 plants; 4 ids always answer 503, 2 never answer (held open until the client gives up). */
-async function fewBadIds() {
+async function fewBadIds(context: TestContext) {
   // The first wave among them: before any good answer, as the issue's run met them.
   const always503 = new Set(['1', '2', '3', '1999']);
   const silent = new Set(['4', '1200']);
@@ -101,24 +93,29 @@ async function fewBadIds() {
     res.writeHead(204).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(async () => {
+  context.onTestFinished(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, always503, silent, deleted, requests };
 }
 
-describe('a few ids that always answer 503 and a few that never answer', () => {
-  it.each([
+describe.concurrent('a few ids that always answer 503 and a few that never answer', () => {
+  it.for<[string, string[]]>([
     ['--max-retry-wait 0', ['--max-retry-wait', '0']],
     ['--max-retry-wait 0 and --concurrency 64', ['--max-retry-wait', '0', '--concurrency', '64']],
     ['--max-retry-wait 2', ['--max-retry-wait', '2']],
     ['the default wait', []],
   ])(
     'with %s: every other id is deleted, and only those 6 fail, each after its own retries',
-    async (_name, flags) => {
-      const server = await fewBadIds();
-      const result = await runPlantstore(['delete', '--stdin', '--timeout', '1', ...flags], { env: envFor(server.url), input: ids(2_000) });
+    { timeout: 60_000 },
+    async ([_name, flags], context) => {
+      const { expect } = context;
+      const server = await fewBadIds(context);
+      const result = await runPlantstore(['delete', '--stdin', '--timeout', '1', ...flags], {
+        env: envFor(context, server.url),
+        input: ids(2_000),
+      });
 
       expect(server.deleted.size).toBe(1_994);
       expect(result.stderr).toMatch(
@@ -135,6 +132,5 @@ describe('a few ids that always answer 503 and a few that never answer', () => {
       for (const id of server.always503) expect(server.requests.get(id)).toBeGreaterThanOrEqual(3);
       for (const id of server.silent) expect(server.requests.get(id)).toBe(3);
     },
-    60_000,
   );
 });

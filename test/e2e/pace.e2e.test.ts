@@ -3,34 +3,32 @@
 // what they were sent. The shares are asserted on counts (ids failed, ids deleted); the deadlines
 // on bounds measured from outside ("exits within --timeout + 1 s of the deadline"), with margins
 // for a loaded 2-core machine: a run that misses them today takes tens of seconds, or never ends.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { idRange } from '../helpers/batch-output.js';
 import { endsWithin, runPlantstore, startPlantstore } from '../helpers/cli.js';
 import { startFailingShareServer } from '../helpers/failing-share-server.js';
 import { BAD_GATEWAY_PAGE } from '../helpers/gateway-proxy.js';
-import { loopbackCases } from '../helpers/loopback-cases.js';
+import { concurrentLoopbackCases } from '../helpers/loopback-cases.js';
+import { closedAfter, ownConfigDir } from '../helpers/per-test.js';
 
 const TOKEN = 'pace-Token-40c6d7e8';
-const { serve, envFor } = loopbackCases(TOKEN);
-/** The CLI's default retries, which loopbackCases turns off for its one-answer cases. */
-const withRetries = (baseUrl: string) => ({ ...envFor(baseUrl), PLANTSTORE_RETRIES: '2' });
+const scratch = concurrentLoopbackCases(TOKEN);
+/**
+ * A test's own servers, environment and journal (the tests of this file run at once, their waits
+ * overlapping); `withRetries` gives the CLI's default retries, which loopbackCases turns off for its one-answer cases.
+ */
+function casesOf(context: TestContext) {
+  const { serve, envFor } = scratch(context);
+  return {
+    serve,
+    withRetries: (baseUrl: string) => ({ ...envFor(baseUrl), PLANTSTORE_RETRIES: '2' }),
+    journalFile: () => path.join(ownConfigDir(context), 'job.journal'),
+    expect: context.expect,
+  };
+}
 /** Start-up of the CLI on a loaded machine, on top of every bound below. */
 const STARTUP_MARGIN_MS = 3000;
-
-let scratch: string | undefined;
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-  scratch = undefined;
-});
-const journalFile = () => {
-  scratch = mkdtempSync(path.join(tmpdir(), 'plantstore-pace-'));
-  return path.join(scratch, 'job.journal');
-};
 
 /** The summary's counts; `left`: the ids neither deleted nor absent (failed, not sent, or in flight when it stopped). */
 function summaryOf(stderr: string) {
@@ -54,17 +52,20 @@ async function timedRun(args: string[], env: Record<string, string>, guardMs = 6
   return { ...result, ms: performance.now() - started };
 }
 
+// These two first, one after the other: they keep the CPU busy (2,000 ids each), and the deadlines
+// measured below run after them, at once (each test has its own servers and folders), their waits overlapping.
 describe('one upstream of several dead: a seeded share of the requests answers 502', () => {
-  it.each([
+  it.for([
     // At most 1% of 2,000 ids; before, 251 failed (each id had its 3 attempts, and 1 in 8 failed all three).
     { share: 0.5, failedAtMost: 20 },
     // None; before, 35 failed.
     { share: 0.25, failedAtMost: 0 },
   ])(
     '2,000 ids, $share of requests failing: at most $failedAtMost ids fail, and the service is never taken for down',
-    async ({ share, failedAtMost }) => {
-      const server = await startFailingShareServer({ share, latencyMs: 10 });
-      closers.push(() => server.close());
+    { timeout: 120_000 },
+    async ({ share, failedAtMost }, context) => {
+      const { withRetries, expect } = casesOf(context);
+      const server = closedAfter(context, await startFailingShareServer({ share, latencyMs: 10 }));
       const result = await runPlantstore(['delete', '--stdin'], { env: withRetries(server.url), input: idRange(1, 2000).join('\n') });
       const counts = summaryOf(result.stderr);
       // An id that failed every attempt with a 502 is in flight (a gateway's 502 may hide a deletion): not done either way.
@@ -77,12 +78,12 @@ describe('one upstream of several dead: a seeded share of the requests answers 5
       expect(result.stderr).not.toMatch(/the service was down/);
       expect(result.code).toBe(counts.left === 0 ? 0 : 6);
     },
-    120_000,
   );
 });
 
-describe('--max-duration holds: no attempt after it, and the process exits within --timeout + 1 s of it', () => {
-  it('one id answering 503 Retry-After: 25, --max-duration 3s --timeout 5: exit 10 at the deadline, and the journal goes on', async () => {
+describe.concurrent('--max-duration holds: no attempt after it, and the process exits within --timeout + 1 s of it', () => {
+  it('one id answering 503 Retry-After: 25, --max-duration 3s --timeout 5: exit 10 at the deadline, and the journal goes on', async (context) => {
+    const { serve, withRetries, journalFile, expect } = casesOf(context);
     const journal = journalFile();
     let healthy = false;
     const server = await serve((_req, res) => {
@@ -106,7 +107,8 @@ describe('--max-duration holds: no attempt after it, and the process exits withi
     expect(server.requests).toHaveLength(2);
   }, 90_000);
 
-  it('an outage (every request 502), --max-duration 3s --timeout 5: exit 10 at the deadline, no request after it, and the journal goes on', async () => {
+  it('an outage (every request 502), --max-duration 3s --timeout 5: exit 10 at the deadline, no request after it, and the journal goes on', async (context) => {
+    const { serve, withRetries, journalFile, expect } = casesOf(context);
     const journal = journalFile();
     let healthy = false;
     const arrivals: number[] = [];
@@ -136,8 +138,9 @@ describe('--max-duration holds: no attempt after it, and the process exits withi
   }, 90_000);
 });
 
-describe('a gateway answering 504 to everything: the run gives up at --max-outage, and exits at once', () => {
-  it('200 ids, --max-outage 3s --max-retry-wait 10: exit 6 within a probe and a second of it, every id reported, the service said to be down', async () => {
+describe.concurrent('a gateway answering 504 to everything: the run gives up at --max-outage, and exits at once', () => {
+  it('200 ids, --max-outage 3s --max-retry-wait 10: exit 6 within a probe and a second of it, every id reported, the service said to be down', async (context) => {
+    const { serve, withRetries, expect } = casesOf(context);
     const server = await serve((req, res) => {
       req.resume();
       res.writeHead(504, { 'content-type': 'text/html' }).end('<html><body><h1>504 Gateway Time-out</h1></body></html>');
@@ -157,8 +160,9 @@ describe('a gateway answering 504 to everything: the run gives up at --max-outag
   }, 60_000);
 });
 
-describe('a run stopped by its failure budget sends nothing more, retries included', () => {
-  it('--fail-fast: the id waiting out a Retry-After of 20 s is not waited for, but reported with its last answer', async () => {
+describe.concurrent('a run stopped by its failure budget sends nothing more, retries included', () => {
+  it('--fail-fast: the id waiting out a Retry-After of 20 s is not waited for, but reported with its last answer', async (context) => {
+    const { serve, withRetries, expect } = casesOf(context);
     const server = await serve((req, res) => {
       req.resume();
       if (req.url?.endsWith('/1')) res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":3,"message":"protected"}');

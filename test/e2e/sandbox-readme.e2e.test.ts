@@ -5,8 +5,9 @@
 // assertions on counts and reports, never on time.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { finished, ROOT, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { describe, it, type TestContext } from 'vitest';
+import { finished, ROOT, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { ownConfigDir } from '../helpers/per-test.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
 
 const THIS_FILE = 'test/e2e/sandbox-readme.e2e.test.ts';
@@ -31,27 +32,23 @@ function readmeSandboxLines(): Map<string, string[]> {
   return found;
 }
 
-let running: SandboxProcess[] = [];
-let cleanups: Array<() => void> = [];
-afterEach(async () => {
-  await Promise.all(running.map((sandbox) => sandbox.stop('SIGTERM')));
-  running = [];
-  for (const cleanup of cleanups) cleanup();
-  cleanups = [];
-});
-
-async function readmeSandbox(section: string): Promise<{ sb: SandboxProcess; env: Record<string, string>; dir: string }> {
+/** The sandbox of a README section, this test's own (the tests of this file run at once), stopped when it finishes. */
+async function readmeSandbox(
+  context: TestContext,
+  section: string,
+): Promise<{ sb: SandboxProcess; env: Record<string, string>; dir: string }> {
   const args = readmeSandboxLines().get(section);
-  expect(args, `README section "${section}" has a sandbox line run by ${THIS_FILE}`).toBeDefined();
+  context.expect(args, `README section "${section}" has a sandbox line run by ${THIS_FILE}`).toBeDefined();
   const sb = await startSandboxProcess(args ?? []);
-  running.push(sb);
-  const config = tempConfigDir();
-  cleanups.push(config.cleanup);
+  context.onTestFinished(async () => {
+    await sb.stop('SIGTERM');
+  });
+  const dir = ownConfigDir(context);
   // As the README's next line exports them.
   return {
     sb,
-    dir: config.dir,
-    env: { PLANTSTORE_CONFIG_DIR: config.dir, PLANTSTORE_BASE_URL: sb.url, PLANTSTORE_TOKEN: 'sandbox-token' },
+    dir,
+    env: { PLANTSTORE_CONFIG_DIR: dir, PLANTSTORE_BASE_URL: sb.url, PLANTSTORE_TOKEN: 'sandbox-token' },
   };
 }
 
@@ -59,16 +56,18 @@ const ids = (count: number): string => Array.from({ length: count }, (_, n) => `
 const answered = (sb: SandboxProcess, status: number): number =>
   sb.requestLog().filter((line) => line.split(' ')[2] === String(status)).length;
 
-describe('the README rehearsals, on the sandbox each one starts', () => {
-  it('finds both lines, each with the options of its section', () => {
+// Each test has its own sandbox process and config folder: the latencies and rates they wait on overlap.
+describe.concurrent('the README rehearsals, on the sandbox each one starts', () => {
+  it('finds both lines, each with the options of its section', ({ expect }) => {
     const lines = readmeSandboxLines();
     expect([...lines.keys()].sort()).toEqual(['A resumable CI job', 'Faster, or gentler']);
     expect(lines.get('Faster, or gentler')).toEqual(expect.arrayContaining(['--latency', '--capacity', '--rate']));
     expect(lines.get('A resumable CI job')).toEqual(expect.arrayContaining(['--latency', '--capacity']));
   });
 
-  it('Faster, or gentler: the batch ends 0, every 429 of the sandbox counted in the summary, the limit settled under its capacity', async () => {
-    const { sb, env } = await readmeSandbox('Faster, or gentler');
+  it('Faster, or gentler: the batch ends 0, every 429 of the sandbox counted in the summary, the limit settled under its capacity', async (context) => {
+    const { expect } = context;
+    const { sb, env } = await readmeSandbox(context, 'Faster, or gentler');
     const run = await runPlantstore(['delete', '--stdin'], { env, input: ids(1000) });
     expect(run.code, run.stderr.slice(-500)).toBe(0);
     expect(answered(sb, 204)).toBe(1000);
@@ -79,8 +78,9 @@ describe('the README rehearsals, on the sandbox each one starts', () => {
     expect(settled).toBeLessThanOrEqual(32);
   });
 
-  it('A resumable CI job: Ctrl-C halfway, then the same command again: exit 0, every id deleted once', async () => {
-    const { sb, env, dir } = await readmeSandbox('A resumable CI job');
+  it('A resumable CI job: Ctrl-C halfway, then the same command again: exit 0, every id deleted once', async (context) => {
+    const { expect } = context;
+    const { sb, env, dir } = await readmeSandbox(context, 'A resumable CI job');
     const options = { env: { ...env, PLANTSTORE_MISSING_ERROR: '1' }, input: ids(600) };
     const args = ['delete', '--journal', path.join(dir, 'dead-plants.journal'), '--stdin'];
     const first = startPlantstore(args, options);

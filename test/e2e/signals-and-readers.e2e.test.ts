@@ -4,41 +4,48 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { type SummaryCounts, summaryCounts } from '../helpers/batch-output.js';
 import { BIN, cleanEnv, endsWithin } from '../helpers/cli.js';
-import { answerCounter, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { closedAfter } from '../helpers/per-test.js';
+import { answerCounter, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'signals-Token-0a1b2c3d';
-let server: ScriptedServer;
-let answers = answerCounter();
-beforeEach(async () => {
-  answers = answerCounter();
-  server = await startScriptedServer((_req, res) => {
-    res.writeHead(204).end();
-    answers.answer();
-  });
-});
-afterEach(() => server.close());
 
-const answeredAtLeast = (count: number) => answers.atLeast(count);
-
-function start(args: string[], stdio: ('pipe' | number)[]): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url }),
-    stdio: stdio as ['pipe', 'pipe', 'pipe'],
-  });
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  return child;
+/**
+ * A test's own server, answering 204 and counting its answers, and a way to start the CLI at it,
+ * killed if still running when the test finishes (the tests of this file run at once).
+ */
+async function served(context: TestContext) {
+  const answers = answerCounter();
+  const server = closedAfter(
+    context,
+    await startScriptedServer((_req, res) => {
+      res.writeHead(204).end();
+      answers.answer();
+    }),
+  );
+  function start(args: string[], stdio: ('pipe' | number)[]): ChildProcess {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: cleanEnv({ PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: server.url }),
+      stdio: stdio as ['pipe', 'pipe', 'pipe'],
+    });
+    context.onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    return child;
+  }
+  return { answers, start };
 }
+type Served = Awaited<ReturnType<typeof served>>;
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join('\n');
 
-describe('a reader that stops reading stdout', () => {
-  it('the first SIGTERM ends the run: report on stderr, exit 143, without waiting for the reader', async () => {
-    const { code, stderr } = await terminatedWithReaderStalled(20_000);
+// Each test has its own server and child: the waits for a stalled reader overlap.
+describe.concurrent('a reader that stops reading stdout', () => {
+  it('the first SIGTERM ends the run: report on stderr, exit 143, without waiting for the reader', async (context) => {
+    const { expect } = context;
+    const { code, stderr } = await terminatedWithReaderStalled(await served(context), 20_000);
     expect(code).toBe(143);
     expect(stderr).toMatch(/^interrupted: \d+ of 20000 deleted before the interrupt/m);
   });
@@ -49,13 +56,13 @@ describe('a reader that stops reading stdout', () => {
  * parked: the pipe (64 KiB) is full and the reader behind, so the answers stop. (A readiness
  * poll, not a timing assertion: signalling earlier only makes a test weaker.)
  */
-async function terminatedWithReaderStalled(total: number): Promise<{ code: number | null; stderr: string }> {
+async function terminatedWithReaderStalled({ answers, start }: Served, total: number): Promise<{ code: number | null; stderr: string }> {
   const child = start(['--json', 'delete', '--stdin'], ['pipe', 'pipe', 'pipe']);
   child.stdin?.end(ids(total));
   child.stdout?.pause();
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  await answeredAtLeast(1_000);
+  await answers.atLeast(1_000);
   for (let before = -1; before !== answers.answered; ) {
     before = answers.answered;
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -65,10 +72,11 @@ async function terminatedWithReaderStalled(total: number): Promise<{ code: numbe
   return { code: result.code, stderr };
 }
 
-describe('a reader that stops reading stdout, in a large batch', () => {
-  it('SIGTERM: the ids left are counted, not written for it: the summary and the folded line still add up to every id', async () => {
+describe.concurrent('a reader that stops reading stdout, in a large batch', () => {
+  it('SIGTERM: the ids left are counted, not written for it: the summary and the folded line still add up to every id', async (context) => {
+    const { expect } = context;
     const total = 200_000;
-    const { code, stderr } = await terminatedWithReaderStalled(total);
+    const { code, stderr } = await terminatedWithReaderStalled(await served(context), total);
     expect(code).toBe(143);
     const counts = summaryCounts(stderr);
     expect(counts).toBeDefined();
@@ -79,8 +87,10 @@ describe('a reader that stops reading stdout, in a large batch', () => {
   });
 });
 
-describe('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > log 2>&1` closed)', () => {
-  it('is handled like SIGTERM: every result and the report reach the log, exit 129', async () => {
+describe.concurrent('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > log 2>&1` closed)', () => {
+  it('is handled like SIGTERM: every result and the report reach the log, exit 129', async (context) => {
+    const { expect, onTestFinished } = context;
+    const { answers, start } = await served(context);
     const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-hup-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const log = path.join(dir, 'log');
@@ -88,7 +98,7 @@ describe('SIGHUP mid-batch (the terminal of `plantstore delete --stdin < ids > l
     const child = start(['delete', '--stdin', '--concurrency', '2'], ['pipe', fd, fd]);
     closeSync(fd);
     child.stdin?.end(ids(200_000));
-    await answeredAtLeast(50);
+    await answers.atLeast(50);
     child.kill('SIGHUP');
     const result = await endsWithin(child, 20_000);
     expect(result.code).toBe(129);

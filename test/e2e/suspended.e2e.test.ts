@@ -10,7 +10,7 @@ import http2, { type Http2ServerRequest } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createCa, type Issued, issue, OPENSSL } from '../helpers/certificates.js';
 import { BIN, cleanEnv, endsWithin, tempConfigDir } from '../helpers/cli.js';
 
@@ -18,56 +18,58 @@ const TOKEN = 'suspended-Token-0a1b2c3d';
 const ANSWER_AFTER_MS = 300;
 const TIMEOUT_S = 1;
 
-const deleted = new Set<string>();
-let answered = 0;
-/** Every request that arrived, by path. */
-let requests: string[] = [];
-let arrivalWaiters: Array<() => void> = [];
-let waiters: Array<{ count: number; resolve(): void }> = [];
-const answeredAtLeast = (count: number) =>
-  new Promise<void>((resolve) => (answered >= count ? resolve() : waiters.push({ count, resolve })));
-const nextRequest = () => new Promise<void>((resolve) => arrivalWaiters.push(resolve));
-
-beforeEach(() => {
-  deleted.clear();
-  answered = 0;
-  requests = [];
-  arrivalWaiters = [];
-  waiters = [];
-});
+/** What one test's server saw and did: its own, as the tests of this file run at once. */
+function serverState() {
+  const state = {
+    deleted: new Set<string>(),
+    answered: 0,
+    /** Every request that arrived, by path. */
+    requests: [] as string[],
+    arrivalWaiters: [] as Array<() => void>,
+    waiters: [] as Array<{ count: number; resolve(): void }>,
+    answeredAtLeast: (count: number) =>
+      new Promise<void>((resolve) => (state.answered >= count ? resolve() : state.waiters.push({ count, resolve }))),
+    nextRequest: () => new Promise<void>((resolve) => state.arrivalWaiters.push(resolve)),
+  };
+  return state;
+}
+type ServerState = ReturnType<typeof serverState>;
 
 /** Sends a status, and with a body, its JSON: over HTTP/1.1 or HTTP/2 alike. */
 type Reply = (status: number, json?: string) => void;
 
 /** Each plant exists until its first DELETE; every answer comes `delayMs` late. */
-function answer(req: IncomingMessage | Http2ServerRequest, reply: Reply, delayMs = ANSWER_AFTER_MS): void {
+function answer(state: ServerState, req: IncomingMessage | Http2ServerRequest, reply: Reply, delayMs = ANSWER_AFTER_MS): void {
   const id = req.url ?? '';
-  requests.push(id);
-  for (const resolve of arrivalWaiters.splice(0)) resolve();
+  state.requests.push(id);
+  for (const resolve of state.arrivalWaiters.splice(0)) resolve();
   req.resume();
   setTimeout(() => {
-    if (deleted.has(id)) {
+    if (state.deleted.has(id)) {
       reply(404, '{"error":404,"message":"plant does not exist"}');
     } else {
-      deleted.add(id);
+      state.deleted.add(id);
       reply(204);
     }
-    answered += 1;
-    for (const waiter of waiters.filter((w) => answered >= w.count)) waiter.resolve();
-    waiters = waiters.filter((w) => answered < w.count);
+    state.answered += 1;
+    for (const waiter of state.waiters.filter((w) => state.answered >= w.count)) waiter.resolve();
+    state.waiters = state.waiters.filter((w) => state.answered < w.count);
   }, delayMs);
 }
 
 interface Served {
   url: string;
+  state: ServerState;
   /** Extra environment for the CLI: the CA to trust over TLS. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
 
 async function serveHttp1(delayMs = ANSWER_AFTER_MS): Promise<Served> {
+  const state = serverState();
   const server = http.createServer((req, res) =>
     answer(
+      state,
       req,
       (status, json) =>
         json === undefined ? res.writeHead(status).end() : res.writeHead(status, { 'content-type': 'application/json' }).end(json),
@@ -77,6 +79,7 @@ async function serveHttp1(delayMs = ANSWER_AFTER_MS): Promise<Served> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    state,
     env: {},
     close: () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections()),
   };
@@ -85,8 +88,9 @@ async function serveHttp1(delayMs = ANSWER_AFTER_MS): Promise<Served> {
 /** HTTP/2 only (no HTTP/1.1 fallback offered), over TLS with a throwaway CA the CLI is told to trust. */
 async function serveHttp2(dir: string, ca: Issued): Promise<Served> {
   const issued = issue(ca, dir, 'server', ['IP:127.0.0.1']);
+  const state = serverState();
   const server = http2.createSecureServer({ cert: issued.cert, key: issued.key }, (req, res) =>
-    answer(req, (status, json) =>
+    answer(state, req, (status, json) =>
       json === undefined ? res.writeHead(status).end() : res.writeHead(status, { 'content-type': 'application/json' }).end(json),
     ),
   );
@@ -98,6 +102,7 @@ async function serveHttp2(dir: string, ca: Issued): Promise<Served> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    state,
     env: { PLANTSTORE_CA_CERT: ca.certFile },
     close: () =>
       new Promise((resolve) => {
@@ -122,14 +127,16 @@ const protocols = [
   { name: 'HTTP/2 over TLS', serve: () => serveHttp2(certs?.dir ?? '', certs?.ca as Issued), skip: !OPENSSL },
 ];
 
-describe.each(protocols)('over $name', ({ serve, skip }) => {
-  it.skipIf(skip).each([
+// Each test has its own server, config folder and child: the pauses they wait out overlap.
+describe.concurrent.each(protocols)('over $name', ({ serve, skip }) => {
+  it.skipIf(skip).for<[string, boolean]>([
     ['', false],
     [' with --journal: every id recorded deleted', true],
   ])(
     'SIGSTOP longer than --timeout mid-batch, then SIGCONT: the answers that came meanwhile are used, exit 0%s',
-    async (_, withJournal) => {
+    async ([_, withJournal], { expect, onTestFinished }) => {
       const server = await serve();
+      const { requests } = server.state;
       onTestFinished(() => server.close());
       const ids = Array.from({ length: 12 }, (_, i) => String(i + 1));
       const config = tempConfigDir();
@@ -159,9 +166,9 @@ describe.each(protocols)('over $name', ({ serve, skip }) => {
       const ending = endsWithin(child, 30_000);
       // Stopped once four requests are out, and kept stopped until their answers have all been
       // written to its sockets and its deadlines have passed: the pause is what is tested, so it is waited out.
-      while (requests.length < 4) await nextRequest();
+      while (requests.length < 4) await server.state.nextRequest();
       child.kill('SIGSTOP');
-      await answeredAtLeast(4);
+      await server.state.answeredAtLeast(4);
       await new Promise((resolve) => setTimeout(resolve, TIMEOUT_S * 1000 + ANSWER_AFTER_MS));
       child.kill('SIGCONT');
       const result = await ending;
@@ -184,8 +191,11 @@ describe.each(protocols)('over $name', ({ serve, skip }) => {
   );
 });
 
-describe('a suspend while the token command runs', () => {
-  it('the command printed its token and exited while the run was stopped past --timeout: the token is used, exit 0', async () => {
+describe.concurrent('a suspend while the token command runs', () => {
+  it('the command printed its token and exited while the run was stopped past --timeout: the token is used, exit 0', async ({
+    expect,
+    onTestFinished,
+  }) => {
     // Answers at once: only the token command's deadline is tested here.
     const server = await serveHttp1(0);
     onTestFinished(() => server.close());

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, type TestContext } from 'vitest';
 import { tempConfigDir } from './cli.js';
+import { closedAfter, ownConfigDir } from './per-test.js';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
 /**
@@ -30,5 +31,27 @@ export function loopbackCases(token: string) {
       PLANTSTORE_BASE_URL: baseUrl,
       PLANTSTORE_RETRIES: '0',
     }),
+  };
+}
+
+/**
+ * The same scratch for tests that run at once (describe.concurrent, it.concurrent): each test's
+ * own config folder and servers, from its context (a beforeEach would hand one test's folder to
+ * another). `const { serve, envFor } = scratch(context)` at the top of a test.
+ */
+export function concurrentLoopbackCases(token: string) {
+  return (context: TestContext) => {
+    const dir = ownConfigDir(context);
+    return {
+      serve: async (handler: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> =>
+        closedAfter(context, await startScriptedServer(handler)),
+      // As loopbackCases: retries off.
+      envFor: (baseUrl: string) => ({
+        PLANTSTORE_CONFIG_DIR: dir,
+        PLANTSTORE_TOKEN: token,
+        PLANTSTORE_BASE_URL: baseUrl,
+        PLANTSTORE_RETRIES: '0',
+      }),
+    };
   };
 }
