@@ -30,15 +30,22 @@ afterEach(async () => {
 
 const journalOf = (shard: number): string => path.join(config.dir, `dead-plants-${shard}.journal`);
 
-/** Two shards of 1..IDS, each its own journal, started now; resolves once both journals have their start line. */
-async function startShards(): Promise<Array<Promise<{ code: number | null }>>> {
+/**
+ * Two shards of 1..IDS, each its own journal, started now; resolves once both journals have their
+ * start line. At the default 2 in flight each shard takes ~8 s against the slow sandbox: long enough
+ * to watch. A test that only needs the job done asks for more.
+ */
+async function startShards(concurrency = 2): Promise<Array<Promise<{ code: number | null }>>> {
   const env = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_CONFIG_DIR: config.dir };
   const input = `${Array.from({ length: IDS }, (_, i) => String(i + 1)).join('\n')}\n`;
   const runs = [0, 1].map((shard) => {
-    const child = startPlantstore(['delete', '--shard', `${shard}/2`, '--journal', journalOf(shard), '--concurrency', '2', '--stdin'], {
-      env,
-      input,
-    });
+    const child = startPlantstore(
+      ['delete', '--shard', `${shard}/2`, '--journal', journalOf(shard), '--concurrency', String(concurrency), '--stdin'],
+      {
+        env,
+        input,
+      },
+    );
     onTestFinished(() => void child.kill('SIGKILL'));
     return finished(child);
   });
@@ -169,7 +176,7 @@ describe('journal status --watch through a pipe', () => {
   }, 90_000);
 
   it('over a job finished from the start, says so at once and exits 0; --json gives one object', async () => {
-    for (const run of await Promise.all(await startShards())) expect(run.code).toBe(0);
+    for (const run of await Promise.all(await startShards(64))) expect(run.code).toBe(0);
     const env = { PLANTSTORE_CONFIG_DIR: path.join(config.dir, 'reader') };
     const watch = await runPlantstore(['--json', 'journal', 'status', '--watch', journalOf(0), journalOf(1)], { env });
     expect(watch.code, watch.stderr).toBe(0);

@@ -59,13 +59,16 @@ export function tmux(socket: string, ...args: string[]): string {
   return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 }
 
-/** Polls the pane until `done` says so: waiting for what the screen shows, with a hang guard. */
+/**
+ * Polls the pane until `done` says so: waiting for what the screen shows, with a hang guard. Each
+ * look spawns tmux: every 100 ms, so several terminal tests at once leave the CPU to what they test.
+ */
 export async function untilScreen(read: () => string, done: (screen: string) => boolean, limitMs = 60_000): Promise<string> {
   const started = Date.now();
   for (;;) {
     const screen = read();
     if (done(screen)) return screen;
     if (Date.now() - started > limitMs) throw new Error(`the screen never showed what was awaited:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
