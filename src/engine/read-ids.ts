@@ -4,6 +4,7 @@ import type { IdList } from '../ids/list.js';
 import { parsePlantIds } from '../ids/parse.js';
 import { readIdsFromStream } from '../ids/stdin.js';
 import { shown } from '../text/shown.js';
+import { SHARD } from './batch-flags.js';
 import { describeShard, idsOfShard, type Shard } from './shard.js';
 
 /** The ids this run is for, and how many ids of its input its shard left to the other shards. */
@@ -31,7 +32,8 @@ export async function idsOfRun(
   // A shard is a whole run over its part: everything after (journal, guard, pace, budgets) sees only these ids.
   if (opts.shard === undefined) return { ids: given, otherShards: 0 };
   const ids = idsOfShard(given, opts.shard);
-  const implicit = opts.shardSource !== undefined && opts.shardSource !== SHARD_FLAG;
+  // Typed on the command line, the shard is the user's own choice; from anywhere else, a leftover that is said aloud.
+  const implicit = opts.shardSource !== undefined && opts.shardSource !== SHARD.long;
   if (ids.size === 0) {
     const from = implicit ? ` (the shard comes from ${shown(opts.shardSource as string)})` : '';
     ctx.io.err(`no plant ids in shard ${describeShard(opts.shard)} of the ${given.size} given${from}: nothing to ${verb}`);
@@ -41,8 +43,6 @@ export async function idsOfRun(
   if (implicit) ctx.io.err(shardNote(opts.shard, opts.shardSource as string, ids.size, given.size));
   return { ids, otherShards: given.size - ids.size };
 }
-
-const SHARD_FLAG = '--shard';
 
 /** `note: shard 1/4 from PLANTSTORE_SHARD: this run takes 3 of the 12 ids given and leaves 9 to other shards; …` */
 function shardNote(part: Shard, source: string, mine: number, given: number): string {

@@ -17,7 +17,7 @@ import { readerCaughtUp } from '../ui/io.js';
 import { startProgress } from '../ui/progress.js';
 import { traceLines } from '../ui/trace.js';
 import type { BatchOptions } from './batch-flags.js';
-import { describeMaxFailures, FailureBudget, outageLimitMs, startDeadline } from './budgets.js';
+import { describeMaxFailures, FailureBudget, startDeadline } from './budgets.js';
 import { closeRun } from './closing.js';
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
@@ -27,7 +27,7 @@ import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
 import { RunStop } from './run-end.js';
 import type { RunJournal } from './run-journal.js';
-import { progressState, throttleFor } from './run-throttle.js';
+import { progressState, throttleFor, waitsOf } from './run-throttle.js';
 import { describeShard } from './shard.js';
 import { Tally } from './tally.js';
 
@@ -107,8 +107,12 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   const tally = new Tally(results);
   tally.otherShards = batch.otherShards;
   // One throttle for the whole run: a refusal for load is about the server, not about one id.
-  const throttle = throttleFor(ids.size, opts, network.maxRetryWaitMs, ctx);
-  const outageMs = outageLimitMs(opts.maxOutage, network.maxRetryWaitMs);
+  const waits = waitsOf(opts, network.maxRetryWaitMs);
+  /** Why the throttle gave up on the service, once it has: the run's stop names the flag that bounds it. */
+  let serviceGaveUp: string | undefined;
+  const throttle = throttleFor(ids.size, opts, waits, ctx, (reason) => {
+    serviceGaveUp = `${reason}, more than --max-outage ${describeDuration(waits.outageMs)}`;
+  });
   // At a terminal the status line is pinned below the result lines, wherever stdout goes: a
   // scroll of 50,000 lines says nothing of how far along the batch is, or how long it has left.
   const progress = startProgress(ctx.io, ids.size, () => progressState(tally, throttle), {
@@ -215,10 +219,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       },
       shouldStop(result) {
         stop.set(journal?.stopReason(), 'error');
-        const gaveUp = throttle.gaveUp();
-        // The throttle says what it met; the run names the flag that bounds it.
-        if (gaveUp !== undefined && !halted)
-          stop.set(whyNotSent({ kind: 'gave-up', reason: `${gaveUp}, more than --max-outage ${describeDuration(outageMs)}` }), 'gave-up');
+        if (serviceGaveUp !== undefined) stop.set(whyNotSent({ kind: 'gave-up', reason: serviceGaveUp }), 'gave-up');
         stop.set(results.stopsRun?.(result), 'not-the-api');
         const kind = failures === undefined ? undefined : results.kindOf(result);
         // The budget counts the ids this run decides, not those the journal skips.

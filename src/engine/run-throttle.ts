@@ -14,20 +14,38 @@ import type { Tally } from './tally.js';
  */
 export const HANDFUL = 8;
 
-/** One throttle for a run of `size` ids: its ceiling, --rate, and how long an outage is waited out. */
+/** How the run waits on its service: the longest pause (--max-retry-wait) and outage (--max-outage) it waits out. */
+export interface Waits {
+  maxRetryWaitMs: number;
+  outageMs: number;
+}
+
+/** The waits of a run: --max-outage, or its default (a multiple of --max-retry-wait). */
+export function waitsOf(opts: Pick<BatchOptions, 'maxOutage'>, maxRetryWaitMs: number): Waits {
+  return { maxRetryWaitMs, outageMs: outageLimitMs(opts.maxOutage, maxRetryWaitMs) };
+}
+
+/**
+ * One throttle for a run of `size` ids: its ceiling, --rate, and how long an outage is waited out.
+ * `onGaveUp` hears the throttle give up on the service (its own decision, never a stop the run asked for).
+ */
 export function throttleFor(
   size: number,
-  opts: Pick<BatchOptions, 'concurrency' | 'rate' | 'maxOutage' | 'verbose'>,
-  maxRetryWaitMs: number,
+  opts: Pick<BatchOptions, 'concurrency' | 'rate' | 'verbose'>,
+  waits: Waits,
   ctx: Pick<Context, 'io'>,
+  onGaveUp: (reason: string) => void,
 ): Throttle {
   const { concurrency, rate, verbose } = opts;
   return new Throttle({
     ceiling: typeof concurrency === 'object' && size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
     ...(rate ? { rate } : {}),
-    maxPauseMs: maxRetryWaitMs,
-    stallMs: outageLimitMs(opts.maxOutage, maxRetryWaitMs),
-    ...(verbose ? { onChange: (change: ThrottleChange) => ctx.io.err(`* ${describeChange(change)}`) } : {}),
+    maxPauseMs: waits.maxRetryWaitMs,
+    stallMs: waits.outageMs,
+    onChange: (change: ThrottleChange) => {
+      if (change.kind === 'gave-up') onGaveUp(change.reason);
+      if (verbose) ctx.io.err(`* ${describeChange(change)}`);
+    },
   });
 }
 

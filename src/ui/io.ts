@@ -109,23 +109,18 @@ export function npxHints(line: string, commands: readonly string[]): string {
   return line.replace(hintedCommand(commands), '$1npx plantstore ');
 }
 
-/** The pattern of a hint naming one of `commands` or an option, built once per list of names. */
-const hinted = new WeakMap<readonly string[], RegExp>();
+/** The pattern of a hint naming one of `commands` or an option. */
 function hintedCommand(commands: readonly string[]): RegExp {
-  let pattern = hinted.get(commands);
-  if (pattern === undefined) {
-    const names = commands.map((name) => name.replace(/[^\w-]/g, '')).filter((name) => name.length > 0);
-    const command = names.length === 0 ? '' : `(?:${names.join('|')})\\b|`;
-    pattern = new RegExp(`(^|[^\\w/.-])plantstore (?=${command}--[a-z])`, 'g');
-    hinted.set(commands, pattern);
-  }
-  return pattern;
+  const names = commands.map((name) => name.replace(/[^\w-]/g, '')).filter((name) => name.length > 0);
+  const command = names.length === 0 ? '' : `(?:${names.join('|')})\\b|`;
+  return new RegExp(`(^|[^\\w/.-])plantstore (?=${command}--[a-z])`, 'g');
 }
 
 export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: Env, chalk?: ChalkClass): IO {
   // The program's command names, once it has them (nameCommands): until then only an option is a hint.
-  let commands: readonly string[] = [];
-  const hint = env['npm_command'] === 'exec' ? (line: string) => npxHints(line, commands) : (line: string) => line;
+  // The pattern is built when they are named, not per line.
+  let hinted = hintedCommand([]);
+  const hint = env['npm_command'] === 'exec' ? (line: string) => line.replace(hinted, '$1npx plantstore ') : (line: string) => line;
   let disabledByFlag = false;
   const secrets = new Set<string>();
   const leased: string[] = [];
@@ -179,7 +174,7 @@ export function createIO(stdout: Sink, stderr: Sink, stdinIsTTY: boolean, env: E
     },
     backlog: () => stdout.backlog?.(),
     nameCommands: (names) => {
-      commands = [...names];
+      hinted = hintedCommand(names);
     },
   };
 }

@@ -2,36 +2,17 @@
 // in the summary line, the JSON summary, the stop lines and the folded not-sent lines; no other.
 import { describe, expect, it } from 'vitest';
 import { closeRun, type RunClosing, summaryObject } from '../../../src/engine/closing.js';
-import type { Results } from '../../../src/engine/operation.js';
 import { createReporter } from '../../../src/engine/report.js';
 import { summaryLine } from '../../../src/engine/summary.js';
 import { Tally } from '../../../src/engine/tally.js';
 import { Exit } from '../../../src/errors.js';
 import { createTestIO } from '../../../src/ui/io.js';
+import { READ_RESULTS, type ReadResult } from '../../helpers/read-operation.js';
 import { CALM } from './calm-stats.js';
 
-type Read = { id: string; kind: 'done' | 'absent' | 'failed' | 'not-sent' };
-
-/** A read: it finds a plant or says there is none; never "in flight" (asking again changes nothing). */
-const READ_RESULTS: Results<Read> = {
-  states: {
-    done: { word: 'read', key: 'read' },
-    absent: { word: 'not found', key: 'notFound' },
-    failed: { word: 'failed', key: 'failed' },
-    'not-sent': { word: 'not asked', key: 'notAsked' },
-    skipped: { word: 'read before (journal)', key: 'readBefore' },
-  },
-  kindOf: (result) => result.kind,
-  exitOf: (result) => (result.kind === 'failed' || result.kind === 'not-sent' ? Exit.server : undefined),
-  asInFlight: (result) => result,
-  withExit: (result) => result,
-  afterUncertain: () => false,
-  tokenRefused: () => false,
-  notSent: (id) => ({ id, kind: 'not-sent' }),
-  doneEarlier: (id) => ({ id, kind: 'done' }),
-  json: (result) => JSON.stringify(result),
-  line: (_io, result) => `${result.kind} ${result.id}`,
-};
+// The read of the test suite (helpers/read-operation.ts): the same operation read-batch.test.ts runs through the engine.
+type Read = ReadResult;
+const notSent = (id: string): Read => READ_RESULTS.notSent(id, 'not asked: stopped', Exit.server);
 
 function tallyOf(results: Read[]): Tally<Read> {
   const tally = new Tally(READ_RESULTS);
@@ -40,10 +21,10 @@ function tallyOf(results: Read[]): Tally<Read> {
 }
 
 const RUN: Read[] = [
-  { id: '1', kind: 'done' },
-  { id: '2', kind: 'absent' },
-  { id: '3', kind: 'failed' },
-  { id: '4', kind: 'not-sent' },
+  { id: '1', kind: 'read', status: 200 },
+  { id: '2', kind: 'not-found', status: 404 },
+  { id: '3', kind: 'failed', status: 500, message: 'the server failed', exit: Exit.server },
+  notSent('4'),
 ];
 
 function closing(tally: Tally<Read>, over: Partial<RunClosing<Read>> = {}): RunClosing<Read> {
@@ -94,7 +75,7 @@ describe("a read's summary in its own words", () => {
   it('an operation that declares no "absent" has none in its line or its JSON', () => {
     const { absent: _, ...states } = READ_RESULTS.states;
     const tally = new Tally({ ...READ_RESULTS, states });
-    tally.add({ id: '1', kind: 'done' });
+    tally.add({ id: '1', kind: 'read', status: 200 });
     expect(summaryLine(tally, 400, CALM)).toBe('1 read, 0 failed, 0 not asked in 0.4s');
     expect(Object.keys(summaryObject(closing(tally)).summary)).not.toContain('notFound');
   });
@@ -106,7 +87,7 @@ describe("a read's summary in its own words", () => {
     expect(io.stderr()).toContain('interrupted: 1 of 4 read before the interrupt');
     expect(io.stderr()).toContain('stopped at --max-duration 1s: 1 of 4 read, 1 failed, 1 not asked: run it again');
     const reporter = createReporter(io, { json: false, quiet: false }, READ_RESULTS);
-    for (let id = 0; id < 12; id++) reporter.result({ id: String(id), kind: 'not-sent' });
+    for (let id = 0; id < 12; id++) reporter.result(notSent(String(id)));
     reporter.finish();
     expect(io.stderr()).toContain('… and 2 more plants not asked');
     expect(io.stderr()).not.toMatch(/deleted|absent/);
