@@ -19,8 +19,8 @@ export interface RunClosing<R> {
   words: OperationWords;
   /** Whether the run kept a journal: its advice is then to run the same command again. */
   journal: boolean;
-  /** With a journal: the run's ids an earlier run deleted (the journal says), counted with this run's in a stop's line. */
-  deletedEarlier?: number | undefined;
+  /** With a journal: the run's ids the journal records as done by an earlier run, counted with this run's in a stop's line. */
+  skippedDone?: number | undefined;
   profile: string;
   /** The run's --shard, as typed; undefined without one. */
   shard: string | undefined;
@@ -105,7 +105,7 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
 function doneOf<R>(run: RunClosing<R>): string {
   const { tally } = run;
   const done = tally.states.done.word;
-  const earlier = run.deletedEarlier ?? 0;
+  const earlier = run.skippedDone ?? 0;
   if (earlier === 0) return `${tally.done} of ${run.size} ${done}`;
   return `${tally.done} ${done} by this run, ${tally.done + earlier} of ${run.size} in all`;
 }

@@ -26,8 +26,21 @@ export function isFailure(kind: ResultKind): boolean {
   return kind === 'failed' || kind === 'in-flight' || kind === 'not-sent';
 }
 
-/** What the journal records an id as, when an earlier run finished it. */
-export type RecordedDone = 'deleted' | 'absent';
+/** The states the --journal keeps an id in once an earlier run decided it for good: it is not sent again. */
+export type EarlierState = Extract<ResultKind, 'done' | 'absent'>;
+
+/**
+ * What the --journal records of a result beside its kind (ResultKind, asked of kindOf): the
+ * engine writes the journal's own line from these (batch/journal/records.ts), never from --json.
+ */
+export interface JournalDetails {
+  /** The HTTP status of the answer that decided it; null when none came, or nothing was sent. */
+  status: number | null;
+  /** Of a failure (failed, in flight, not sent): the API's error code, null when its answer had none. */
+  error?: number | null;
+  /** Of a failure: why, in words (masked by the engine before it is written); its exit code is exitOf's. */
+  message?: string;
+}
 
 /** An operation's words for one state of its results. */
 export interface StateWords {
@@ -81,9 +94,11 @@ export interface Results<R> {
   stopsRun?(result: R): { message: string; exit: ExitCode } | undefined;
   /** An id this run does not send, with why. */
   notSent(id: string, message: string, exit: ExitCode): R;
-  /** An id the journal records as done by an earlier run. */
-  doneEarlier(id: string, recorded: RecordedDone): R;
-  /** The --json line for a result, also the journal's result line; a server's words in it masked with `mask`. */
+  /** An id the journal records as decided by an earlier run (`done`, or `absent`): kind `skipped`, not sent again. */
+  skipped(id: string, earlier: EarlierState): R;
+  /** What the journal records of a result beside its kind: its status, and a failure's error code and message. */
+  journalDetails(result: R): JournalDetails;
+  /** The --json line for a result: output only, never read back; a server's words in it masked with `mask`. */
   json(result: R, mask: Mask): string;
   /** The human line: printed on stdout for a success, on stderr for a failure. */
   line(io: IO, result: R): string;

@@ -49,7 +49,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
     const plan =
       opts.journal === undefined
         ? undefined
-        : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, ctx.signal);
+        : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, op.words.command, ctx.signal);
     await printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
     const refused = op.destructive ? overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words) : undefined;
     if (refused === undefined) return Exit.ok;
@@ -60,7 +60,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const journal =
     opts.journal === undefined
       ? undefined
-      : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op.results);
+      : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op);
   let exit: ExitCode;
   try {
     // Asked, and refused, before the token: a list refused needs no credentials. Only what destroys is guarded.
@@ -141,7 +141,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   // An id the journal skips is a result at once, not a promise: a resume skipping a million of them stays one pass.
   const runOne = (id: string): Promise<R> | R => {
     if (journal === undefined) return send(id, false);
-    const earlier = journal.doneEarlier(id);
+    const earlier = journal.skipped(id);
     if (earlier) return earlier;
     const uncertainEarlier = journal.wasInFlight(id);
     // Written ahead of the request (a write-ahead record): after a kill, the journal knows every id that may have left.
@@ -238,7 +238,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         return stop.reason !== undefined;
       },
       notStarted(id) {
-        const earlier = journal?.doneEarlier(id);
+        const earlier = journal?.skipped(id);
         if (earlier) return earlier;
         return notSentNow(id);
       },
@@ -270,7 +270,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       ceiling: throttle.maxInFlight,
       words: op.words,
       journal: journal !== undefined,
-      deletedEarlier: journal?.deletedEarlier(),
+      skippedDone: journal?.skippedDone(),
       profile: target.profile,
       shard: opts.shard && describeShard(opts.shard),
       maxDuration: maxDuration === undefined ? undefined : describeDuration(maxDuration),

@@ -2,10 +2,13 @@
 // lock, durable writes) is batch/journal/; here is what a batch does with it: skip the ids an
 // earlier run finished, record each id before its request leaves and each result as soon as
 // it is decided, tell which ids an earlier run left in flight, and stop the run when the
-// journal can no longer be written, rather than go on without a record.
+// journal can no longer be written, rather than go on without a record. What is recorded is the
+// engine's: each result's kind (operation.ts ResultKind) and the operation's details of it, under
+// the operation's name, never a command's --json line.
 
 import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
+import type { JournalRecord } from '../batch/journal/records.js';
 import { endLine, idPrint, outstanding, type RunEnding, startLine } from '../batch/journal/run-record.js';
 import { maskedBaseUrl } from '../config/base-url.js';
 import { isTokenCommand, type Target } from '../config/resolve.js';
@@ -15,19 +18,19 @@ import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
 import { createMask, type Mask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
-import type { Results } from './operation.js';
+import type { Operation, Results } from './operation.js';
 import { describeShard, type Shard } from './shard.js';
 
 export interface RunJournal<R> {
-  /** The result for an id an earlier run finished (deleted, or absent); undefined when it is to be sent. Asked once per id of the run. */
-  doneEarlier(id: string): R | undefined;
-  /** Of the ids doneEarlier was asked about, those an earlier run deleted: a stop's line counts them with the run's own. */
-  deletedEarlier(): number;
-  /** Whether an earlier run finished `id` (deleted, or absent): it is not sent again. */
+  /** The `skipped` result for an id an earlier run decided (done, or absent); undefined when it is to be sent. Asked once per id of the run. */
+  skipped(id: string): R | undefined;
+  /** Of the ids skipped, those the journal records as `done` (not absent): a stop's line counts them with the run's own. */
+  skippedDone(): number;
+  /** Whether an earlier run decided `id` (done, or absent): it is not sent again. */
   isDone(id: string): boolean;
   /** Whether the journal records every one of `ids` as done: then nothing is to be sent. */
   allDone(ids: IdList): boolean;
-  /** Whether an earlier run's request for `id` was in flight when that run stopped (it may have deleted the plant). */
+  /** Whether an earlier run's request for `id` was in flight when that run stopped (it may have been carried out). */
   wasInFlight(id: string): boolean;
   /** Writes that `id` is being sent, before its request leaves; false when the journal cannot be written (then it must not be sent). */
   recordSent(id: string): boolean;
@@ -54,16 +57,20 @@ export interface RunJournalOptions {
   shard?: Shard | undefined;
 }
 
-/** Opens (or starts) the journal for a run against `target`; refuses, before anything is sent, one that is not this run's. */
+/**
+ * Opens (or starts) the journal for `op`'s run against `target`; refuses, before anything is sent,
+ * one that is not this run's (another operation's, another target's...).
+ */
 export async function openRunJournal<R>(
   file: string,
   target: Target,
   opts: RunJournalOptions,
   ctx: Context,
-  results: Results<R>,
+  op: Pick<Operation<R>, 'results' | 'words'>,
 ): Promise<RunJournal<R>> {
   const { verbose } = opts;
-  const journal = await openJournal(file, { ...journalIdentity(target, opts, headerMask(ctx)), signal: ctx.signal });
+  const { results } = op;
+  const journal = await openJournal(file, { ...journalIdentity(target, opts, op.words.command, headerMask(ctx)), signal: ctx.signal });
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
   const flushOnSignal = (): void => {
@@ -101,17 +108,17 @@ export async function openRunJournal<R>(
       run.ended = true;
       writeRun(endLine({ ending, ids: run.ids, notSent: run.notSent, ...run.left(), readAll: true }));
     },
-    doneEarlier(id) {
+    skipped(id) {
       const kind = journal.recorded(id);
-      if (kind === 'deleted') run.deletedEarlier++;
-      return kind === 'deleted' || kind === 'absent' ? results.doneEarlier(id, kind) : undefined;
+      if (kind === 'done') run.skippedDone++;
+      return kind === 'done' || kind === 'absent' ? results.skipped(id, kind) : undefined;
     },
-    deletedEarlier: () => run.deletedEarlier,
+    skippedDone: () => run.skippedDone,
     isDone: (id) => journal.isDone(id),
     allDone(ids) {
-      const { deleted, absent } = journal.counts();
+      const { done, absent } = journal.counts();
       // Counted first: a run with ids left to send is not slowed by asking about each.
-      if (deleted + absent < ids.size) return false;
+      if (done + absent < ids.size) return false;
       for (const id of ids) if (!journal.isDone(id)) return false;
       return true;
     },
@@ -126,9 +133,11 @@ export async function openRunJournal<R>(
       }
     },
     record(id, result) {
+      const record = journalRecord(results, result, ctx.io.mask);
+      if (record === undefined) return;
       // Its sent line was written, then the stop kept its request from leaving: a not-sent line names it.
-      if (results.kindOf(result) === 'not-sent') run.notSent++;
-      if (journal.failure === undefined) journal.record(id, results.json(result, ctx.io.mask));
+      if (record.state === 'not-sent') run.notSent++;
+      if (journal.failure === undefined) journal.record(id, record);
     },
     stopReason: () =>
       journal.failure === undefined
@@ -156,8 +165,8 @@ class RunCounts {
   /** Its ids, once it began sending. */
   ids: number | undefined;
   notSent = 0;
-  /** Ids an earlier run deleted, as doneEarlier met them. */
-  deletedEarlier = 0;
+  /** Ids the journal records as done, as skipped() met them. */
+  skippedDone = 0;
   /** Of those not sent, the ids no line of the journal names, and their fingerprint (run-record.ts idPrint). */
   unrecorded = 0;
   sum = 0;
@@ -208,6 +217,19 @@ class RunCounts {
   }
 }
 
+/**
+ * The journal's record of a result: its kind, as the engine counts it, and the operation's details
+ * of it, a failure's message masked (journals travel as CI artifacts). Undefined for `skipped`: an id
+ * an earlier run decided is not recorded again.
+ */
+function journalRecord<R>(results: Results<R>, result: R, mask: Mask): JournalRecord | undefined {
+  const state = results.kindOf(result);
+  if (state === 'skipped') return undefined;
+  const { status, error, message } = results.journalDetails(result);
+  if (state === 'done' || state === 'absent') return { state, status };
+  return { state, status, error: error ?? null, message: mask(message ?? ''), exit: results.exitOf(result) ?? Exit.internal };
+}
+
 /** What went wrong, in words; the errno (ENOSPC) only with --verbose, as for an error that ends a run. */
 function failureSentence(journal: Journal, verbose: boolean): string {
   const failure = journal.failure;
@@ -228,16 +250,22 @@ function headerMask(ctx: Context): Mask {
   return (text) => others(ctx.io.mask(text));
 }
 
-/** For --dry-run: what the journal would skip, read without locking or writing anything; refused as a run would refuse it. */
-export function planFromJournal(file: string, target: Target, opts: RunJournalOptions, signal: AbortSignal): Promise<JournalState> {
-  return readJournalForPlan(file, journalIdentity(target, opts), signal);
+/** For --dry-run of `operation`: what the journal would skip, read without locking or writing anything; refused as a run would refuse it. */
+export function planFromJournal(
+  file: string,
+  target: Target,
+  opts: RunJournalOptions,
+  operation: string,
+  signal: AbortSignal,
+): Promise<JournalState> {
+  return readJournalForPlan(file, journalIdentity(target, opts, operation), signal);
 }
 
 /**
  * Who the run is, for the journal's header: the credentials as configured (a token, or the
  * token command's text), so that a token command is not run to check a journal, nor twice.
  */
-function journalIdentity(target: Target, opts: RunJournalOptions, mask?: Mask): JournalIdentity {
+function journalIdentity(target: Target, opts: RunJournalOptions, operation: string, mask?: Mask): JournalIdentity {
   const { token } = target;
   // Every secret the run knows (its token, from any source) masked in the URL a new header stores.
   const masked = mask && maskedBaseUrl(target.baseUrl, mask);
@@ -245,6 +273,7 @@ function journalIdentity(target: Target, opts: RunJournalOptions, mask?: Mask): 
     baseUrl: target.baseUrl,
     ...(masked === undefined || masked === target.baseUrl ? {} : { maskedBaseUrl: masked }),
     profile: target.profile,
+    operation,
     ...(opts.shard ? { shard: describeShard(opts.shard) } : {}),
     credentials: isTokenCommand(token) ? { kind: 'token-command', command: token.command } : { kind: 'token', token: token.value },
     sameAccount: opts.journalSameAccount,

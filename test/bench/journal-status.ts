@@ -12,8 +12,9 @@ import { failedRow, formatMs, type Row } from './table.js';
 export const IDS = 1_000_000;
 export const FIRST_ID = 1_000_000_000_000; // 13 digits, as a real store's ids may be
 const TIME_TARGET_MS = 3000;
+// Format 3, as a run writes it now (records.ts); format 2's lines read as fast (test/unit/batch/journal/format.test.ts).
 const HEADER =
-  '{"plantstore":"delete-journal","version":2,"baseUrl":"https://plants.example.com","profile":"default","started":"2026-03-01T12:00:00.000Z"}';
+  '{"plantstore":"delete-journal","version":3,"operation":"delete","baseUrl":"https://plants.example.com","profile":"default","started":"2026-03-01T12:00:00.000Z"}';
 
 type Shape = 'mostly deleted' | 'all failed';
 
@@ -22,17 +23,17 @@ function linesOf(i: number, shape: Shape): string {
   const id = FIRST_ID + i;
   const sent = `{"id":${id},"sent":true}\n`;
   if (shape === 'all failed') {
-    return `${sent}{"id":${id},"deleted":false,"status":401,"error":null,"message":"Unauthorized","exit":4}\n`;
+    return `${sent}{"id":${id},"state":"failed","status":401,"error":null,"message":"Unauthorized","exit":4}\n`;
   }
   switch (i % 1000) {
     case 0:
-      return `${sent}{"id":${id},"deleted":false,"status":400,"error":1,"message":"plant ${id} does not exist","exit":1}\n`;
+      return `${sent}{"id":${id},"state":"failed","status":400,"error":1,"message":"plant ${id} does not exist","exit":1}\n`;
     case 1:
-      return `${sent}{"id":${id},"deleted":false,"status":null,"error":null,"message":"timed out","exit":8,"uncertain":true}\n`;
+      return `${sent}{"id":${id},"state":"in-flight","status":null,"error":null,"message":"timed out","exit":8}\n`;
     case 2:
       return sent;
     default:
-      return `${sent}{"id":${id},"deleted":true,"status":204}\n`;
+      return `${sent}{"id":${id},"state":"done","status":204}\n`;
   }
 }
 

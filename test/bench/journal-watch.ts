@@ -25,15 +25,15 @@ const REDRAW_TARGET_MS = 1000;
 const RSS_TARGET_KIB = 200 * 1024;
 
 const header = (shard: number): string =>
-  `{"plantstore":"delete-journal","version":2,"baseUrl":"https://plants.example.com","profile":"default","shard":"${shard}/${SHARDS}","started":"2026-03-01T12:00:00.000Z"}`;
+  `{"plantstore":"delete-journal","version":3,"operation":"delete","baseUrl":"https://plants.example.com","profile":"default","shard":"${shard}/${SHARDS}","started":"2026-03-01T12:00:00.000Z"}`;
 
 /** The lines of the id `FIRST_ID + n` (n counts across shards: shard s holds n ≡ s mod SHARDS). */
 function linesOf(n: number): string {
   const id = FIRST_ID + n;
   const sent = `{"id":${id},"sent":true}\n`;
-  if (n % 1000 === 0) return `${sent}{"id":${id},"deleted":false,"status":400,"error":1,"message":"plant ${id} does not exist","exit":1}\n`;
+  if (n % 1000 === 0) return `${sent}{"id":${id},"state":"failed","status":400,"error":1,"message":"plant ${id} does not exist","exit":1}\n`;
   if (n % 1000 === 1) return sent;
-  return `${sent}{"id":${id},"deleted":true,"status":204}\n`;
+  return `${sent}{"id":${id},"state":"done","status":204}\n`;
 }
 
 function writeShard(file: string, shard: number): void {
@@ -124,7 +124,7 @@ export async function benchJournalWatch(options: Options): Promise<Row[]> {
       for (let shard = 0; shard < SHARDS; shard++) {
         let lines = '';
         for (let i = 0; i < APPENDED_PER_SHARD; i++)
-          lines += `{"id":${FIRST_ID + 10_000_000 + (round * APPENDED_PER_SHARD + i) * SHARDS + shard},"sent":true}\n{"id":${FIRST_ID + 10_000_000 + (round * APPENDED_PER_SHARD + i) * SHARDS + shard},"deleted":true,"status":204}\n`;
+          lines += `{"id":${FIRST_ID + 10_000_000 + (round * APPENDED_PER_SHARD + i) * SHARDS + shard},"sent":true}\n{"id":${FIRST_ID + 10_000_000 + (round * APPENDED_PER_SHARD + i) * SHARDS + shard},"state":"done","status":204}\n`;
         appendFileSync(files[shard] as string, lines);
       }
       expected += SHARDS * APPENDED_PER_SHARD;

@@ -11,7 +11,6 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { openJournal } from '../../src/batch/journal/index.js';
-import { resultJson } from '../../src/commands/delete/report.js';
 import { benchJournalCost } from './batch.js';
 import { benchEnv, binOf, type Command, checkOk, median, NODE, type Options, peakRssKiB, ROOT, rssMethod, runOnce } from './proc.js';
 import { startDeleteServerProcess } from './server-process.js';
@@ -66,7 +65,7 @@ type Shape = 'interleaved' | 'done first';
 const failedAt = (i: number, shape: Shape): boolean =>
   shape === 'interleaved' ? i % FAILED_EVERY === FAILED_EVERY - 1 : i >= IDS - IDS / FAILED_EVERY;
 
-/** A journal as a run writes it (format 2): each id's sent line, then its result. */
+/** A journal as a run writes it (format 3): each id's sent line, then its result. */
 async function writeJournal(file: string, run: typeof RUN = RUN, shape: Shape = 'interleaved'): Promise<void> {
   const journal = await openJournal(file, run);
   for (let i = 0; i < IDS; i++) {
@@ -75,8 +74,8 @@ async function writeJournal(file: string, run: typeof RUN = RUN, shape: Shape = 
     journal.record(
       id,
       failedAt(i, shape)
-        ? resultJson({ id, deleted: false, status: 503, error: null, message: 'Service Unavailable', exit: 6, attempted: true })
-        : resultJson({ id, deleted: true, status: 204 }),
+        ? { state: 'failed', status: 503, error: null, message: 'Service Unavailable', exit: 6 }
+        : { state: 'done', status: 204 },
     );
   }
   journal.close();

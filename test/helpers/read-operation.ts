@@ -4,7 +4,7 @@
 // engine's contract (src/engine/operation.ts), and nothing more.
 
 import { whyNotSent } from '../../src/engine/not-sent.js';
-import type { Operation, RecordedDone, Results } from '../../src/engine/operation.js';
+import type { EarlierState, Operation, Results } from '../../src/engine/operation.js';
 import { Exit, type ExitCode } from '../../src/errors.js';
 import { verdictOf } from '../../src/http/classify.js';
 import { ERROR_BODY_BYTES, type FailedAttempt } from '../../src/http/outcome.js';
@@ -15,7 +15,7 @@ export type ReadResult =
   | { id: string; kind: 'not-found'; status: number }
   | { id: string; kind: 'failed'; status: number | null; message: string; exit: ExitCode }
   | { id: string; kind: 'not-sent'; message: string; exit: ExitCode }
-  | { id: string; kind: 'skipped'; recorded: RecordedDone };
+  | { id: string; kind: 'skipped'; earlier: EarlierState };
 
 const KIND = { read: 'done', 'not-found': 'absent', failed: 'failed', 'not-sent': 'not-sent', skipped: 'skipped' } as const;
 
@@ -35,7 +35,11 @@ export const READ_RESULTS: Results<ReadResult> = {
   afterUncertain: () => false,
   tokenRefused: (result) => result.kind === 'failed' && result.exit === Exit.auth,
   notSent: (id, message, exit) => ({ id, kind: 'not-sent', message, exit }),
-  doneEarlier: (id, recorded) => ({ id, kind: 'skipped', recorded }),
+  skipped: (id, earlier) => ({ id, kind: 'skipped', earlier }),
+  journalDetails: (result) => ({
+    status: 'status' in result ? result.status : null,
+    ...('message' in result ? { error: null, message: result.message } : {}),
+  }),
   json: (result, mask) => {
     const fields = [`"id":${result.id}`, `"${result.kind}":true`];
     if ('status' in result) fields.push(`"status":${result.status}`);

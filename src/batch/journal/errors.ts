@@ -5,12 +5,14 @@ import { shown } from '../../text/shown.js';
 
 /** Why a journal is not used. In every case nothing was sent and the file is byte for byte as it was. */
 export type JournalRefusal =
-  /** Not a plantstore delete journal: no header, another format or version, garbage. */
+  /** Not a plantstore journal: no header, another format or version, garbage. */
   | 'not-journal'
   /** A plantstore journal with an invalid line before its last one. */
   | 'corrupt'
   /** Written for another base URL or profile. */
   | 'other-run'
+  /** Written by another operation (a read's journal given to delete). */
+  | 'other-operation'
   /** Written with other credentials (another token, another token command), and not --journal-same-account. */
   | 'other-credentials'
   /** Locked by another running plantstore. */

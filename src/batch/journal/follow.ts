@@ -8,7 +8,7 @@ import { openJournalFile } from './journal-file.js';
 import { runHoldsLock } from './journal-lock.js';
 import { JournalReader } from './read.js';
 import type { RecordedIds } from './recorded-ids.js';
-import { type IdState, notJournal, otherRuns, STATE, STATE_NAMES, sameRun, stateOf } from './summary.js';
+import { type IdState, notJournal, otherRuns, type RunOfFile, STATE, STATE_NAMES, sameRun, stateOf } from './summary.js';
 
 /**
  * The shards of one job followed as runs write them (`journal status --watch`): each refresh
@@ -35,6 +35,8 @@ export interface FollowedFile {
 
 export interface FollowedJob {
   files: FollowedFile[];
+  /** The operation that wrote them (format.ts: delete for a header that names none); undefined while every file is empty. */
+  operation: string | undefined;
   /** The ids of all the files, each counted once. */
   counts: Record<IdState, number>;
   job: JobState;
@@ -42,8 +44,8 @@ export interface FollowedJob {
   ids: number | undefined;
 }
 
-/** deleted + absent + failed: the ids with a decided answer. */
-export const decided = (counts: Record<IdState, number>): number => counts.deleted + counts.absent + counts.failed;
+/** done + absent + failed: the ids with a decided answer. */
+export const decided = (counts: Record<IdState, number>): number => counts.done + counts.absent + counts.failed;
 
 /** An id's state in one file: 0 when the file does not name it. */
 function fileState(recorded: RecordedIds, id: bigint): number {
@@ -175,7 +177,7 @@ export class JobFollower {
   }
 
   async #readAll(signal: AbortSignal | undefined): Promise<void> {
-    let first: { file: string; baseUrl: string; profile: string } | undefined;
+    let first: RunOfFile | undefined;
     for (const tail of this.#tails) {
       await tail.readOn(signal);
       const header: JournalHeader | undefined = tail.reader.header;
@@ -229,12 +231,13 @@ export class JobFollower {
     );
     const known = job.missingShards.length === 0 && files.every((file) => file.run.ids !== undefined);
     const ids = known ? files.reduce((sum, file) => sum + (file.run.ids ?? 0), 0) : undefined;
-    return { files, counts, job, ids };
+    const operation = this.#tails.map((tail) => tail.reader.header?.operation).find((name) => name !== undefined);
+    return { files, operation, counts, job, ids };
   }
 }
 
 function named(byCode: readonly number[]): Record<IdState, number> {
-  const counts = { deleted: 0, absent: 0, failed: 0, inFlight: 0, notSent: 0 } as Record<IdState, number>;
+  const counts = { done: 0, absent: 0, failed: 0, inFlight: 0, notSent: 0 } as Record<IdState, number>;
   for (const [code, name] of Object.entries(STATE_NAMES)) counts[name] = byCode[Number(code)] ?? 0;
   return counts;
 }

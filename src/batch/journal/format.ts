@@ -1,18 +1,24 @@
 import { failureFields } from './failure-line.js';
+import { parseStateLine } from './records.js';
+
+export { parseCommonLine, vocabularyOf } from './common-line.js';
 
 /**
  * The journal's format: NDJSON, a header line, then two kinds of line, in the order they happened:
  * - a sent line, `{"id":42,"sent":true}`, written to the file before the id's request leaves
  *   (a write-ahead record: after a kill, the ids in flight are known exactly);
- * - a result line, once the id is decided, exactly what `--json` prints for it
- *   (commands/delete/report.ts resultJson).
+ * - a result line, once the id is decided: its state, in the engine's words, never a command's
+ *   --json line (records.ts: `{"id":42,"state":"done","status":204}`).
  * An id's last line says what became of it. Ids are int64, past what JSON.parse keeps exact,
  * so an id is read from its digits.
  *
- * Format 1 had result lines only; it is read as it was (format 2 only added the sent line). A run's
- * start and end lines (run-record.ts) came later in format 2, as the header's optional fields did:
- * plantstore 2.0, which does not know them, refuses a journal holding them as damaged (exit 2)
- * rather than misread it.
+ * Format 3 names the operation that wrote it in its header, and records states. Formats 1 and 2
+ * were written by delete alone, their result lines being delete's --json lines (`deleted`,
+ * `absent`): still read, and a resumed one goes on in its own vocabulary (records.ts), so the
+ * plantstore that wrote it can still read it. Format 1 had result lines only (format 2 added the
+ * sent line). A run's start and end lines (run-record.ts) came later in format 2, as the header's
+ * optional fields did: plantstore 2.0, which does not know them, refuses a journal holding them
+ * as damaged (exit 2) rather than misread it.
  */
 
 import { type CredentialPrint, parsePrint } from './credentials.js';
@@ -20,9 +26,13 @@ import { baseUrlFields, parseUrlPrint, type UrlPrint } from './url-print.js';
 
 /** What the header says the file is; a file saying anything else is not read. */
 export const JOURNAL_FORMAT = 'delete-journal';
-export const JOURNAL_VERSION = 2;
+export const JOURNAL_VERSION = 3;
 /** The versions this plantstore reads. */
-const READABLE_VERSIONS: readonly unknown[] = [1, 2];
+const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
+/** The operation of a header that names none: formats 1 and 2 were written by delete alone. */
+export const UNNAMED_OPERATION = 'delete';
+/** An operation's name as a header holds it: the command that runs it (`delete`, `plant get`). */
+const OPERATION_NAME = /^[a-z][a-z0-9-]{0,40}( [a-z][a-z0-9-]{0,40}){0,2}$/;
 
 /** The run a journal belongs to: resuming against another server would skip plants never deleted there. */
 export interface JournalRun {
@@ -40,9 +50,18 @@ export interface JournalRun {
   profile: string;
   /** The run's --shard, as typed (`3/8`); undefined for a run without one, and in a journal from before shards. */
   shard?: string;
+  /**
+   * The operation that writes it (the engine's Operation, by its command's name): a journal resumes
+   * only the operation that wrote it. Undefined: UNNAMED_OPERATION (tests and benchmarks).
+   */
+  operation?: string;
 }
 
 export interface JournalHeader extends JournalRun {
+  /** Its format: 1, 2 (delete's --json lines as records) or 3 (states, records.ts). */
+  version: number;
+  /** The operation that wrote it: UNNAMED_OPERATION in formats 1 and 2, whose headers name none. */
+  operation: string;
   /** When the journal was started, RFC 3339. */
   started: string;
   /**
@@ -54,21 +73,27 @@ export interface JournalHeader extends JournalRun {
   baseUrlPrint?: UrlPrint;
 }
 
-/** What a journal's last line for an id says of it; `sent`: its request may have left, and no result followed (in flight at a kill). */
-export const Recorded = { deleted: 1, absent: 2, failed: 3, notSent: 4, sent: 5 } as const;
+/**
+ * What a journal's last line for an id says of it, in the engine's states (done, absent, failed,
+ * not sent; a failure in flight is `failed` with RecordedIds' in-flight mark); `sent`: its request
+ * may have left, and no result followed (in flight at a kill). Format 2's `deleted` is `done`.
+ */
+export const Recorded = { done: 1, absent: 2, failed: 3, notSent: 4, sent: 5 } as const;
 export type RecordedKind = keyof typeof Recorded;
 export type RecordedCode = (typeof Recorded)[RecordedKind];
-export const RECORDED_KINDS: readonly RecordedKind[] = ['deleted', 'absent', 'failed', 'notSent', 'sent'];
+export const RECORDED_KINDS: readonly RecordedKind[] = ['done', 'absent', 'failed', 'notSent', 'sent'];
 
 /**
- * The first line. The credentials' print is an optional field of format 2, not a format 3:
- * plantstore 2.0 still reads a journal started by this one (and ignores the print), as this
- * one reads 2.0's (without it).
+ * The first line, of format 3: the operation's name and its records are what formats 1 and 2
+ * lacked, so an older plantstore refuses it by its version (exit 2, "this plantstore reads
+ * formats 1 and 2") rather than misread a record. The credentials' print is an optional field,
+ * as it was in format 2.
  */
 export function headerLine(run: JournalRun, started: Date, credentials?: CredentialPrint): string {
   return JSON.stringify({
     plantstore: JOURNAL_FORMAT,
     version: JOURNAL_VERSION,
+    operation: run.operation ?? UNNAMED_OPERATION,
     ...baseUrlFields(run),
     profile: run.profile,
     ...(run.shard === undefined ? {} : { shard: run.shard }),
@@ -92,6 +117,12 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   if (typeof baseUrl !== 'string' || typeof profile !== 'string' || typeof started !== 'string') {
     return { notHeader: 'its header lacks the base URL, the profile or the start time' };
   }
+  const version = value['version'] as number;
+  // Required from format 3 on; formats 1 and 2 were delete's, and name none.
+  const operation = value['operation'] ?? (version < 3 ? UNNAMED_OPERATION : undefined);
+  if (typeof operation !== 'string' || !OPERATION_NAME.test(operation)) {
+    return { notHeader: 'its header does not name the operation that wrote it' };
+  }
   // An optional field of format 2, as the credentials are: a journal without it is a run without --shard.
   const shard = value['shard'];
   if (shard !== undefined && typeof shard !== 'string') return { notHeader: 'its header names a shard that is not text' };
@@ -99,6 +130,8 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   const urlPrint = value['baseUrlPrint'] === undefined ? undefined : parseUrlPrint(value['baseUrlPrint']);
   if (urlPrint !== undefined && 'notPrint' in urlPrint) return { notHeader: urlPrint.notPrint };
   const run = {
+    version,
+    operation,
     baseUrl,
     profile,
     started,
@@ -118,84 +151,45 @@ const ID_PREFIX = /^\{\s*"id"\s*:\s*(0|-?[1-9][0-9]{0,18})\s*,/;
 const JSON_SPACE_AROUND = /^[ \t\r]|[ \t\r]$/;
 const JSON_SPACE_AROUND_ALL = /^[ \t\r]+|[ \t\r]+$/g;
 
-// The line resultJson writes for a deleted plant, exactly: nearly every line of a large journal.
+// Format 2's line for a deleted plant, exactly: nearly every line of a large journal of delete's.
 // Matched without JSON.parse, which is most of a resume's read time (1.2 s -> 0.7 s for a million lines, measured by test/bench/journal.ts).
 const DELETED_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"deleted":true,"status":[0-9]{3}\}$/;
 
 /** The sent line for `id`, without its newline. */
 export const sentLine = (id: string): string => `{"id":${id},"sent":true}`;
 
-// The sent line, exactly: half the lines of a format-2 journal.
+// The sent line, exactly: half the lines of a journal.
 const SENT_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"sent":true\}$/;
-
-const OPEN = Buffer.from('{"id":');
-const SENT_TAIL = Buffer.from(',"sent":true}');
-const DELETED_TAIL = Buffer.from(',"deleted":true,"status":');
-const ZERO = 48;
-const NINE = 57;
-const MINUS = 45;
-
-/**
- * The two lines nearly every journal line is (a sent line, a deleted line), read from the bytes
- * without making a string of them: a resume reads two million lines for a million ids, and the
- * strings were most of its time and garbage. Undefined for any other line, which parseResultLine
- * then reads; what this accepts, parseResultLine reads the same way.
- */
-export function parseCommonLine(bytes: Buffer, start: number, end: number): { id: bigint; kind: RecordedCode } | undefined {
-  if (end - start < OPEN.length + 1 + SENT_TAIL.length || !bytesAt(bytes, start, OPEN)) {
-    return undefined;
-  }
-  let at = start + OPEN.length;
-  const negative = bytes[at] === MINUS;
-  if (negative) at++;
-  const first = at;
-  let value = 0;
-  while (at < end && (bytes[at] as number) >= ZERO && (bytes[at] as number) <= NINE) value = value * 10 + ((bytes[at++] as number) - ZERO);
-  const digits = at - first;
-  // As the writer writes ids: no leading zero, no "-0"; and short enough to be exact as a number.
-  if (digits === 0 || digits > 15 || (bytes[first] === ZERO && (digits > 1 || negative))) return undefined;
-  const id = BigInt(negative ? -value : value);
-  if (end - at === SENT_TAIL.length && bytesAt(bytes, at, SENT_TAIL)) return { id, kind: Recorded.sent };
-  const status = at + DELETED_TAIL.length;
-  if (end - at !== DELETED_TAIL.length + 4 || !bytesAt(bytes, at, DELETED_TAIL)) return undefined;
-  for (let i = status; i < status + 3; i++) if ((bytes[i] as number) < ZERO || (bytes[i] as number) > NINE) return undefined;
-  return bytes[end - 1] === 125 /* } */ ? { id, kind: Recorded.deleted } : undefined;
-}
-
-/**
- * Whether `bytes` holds `expected` at `at` (the caller checked there is room): a loop, where
- * Buffer.compare's checks of its arguments were a third of reading a million-id journal.
- */
-function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
-  for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
-  return true;
-}
 
 /** What parseResultLine reads of a line. */
 export interface ResultLine {
   id: bigint;
   kind: RecordedCode;
   /**
-   * A failure whose request may have reached the server with no decided answer (the
-   * `"uncertain":true` of --json), which a later "no such plant" settles as an id in flight does.
+   * A failure whose request may have reached the server with no decided answer (format 3's
+   * `"state":"in-flight"`, format 2's `"uncertain":true`), which a later "no such plant" settles as an id in flight does.
    */
   uncertain?: boolean;
   /** A failure's fields, as parsed for its kind: `journal status` counts them by exit and error code without a second parse. */
   fields?: Record<string, unknown>;
 }
 
-/** One line's id and kind (a result line or a sent line), or undefined when the line is neither. */
-export function parseResultLine(line: string): ResultLine | undefined {
+/** One line's id and kind (a result line or a sent line) in a journal of `vocabulary`, or undefined when the line is neither. */
+export function parseResultLine(line: string, vocabulary: '2' | '3' = '2'): ResultLine | undefined {
   // A line edited by hand may have spaces, tabs or a CR (an editor's CRLF) before or after it: JSON allows them.
   const text = JSON_SPACE_AROUND.test(line) ? line.replace(JSON_SPACE_AROUND_ALL, '') : line;
   const sent = SENT_LINE.exec(text)?.[1];
-  const deleted = sent === undefined ? DELETED_LINE.exec(text)?.[1] : undefined;
+  const deleted = sent === undefined && vocabulary === '2' ? DELETED_LINE.exec(text)?.[1] : undefined;
   const digits = sent ?? deleted ?? ID_PREFIX.exec(text)?.[1];
   if (digits === undefined) return undefined;
   const id = BigInt(digits);
   if (BigInt.asIntN(64, id) !== id) return undefined;
   if (sent !== undefined) return { id, kind: Recorded.sent };
-  if (deleted !== undefined) return { id, kind: Recorded.deleted };
+  if (deleted !== undefined) return { id, kind: Recorded.done };
+  if (vocabulary === '3') {
+    const read = parseStateLine(text);
+    return read === undefined ? undefined : { id, ...read };
+  }
   // A failure line of the writer's shape gives the same fields without JSON.parse (failure-line.ts).
   const value = failureFields(text) ?? parseObject(text);
   if (value === undefined) return undefined;
@@ -218,9 +212,9 @@ function kindOf(value: Record<string, unknown>): RecordedCode | undefined {
   // 2.0 wrote "no such plant" after an id in flight at a kill as deleted by the earlier run; nothing
   // proved that (the plant may never have existed), so it reads as what the server said: absent.
   if (value['deleted'] === true && value['earlierRun'] === true) return Recorded.absent;
-  if (value['deleted'] === true) return Recorded.deleted;
+  if (value['deleted'] === true) return Recorded.done;
   // A sent line written with spaces (`{"id": 42, "sent": true}`): the same line, as the docs promise.
-  if (value['sent'] === true && value['deleted'] === undefined && Object.keys(value).length === 2) return Recorded.sent;
+  if (isSpacedSentLine(value)) return Recorded.sent;
   if (value['deleted'] !== false) return undefined;
   if (value['absent'] === true) return Recorded.absent;
   if (value['attempted'] === false) return Recorded.notSent;
@@ -236,6 +230,10 @@ export function isJsonObject(text: string): boolean {
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
   return parseObject(text);
 }
+
+/** A sent line written with spaces (`{"id": 42, "sent": true}`): the same line, as the docs promise. */
+export const isSpacedSentLine = (value: Record<string, unknown>): boolean =>
+  value['sent'] === true && Object.keys(value).length === 2;
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   let value: unknown;

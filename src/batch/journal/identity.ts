@@ -1,7 +1,7 @@
 import { normalizeBaseUrl } from '../../config/base-url.js';
 import { credentialWords, matchesPrint, type RunCredentials } from './credentials.js';
 import { JournalRefusedError, shownPath, shownUrl } from './errors.js';
-import type { JournalHeader, JournalRun } from './format.js';
+import { type JournalHeader, type JournalRun, UNNAMED_OPERATION } from './format.js';
 import type { JournalContents } from './read.js';
 import { matchesUrlPrint } from './url-print.js';
 
@@ -22,6 +22,7 @@ export interface JournalIdentity extends JournalRun {
 export function checkRun(file: string, contents: JournalContents, run: JournalRun): void {
   const header = contents.header;
   if (header === undefined) return;
+  checkOperation(file, header, run);
   if (headerMatchesUrl(header, run.baseUrl) && header.profile === run.profile) {
     checkShard(file, header, run);
     return;
@@ -52,6 +53,19 @@ export async function checkCredentials(file: string, contents: JournalContents, 
   throw new JournalRefusedError(
     'other-credentials',
     `journal ${shownPath(file)} was written with other credentials (${theirs}; this run uses ${ours}): resuming would skip the plants it records as deleted, which another account may still have; if both are the same account (a renewed token), add --journal-same-account, else give --journal another file`,
+  );
+}
+
+/**
+ * A journal resumes only the operation that wrote it: another's records would skip ids this one
+ * never did (a read's journal taken by delete would skip plants never deleted).
+ */
+function checkOperation(file: string, header: JournalHeader, run: JournalRun): void {
+  const ours = run.operation ?? UNNAMED_OPERATION;
+  if (header.operation === ours) return;
+  throw new JournalRefusedError(
+    'other-operation',
+    `journal ${shownPath(file)} was written by plantstore ${shownPath(header.operation)}, and this run is plantstore ${ours}: a journal resumes only the operation that wrote it; give --journal another file`,
   );
 }
 

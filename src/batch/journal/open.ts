@@ -4,12 +4,13 @@ import { syncFolder } from '../../config/own-file.js';
 import { type CredentialPrint, printCredentials } from './credentials.js';
 import { JournalRefusedError, type JournalWriteError, journalFileProblem, shownPath, writeFailed } from './errors.js';
 import { checkJournalFolder, checkLockMode } from './file-trust.js';
-import { headerLine, type JournalRun, Recorded, type RecordedCode, type RecordedKind } from './format.js';
+import { headerLine, type JournalRun, Recorded, type RecordedCode, type RecordedKind, vocabularyOf } from './format.js';
 import { checkCredentials, checkRun, type JournalIdentity } from './identity.js';
 import { openJournalFile } from './journal-file.js';
 import { type JournalLock, lockJournal } from './journal-lock.js';
 import { type JournalContents, readJournal } from './read.js';
 import { RecordedIds } from './recorded-ids.js';
+import { type JournalRecord, recordLine } from './records.js';
 import type { LastRun } from './run-record.js';
 import { JournalWriter, type WriterOptions } from './writer.js';
 
@@ -25,12 +26,12 @@ export interface JournalState {
   /** What the journal last said of `id` (a canonical id string), or undefined when it does not mention it. */
   recorded(id: string): RecordedKind | undefined;
   /**
-   * Whether `id` is finished and not to be sent again: recorded deleted, or absent (the API
-   * said there is no such plant, which is what a deletion wants; a later run asks no more).
+   * Whether `id` is finished and not to be sent again: recorded done, or absent (the API said
+   * there is nothing to do, which counts as success; a later run asks no more).
    */
   isDone(id: string): boolean;
   /**
-   * Whether an earlier run's request for `id` may have deleted the plant with its answer
+   * Whether an earlier run's request for `id` may have been carried out with its answer
    * never recorded: it was in flight when that run stopped (a sent line and no result after it).
    */
   wasInFlight(id: string): boolean;
@@ -45,7 +46,8 @@ export interface Journal extends JournalState {
   readonly failure: JournalWriteError | undefined;
   /** Writes `id`'s sent line to the file before it returns; its request may leave once it has. */
   recordSent(id: string): void;
-  record(id: string, line: string): void;
+  /** Appends `id`'s result line, in the journal's own vocabulary (records.ts). */
+  record(id: string, record: JournalRecord): void;
   /** Queues a run's start or end line (run-record.ts). */
   recordRun(line: string): void;
   flush(): void;
@@ -59,7 +61,7 @@ export interface OpenJournalOptions extends JournalIdentity, WriterOptions {
   signal?: AbortSignal;
 }
 
-const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'deleted', 2: 'absent', 3: 'failed', 4: 'notSent', 5: 'sent' };
+const KIND_NAMES: Record<RecordedCode, RecordedKind> = { 1: 'done', 2: 'absent', 3: 'failed', 4: 'notSent', 5: 'sent' };
 
 /**
  * Opens `file` for a run: locks it, then resumes the journal there (its torn last line,
@@ -185,7 +187,7 @@ function state(file: string, contents: JournalContents, credentialNote: string |
     },
     isDone(id) {
       const kind = kindOf(id);
-      return kind === Recorded.deleted || kind === Recorded.absent;
+      return kind === Recorded.done || kind === Recorded.absent;
     },
     wasInFlight: (id) => recorded.size !== 0 && recorded.wasInFlight(BigInt(id)),
     counts: () => recorded.counts(),
@@ -203,13 +205,15 @@ function journal(
   credentialNote: string | undefined,
 ): Journal {
   const writer = new JournalWriter(fd, file, size, lock, options);
+  // A new journal is of this format; an older one resumed goes on in its own, which its plantstore reads.
+  const vocabulary = contents.header === undefined ? '3' : vocabularyOf(contents.header.version);
   return {
     ...state(file, contents, credentialNote),
     get failure() {
       return writer.failure;
     },
     recordSent: (id) => writer.recordSent(id),
-    record: (id, line) => writer.record(id, line),
+    record: (id, record) => writer.record(id, recordLine(id, record, vocabulary)),
     recordRun: (line) => writer.recordRun(line),
     flush: () => writer.flush(),
     close: () => writer.close(),

@@ -9,6 +9,7 @@ import {
   parseJsonObject,
   parseResultLine,
   type RecordedCode,
+  vocabularyOf,
 } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
 import { type LastRun, parseRunLine, RunLines } from './run-record.js';
@@ -59,6 +60,8 @@ export async function readJournal(fd: number, file: string, signal?: AbortSignal
 export class JournalReader {
   readonly recorded = new RecordedIds();
   header: JournalHeader | undefined;
+  /** How its id lines are written, as its header's version says (format.ts). */
+  #vocabulary: '2' | '3' = '3';
   readonly #file: string;
   readonly #onFailure: OnFailure | undefined;
   #onRecord: OnRecord | undefined;
@@ -112,7 +115,7 @@ export class JournalReader {
         if (newline === -1 || newline >= read) break;
         const end = position + newline + 1;
         const common =
-          carry === undefined && this.#lineNumber > 0 && this.#suspect === undefined ? parseCommonLine(chunk, from, newline) : undefined;
+          carry === undefined && this.#lineNumber > 0 && this.#suspect === undefined ? parseCommonLine(chunk, from, newline, this.#vocabulary) : undefined;
         if (common !== undefined) {
           this.#lineNumber++;
           this.#lastIdLine = this.#lineNumber;
@@ -171,9 +174,10 @@ export class JournalReader {
       const parsed = text === undefined ? { notHeader: 'its first line is not a journal header' } : parseHeader(text);
       if ('notHeader' in parsed) throw notJournal(file, parsed.notHeader);
       this.header = parsed;
+      this.#vocabulary = vocabularyOf(parsed.version);
       return;
     }
-    const result = text === undefined ? undefined : parseResultLine(text);
+    const result = text === undefined ? undefined : parseResultLine(text, this.#vocabulary);
     const runLine = result === undefined && text !== undefined ? runLineOf(text) : undefined;
     if (runLine !== undefined) {
       if (this.#suspect !== undefined) throw corrupt(file, this.#suspect.line);

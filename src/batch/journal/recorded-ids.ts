@@ -6,7 +6,7 @@ import { IdTable } from './id-table.js';
  * answer: in flight when a run stopped (a sent line followed by another sent line, a later run
  * sending it again, or by a not-sent line, with no result between them), or a failure recorded as uncertain (a
  * timeout, a reset, a 5xx, a signal while waiting). It stays through later failures, since that
- * request may have deleted the plant, and is cleared by a result that settles the id (deleted or absent).
+ * request may have been carried out, and is cleared by a result that settles the id (done or absent).
  */
 const IN_FLIGHT_AT_A_STOP = 0x80;
 const KIND_BITS = 0x7f;
@@ -27,7 +27,7 @@ export class RecordedIds {
     if (previous !== 0) {
       const previousKind = previous & KIND_BITS;
       (this.#counts[previousKind] as number)--;
-      const settles = kind === Recorded.deleted || kind === Recorded.absent;
+      const settles = kind === Recorded.done || kind === Recorded.absent;
       // A sent line whose request got no answer before the next line: sent again, or a not-sent
       // line (2.0 wrote one for an id a later run stopped before sending, which erased the mark).
       const unanswered = previousKind === Recorded.sent && (kind === Recorded.sent || kind === Recorded.notSent);
@@ -45,9 +45,9 @@ export class RecordedIds {
   }
 
   /**
-   * Whether a request for `id` may have deleted the plant without its answer being recorded:
+   * Whether a request for `id` may have been carried out without its answer being recorded:
    * its last line is a sent line (in flight when the last run stopped), or a request was in
-   * flight at an earlier stop, or failed uncertain, and nothing since has said deleted or absent.
+   * flight at an earlier stop, or failed uncertain, and nothing since has said done or absent.
    */
   wasInFlight(id: bigint): boolean {
     return inFlight(this.#codes.get(id));

@@ -16,14 +16,16 @@ import type { RecordedIds } from './recorded-ids.js';
  * writing anything (`plantstore journal status` and `journal failed`).
  *
  * Each id counts once, by its last line in its file; an id found in several files counts by the
- * file that says the most of it: deleted, then absent, then in flight, then failed, then not
- * sent (between two files that say the same, the one given later).
+ * file that says the most of it: done, then absent, then in flight, then failed, then not
+ * sent (between two files that say the same, the one given later). The states are the engine's
+ * (engine/operation.ts ResultKind); the words a command prints for them are the operation's
+ * (engine/journal-words.ts), found by the header's operation.
  */
-export type IdState = 'deleted' | 'absent' | 'inFlight' | 'failed' | 'notSent';
+export type IdState = 'done' | 'absent' | 'inFlight' | 'failed' | 'notSent';
 
 /** Ranked: a higher state wins across files. Stored in the low 3 bits of the merged table's values. */
-export const STATE = { notSent: 1, failed: 2, inFlight: 3, absent: 4, deleted: 5 } as const satisfies Record<IdState, number>;
-export const STATE_NAMES: Record<number, IdState> = { 1: 'notSent', 2: 'failed', 3: 'inFlight', 4: 'absent', 5: 'deleted' };
+export const STATE = { notSent: 1, failed: 2, inFlight: 3, absent: 4, done: 5 } as const satisfies Record<IdState, number>;
+export const STATE_NAMES: Record<number, IdState> = { 1: 'notSent', 2: 'failed', 3: 'inFlight', 4: 'absent', 5: 'done' };
 const STATE_BITS = 3;
 const STATE_MASK = (1 << STATE_BITS) - 1;
 
@@ -46,6 +48,8 @@ export interface JournalSummary {
   /** The base URL fit to print (errors.ts shownUrl), undefined when every file is empty. */
   baseUrl: string | undefined;
   profile: string | undefined;
+  /** The operation that wrote them (format.ts: delete for a header that names none); undefined when every file is empty. */
+  operation: string | undefined;
   counts: Record<IdState, number>;
   /** Whether the job is finished, how its last runs ended, and the ids never sent (job-state.ts). */
   job: JobState;
@@ -55,7 +59,7 @@ export interface JournalSummary {
   failedByError: Record<string, number>;
   /** Every id whose state is one of `states`, in numeric order, whatever order the files hold them in. */
   idsIn(states: readonly IdState[]): BigInt64Array;
-  /** Whether the journals record `id` as done: deleted, or absent. */
+  /** Whether the journals record `id` as done, or absent. */
   isDone(id: bigint): boolean;
   /** What the journals say of `id`, one of theirs: its state, and its last failure for a failed or in-flight one. */
   describe(id: bigint): { state: IdState | undefined; failure: FailureDetail | undefined };
@@ -66,7 +70,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
   const details = new FailureDetails();
   const summaries: JournalFileSummary[] = [];
   const read: States[] = [];
-  let run: { file: string; baseUrl: string; profile: string } | undefined;
+  let run: RunOfFile | undefined;
   // One journal is read as it is; several are merged id by id into one table.
   let merged: IdTable | undefined;
 
@@ -89,7 +93,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
         run: fileRun(contents.lastRun, running),
       });
       if (header !== undefined) {
-        if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile };
+        if (run === undefined) run = { file, baseUrl: header.baseUrl, profile: header.profile, operation: header.operation };
         else if (!sameRun(run, header)) throw otherRuns(run, { file, ...header });
       }
       read.push(fileStates(contents.recorded, lastFailures));
@@ -110,7 +114,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
   const states: States =
     merged === undefined ? (read[0] as States) : { forEach: (visit) => merged.forEach(visit), get: (id) => merged.get(id) };
 
-  const counts: Record<IdState, number> = { deleted: 0, absent: 0, failed: 0, inFlight: 0, notSent: 0 };
+  const counts: Record<IdState, number> = { done: 0, absent: 0, failed: 0, inFlight: 0, notSent: 0 };
   const byState = [0, 0, 0, 0, 0, 0];
   const failedByDetail = new Map<number, number>();
   states.forEach((_id, value) => {
@@ -131,6 +135,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
     files: summaries,
     baseUrl: run === undefined ? undefined : shownUrl(run.baseUrl),
     profile: run?.profile,
+    operation: run?.operation,
     counts,
     job: jobState(
       summaries.map((file) => ({ shard: file.shard, empty: file.started === undefined, run: file.run })),
@@ -140,7 +145,7 @@ export async function summarizeJournals(files: readonly string[], signal?: Abort
     failedByError,
     isDone(id) {
       const state = states.get(id) & STATE_MASK;
-      return state === STATE.deleted || state === STATE.absent;
+      return state === STATE.done || state === STATE.absent;
     },
     idsIn(wanted) {
       const codes = new Set<number>(wanted.map((state) => STATE[state]));
@@ -188,8 +193,8 @@ function fileStates(recorded: RecordedIds, lastFailures: LastFailures): States {
 
 export function stateOf(kind: RecordedCode): number {
   switch (kind) {
-    case Recorded.deleted:
-      return STATE.deleted;
+    case Recorded.done:
+      return STATE.done;
     case Recorded.absent:
       return STATE.absent;
     case Recorded.failed:
@@ -201,12 +206,22 @@ export function stateOf(kind: RecordedCode): number {
   }
 }
 
-export function sameRun(a: { baseUrl: string; profile: string }, b: { baseUrl: string; profile: string }): boolean {
-  return a.profile === b.profile && sameBaseUrl(a.baseUrl, b.baseUrl);
+/** What tells the files of one job: the run's base URL and profile, and the operation that wrote them. */
+export interface RunOfFile {
+  file: string;
+  baseUrl: string;
+  profile: string;
+  operation: string;
 }
 
-export function otherRuns(a: { file: string; baseUrl: string; profile: string }, b: { file: string; baseUrl: string; profile: string }) {
-  const of = (run: typeof a) => `${shownPath(run.file)} (${shownUrl(run.baseUrl)}, profile ${shownPath(run.profile)})`;
+export function sameRun(a: Omit<RunOfFile, 'file'>, b: Omit<RunOfFile, 'file'>): boolean {
+  return a.profile === b.profile && a.operation === b.operation && sameBaseUrl(a.baseUrl, b.baseUrl);
+}
+
+export function otherRuns(a: RunOfFile, b: RunOfFile) {
+  // The operation is named only when it differs: the journals of one verb read as they always have.
+  const by = (run: RunOfFile) => (a.operation === b.operation ? '' : `, written by plantstore ${shownPath(run.operation)}`);
+  const of = (run: RunOfFile) => `${shownPath(run.file)} (${shownUrl(run.baseUrl)}, profile ${shownPath(run.profile)}${by(run)})`;
   return new JournalRefusedError(
     'other-run',
     `${of(a)} and ${of(b)} are journals of different runs: several files are summed only when they are the shards of one job; read them one at a time`,

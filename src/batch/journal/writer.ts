@@ -70,7 +70,7 @@ export class JournalWriter {
     return this.#failure;
   }
 
-  /** Queues `line` (resultJson's line for `id`, without a newline). Throws `failure` once a write has failed. */
+  /** Queues `line` (the result line for `id`, records.ts, without a newline). Throws `failure` once a write has failed. */
   record(id: string, line: string): void {
     if (this.#failure) throw this.#failure;
     if (this.#closed) throw new Error(`journal ${this.#file} recorded after close`);

@@ -1,6 +1,7 @@
 // `delete` as the batch engine sees it: the request, how its outcome becomes a result, how a
 // result is printed and journaled, and the words of its summary.
 
+import { journalWordsFrom, registerJournalWords } from '../../engine/journal-words.js';
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
 import { ApiWitness } from './api-witness.js';
@@ -9,7 +10,7 @@ import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js
 import { resultJson, resultLine } from './report.js';
 import { type DeleteRun, deletePlant, plantPath } from './request.js';
 import { ResendWatch } from './resend-watch.js';
-import { type DeleteResult, doneEarlier, notSent } from './result.js';
+import { type DeleteResult, notSent, skippedEarlier } from './result.js';
 
 export const DELETE_RESULTS: Results<DeleteResult> = {
   // Every state there is, in the words delete's summary has always used (scripts match them).
@@ -40,10 +41,23 @@ export const DELETE_RESULTS: Results<DeleteResult> = {
   stopsRun: (result) =>
     'stopsRun' in result && result.stopsRun !== undefined ? { message: result.stopsRun, exit: Exit.server } : undefined,
   notSent,
-  doneEarlier,
+  skipped: skippedEarlier,
+  journalDetails: (result) => ('message' in result ? { status: result.status, error: result.error, message: result.message } : { status: result.status }),
   json: resultJson,
   line: resultLine,
 };
+
+/** The command that runs it, and the name its journals' headers give (format 1 and 2 headers give none: delete's). */
+const DELETE_COMMAND = 'delete';
+
+// `journal status` words delete's journals as it always has: a row `absent` (not `already absent`), and what an id in flight may be.
+registerJournalWords(
+  DELETE_COMMAND,
+  journalWordsFrom(DELETE_RESULTS.states, {
+    absent: { word: 'absent', key: 'absent' },
+    inFlight: { word: 'in flight', key: 'inFlight', note: 'sent with no decided answer: the plant may be deleted' },
+  }),
+);
 
 /** The delete operation, with what the user said "no such plant" looks like: one per run (what the run has seen of the base URL). */
 export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
@@ -64,7 +78,7 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
     describeAttempt,
     words: {
       verb: 'delete',
-      command: 'delete',
+      command: DELETE_COMMAND,
       doing: 'deleting',
       finishWithoutJournal: (profile) => finishWithoutJournal(missing, profile),
     },

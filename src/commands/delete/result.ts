@@ -84,8 +84,9 @@ export interface NotSent {
   journal?: undefined;
 }
 
-export function doneEarlier(id: string, as: 'deleted' | 'absent'): DoneEarlier {
-  return as === 'deleted'
+/** An id the journal records as decided by an earlier run: `done` is deleted, `absent` absent. */
+export function skippedEarlier(id: string, earlier: 'done' | 'absent'): DoneEarlier {
+  return earlier === 'done'
     ? { id, deleted: true, status: null, journal: true }
     : { id, deleted: false, absent: true, status: null, journal: true };
 }

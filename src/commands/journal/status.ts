@@ -1,5 +1,6 @@
 import type { FileRun } from '../../batch/journal/job-state.js';
 import type { JournalFileSummary, JournalSummary } from '../../batch/journal/summary.js';
+import { journalWordsOf, keyedCounts } from '../../engine/journal-words.js';
 import { shown } from '../../text/shown.js';
 
 /** Missing shards named one by one on the human status, at most; the rest are counted. */
@@ -29,8 +30,8 @@ export function statusObject(summary: JournalSummary): Record<string, unknown> {
     profile: summary.profile ?? null,
     finished: job.finished,
     ended: job.ended ?? null,
-    ...summary.counts,
-    notSent: job.notSent ?? null,
+    // Under the operation's keys (delete's: deleted, absent, failed, inFlight, notSent).
+    ...keyedCounts(journalWordsOf(summary.operation), summary.counts, job.notSent ?? null),
     unrecorded: job.unrecorded ?? null,
     failedByExit: summary.failedByExit,
     failedByError: summary.failedByError,
@@ -51,14 +52,16 @@ export function statusLines(summary: JournalSummary): string[] {
   for (const shard of missingShards.slice(0, SHARDS_NAMED)) rows.push(['journal', `shard ${shard}: no journal`]);
   if (missingShards.length > SHARDS_NAMED) rows.push(['journal', `and ${missingShards.length - SHARDS_NAMED} more shards: no journal`]);
   const { counts } = summary;
+  // In the words of the operation that wrote the journals ("deleted 142" of delete's, "read 142" of a read's).
+  const words = journalWordsOf(summary.operation);
   rows.push(
     ['base URL', summary.baseUrl ?? '(none recorded)'],
     ['profile', summary.profile === undefined ? '(none recorded)' : shown(summary.profile)],
-    ['deleted', String(counts.deleted)],
-    ['absent', String(counts.absent)],
-    ['failed', `${counts.failed}${breakdown(summary)}`],
-    ['in flight', `${counts.inFlight}${counts.inFlight > 0 ? '  (sent with no decided answer: the plant may be deleted)' : ''}`],
-    ['not sent', notSentWords(summary)],
+    [words.done.word, String(counts.done)],
+    [words.absent.word, String(counts.absent)],
+    [words.failed.word, `${counts.failed}${breakdown(summary)}`],
+    [words.inFlight.word, `${counts.inFlight}${counts.inFlight > 0 ? `  (${words.inFlight.note})` : ''}`],
+    [words.notSent.word, notSentWords(summary)],
     ['job', jobWords(summary)],
   );
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;

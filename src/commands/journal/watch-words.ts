@@ -1,4 +1,5 @@
 import { decided, type FollowedFile, type FollowedJob } from '../../batch/journal/follow.js';
+import { journalWordsOf, keyedCounts } from '../../engine/journal-words.js';
 import { shown } from '../../text/shown.js';
 import { clock } from '../../ui/progress.js';
 
@@ -84,9 +85,11 @@ const percentOf = (part: number, whole: number): string => (whole === 0 ? '' : `
 
 function countsWords(state: FollowedJob): string {
   const { counts, job } = state;
+  // In the words of the operation that writes the journals.
+  const words = journalWordsOf(state.operation);
   // Unknown while a run may still leave ids unsent (or one ended without saying how many).
-  const notSent = job.notSent === undefined ? 'not sent unknown' : `${job.notSent} not sent`;
-  return `${counts.deleted} deleted, ${counts.absent} absent, ${counts.failed} failed, ${counts.inFlight} in flight, ${notSent}`;
+  const notSent = job.notSent === undefined ? `${words.notSent.word} unknown` : `${job.notSent} ${words.notSent.word}`;
+  return `${counts.done} ${words.done.word}, ${counts.absent} ${words.absent.word}, ${counts.failed} ${words.failed.word}, ${counts.inFlight} ${words.inFlight.word}, ${notSent}`;
 }
 
 const rateWords = (rate: number | undefined): string =>
@@ -181,8 +184,7 @@ export function watchObject(view: WatchView): Record<string, unknown> {
     finished: state.job.finished,
     ids: state.ids ?? null,
     decided: decided(state.counts),
-    ...state.counts,
-    notSent: state.job.notSent ?? null,
+    ...keyedCounts(journalWordsOf(state.operation), state.counts, state.job.notSent ?? null),
     rate: view.rate === undefined ? null : Math.round(view.rate * 10) / 10,
     left: ids ?? null,
     secondsLeft: seconds === undefined ? null : Math.round(seconds),

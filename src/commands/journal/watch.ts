@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FollowedJob, JobFollower } from '../../batch/journal/follow.js';
+import { decided as decidedCount, type FollowedJob, JobFollower } from '../../batch/journal/follow.js';
 import { learnTokensAtRest } from '../../config/tokens-at-rest.js';
 import type { Context } from '../../context.js';
 import { Exit, type ExitCode, InterruptedError } from '../../errors.js';
@@ -72,7 +72,7 @@ export async function runJournalWatch(
   return Exit.ok;
 }
 
-const decided = (state: FollowedJob): number => state.counts.deleted + state.counts.absent + state.counts.failed;
+const decided = (state: FollowedJob): number => decidedCount(state.counts);
 
 /** Waits `ms`; false when a signal came first. */
 async function waitUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {

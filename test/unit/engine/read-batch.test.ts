@@ -153,18 +153,40 @@ describe('a read through the engine says its own words', () => {
     expect(run.stderr).not.toMatch(/delete|absent/);
   });
 
-  it('--journal: the first run is recorded; what a second run makes of it', async () => {
+  it('--journal: the first run is recorded in the journal\'s own words, and a second run resumes it', async () => {
     const journal = path.join(dir, 'read.journal');
-    const first = await read(['1', '9'], { journal });
+    const first = await read(['1', '9'], { journal, concurrency: '1' });
     expect(first.exit).toBe(0);
     expect(summaryOf(first.stderr)).toMatch(/^1 read, 0 read before \(journal\), 1 not found, 0 failed, 0 not asked in /);
-    const second = await read(['1', '9', '2'], { journal });
-    // Issue 42 item 2, not built yet: the journal takes an operation's --json line as its record and
-    // reads back only delete's fields (deleted, absent), so a read's record is refused. When the
-    // journal has its own vocabulary, this turns into a resume: exit 0, `1 read, 2 read before (journal)`.
-    expect(second.exit).toBe(2);
-    expect(second.stderr).toMatch(/is damaged: line 5 is a whole JSON line that is not a journal line/);
-    expect(readFileSync(journal, 'utf8').split('\n')[4]).toBe('{"id":1,"read":true,"status":200}');
-    expect(second.asked).toEqual([]);
+    // Its header names it; its records are the engine's states, not its --json lines.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ plantstore: 'delete-journal', version: 3, operation: 'get' });
+    expect(lines.filter((line) => line.startsWith('{"id":'))).toEqual([
+      '{"id":1,"sent":true}',
+      '{"id":1,"state":"done","status":200}',
+      '{"id":9,"sent":true}',
+      '{"id":9,"state":"absent","status":404}',
+    ]);
+    const second = await read(['1', '9', '2'], { json: true, journal });
+    expect(second.exit).toBe(0);
+    expect(second.asked).toEqual(['GET /plants/2']);
+    expect(summaryOf(second.stderr)).toMatch(/^1 read, 2 read before \(journal\), 0 not found, 0 failed, 0 not asked in /);
+    expect(second.stdout).toBe(
+      '{"id":1,"skipped":true}\n{"id":9,"skipped":true}\n{"id":2,"read":true,"status":200}\n',
+    );
+  });
+
+  it('--journal: a failure is recorded with its status, error code, message and exit, in flight apart', async () => {
+    await server.close();
+    server = await startScriptedServer((req, res) => {
+      if (req.url === '/plants/2') res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":7,"message":"not yours"}');
+      else answer(req, res);
+    });
+    const journal = path.join(dir, 'read.journal');
+    const run = await read(['2'], { journal });
+    expect(run.exit).toBe(4);
+    expect(readFileSync(journal, 'utf8').split('\n').filter((line) => line.includes('"state"'))).toEqual([
+      `{"id":2,"state":"failed","status":403,"error":null,"message":${JSON.stringify(run.stderr.match(/✗ plant 2: (.*)/)?.[1])},"exit":4}`,
+    ]);
   });
 });
