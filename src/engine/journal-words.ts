@@ -64,11 +64,7 @@ export function journalWordsOf(operation: string | undefined): JournalWords {
  * The counts under the words' --json keys, in the journal's order (done, absent, failed, in flight,
  * not sent); `notSent` is the job's (job-state.ts), null when unknown, not the lines' count.
  */
-export function keyedCounts(
-  words: JournalWords,
-  counts: Record<IdState, number>,
-  notSent: number | null,
-): Record<string, number | null> {
+export function keyedCounts(words: JournalWords, counts: Record<IdState, number>, notSent: number | null): Record<string, number | null> {
   return {
     [words.done.key]: counts.done,
     [words.absent.key]: counts.absent,

@@ -58,9 +58,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
   const journal =
-    opts.journal === undefined
-      ? undefined
-      : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op);
+    opts.journal === undefined ? undefined : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op);
   let exit: ExitCode;
   try {
     // Asked, and refused, before the token: a list refused needs no credentials. Only what destroys is guarded.

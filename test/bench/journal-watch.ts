@@ -31,7 +31,8 @@ const header = (shard: number): string =>
 function linesOf(n: number): string {
   const id = FIRST_ID + n;
   const sent = `{"id":${id},"sent":true}\n`;
-  if (n % 1000 === 0) return `${sent}{"id":${id},"state":"failed","status":400,"error":1,"message":"plant ${id} does not exist","exit":1}\n`;
+  if (n % 1000 === 0)
+    return `${sent}{"id":${id},"state":"failed","status":400,"error":1,"message":"plant ${id} does not exist","exit":1}\n`;
   if (n % 1000 === 1) return sent;
   return `${sent}{"id":${id},"state":"done","status":204}\n`;
 }

@@ -65,4 +65,3 @@ function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
   for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
   return true;
 }
-

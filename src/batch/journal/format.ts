@@ -110,7 +110,7 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   if (!READABLE_VERSIONS.includes(value['version'])) {
     // JSON, not String(): a version written as "1" must not read "format 1 ... reads format 1".
     return {
-      notHeader: `it is in journal format ${JSON.stringify(value['version']) ?? 'undefined'}, and this plantstore reads formats ${READABLE_VERSIONS.join(' and ')}`,
+      notHeader: `it is in journal format ${JSON.stringify(value['version']) ?? 'undefined'}, and this plantstore reads formats ${READABLE_VERSIONS.slice(0, -1).join(', ')} and ${READABLE_VERSIONS.at(-1)}`,
     };
   }
   const { baseUrl, profile, started } = value;
@@ -232,8 +232,7 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
 }
 
 /** A sent line written with spaces (`{"id": 42, "sent": true}`): the same line, as the docs promise. */
-export const isSpacedSentLine = (value: Record<string, unknown>): boolean =>
-  value['sent'] === true && Object.keys(value).length === 2;
+export const isSpacedSentLine = (value: Record<string, unknown>): boolean => value['sent'] === true && Object.keys(value).length === 2;
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   let value: unknown;

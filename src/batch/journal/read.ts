@@ -115,7 +115,9 @@ export class JournalReader {
         if (newline === -1 || newline >= read) break;
         const end = position + newline + 1;
         const common =
-          carry === undefined && this.#lineNumber > 0 && this.#suspect === undefined ? parseCommonLine(chunk, from, newline, this.#vocabulary) : undefined;
+          carry === undefined && this.#lineNumber > 0 && this.#suspect === undefined
+            ? parseCommonLine(chunk, from, newline, this.#vocabulary)
+            : undefined;
         if (common !== undefined) {
           this.#lineNumber++;
           this.#lastIdLine = this.#lineNumber;

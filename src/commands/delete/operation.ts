@@ -42,7 +42,8 @@ export const DELETE_RESULTS: Results<DeleteResult> = {
     'stopsRun' in result && result.stopsRun !== undefined ? { message: result.stopsRun, exit: Exit.server } : undefined,
   notSent,
   skipped: skippedEarlier,
-  journalDetails: (result) => ('message' in result ? { status: result.status, error: result.error, message: result.message } : { status: result.status }),
+  journalDetails: (result) =>
+    'message' in result ? { status: result.status, error: result.error, message: result.message } : { status: result.status },
   json: resultJson,
   line: resultLine,
 };

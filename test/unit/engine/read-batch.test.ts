@@ -2,20 +2,22 @@
 // test/helpers/read-operation.ts, run by runBatch in-process against a loopback server, with a
 // journal, shards, a dry run, a budget and a signal. It says its own words, never delete's, and
 // no deletion limit refuses it.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../../src/context.js';
 import { batchOptions } from '../../../src/engine/batch-flags.js';
+import { journalWordsFrom, registerJournalWords } from '../../../src/engine/journal-words.js';
 import { runBatch } from '../../../src/engine/run-batch.js';
 import { CliError } from '../../../src/errors.js';
 import { flagReader } from '../../../src/flags/read.js';
 import type { Stdin } from '../../../src/platform/stdin.js';
 import { serviceSettings } from '../../../src/service/settings.js';
 import { createTestIO } from '../../../src/ui/io.js';
-import { READ_OPERATION } from '../../helpers/read-operation.js';
+import { inProcess } from '../../helpers/in-process.js';
+import { READ_OPERATION, READ_RESULTS } from '../../helpers/read-operation.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const TOKEN = 'read-token-5c1e9b7a';
@@ -153,7 +155,7 @@ describe('a read through the engine says its own words', () => {
     expect(run.stderr).not.toMatch(/delete|absent/);
   });
 
-  it('--journal: the first run is recorded in the journal\'s own words, and a second run resumes it', async () => {
+  it("--journal: the first run is recorded in the journal's own words, and a second run resumes it", async () => {
     const journal = path.join(dir, 'read.journal');
     const first = await read(['1', '9'], { journal, concurrency: '1' });
     expect(first.exit).toBe(0);
@@ -171,9 +173,7 @@ describe('a read through the engine says its own words', () => {
     expect(second.exit).toBe(0);
     expect(second.asked).toEqual(['GET /plants/2']);
     expect(summaryOf(second.stderr)).toMatch(/^1 read, 2 read before \(journal\), 0 not found, 0 failed, 0 not asked in /);
-    expect(second.stdout).toBe(
-      '{"id":1,"skipped":true}\n{"id":9,"skipped":true}\n{"id":2,"read":true,"status":200}\n',
-    );
+    expect(second.stdout).toBe('{"id":1,"skipped":true}\n{"id":9,"skipped":true}\n{"id":2,"read":true,"status":200}\n');
   });
 
   it('--journal: a failure is recorded with its status, error code, message and exit, in flight apart', async () => {
@@ -185,8 +185,98 @@ describe('a read through the engine says its own words', () => {
     const journal = path.join(dir, 'read.journal');
     const run = await read(['2'], { journal });
     expect(run.exit).toBe(4);
-    expect(readFileSync(journal, 'utf8').split('\n').filter((line) => line.includes('"state"'))).toEqual([
+    expect(
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"state"')),
+    ).toEqual([
       `{"id":2,"state":"failed","status":403,"error":null,"message":${JSON.stringify(run.stderr.match(/✗ plant 2: (.*)/)?.[1])},"exit":4}`,
     ]);
+  });
+});
+
+describe("a read's journal, read by the journal commands and by delete", () => {
+  const cli = inProcess();
+  // As a verb's command registers its words in the CLI: the journal commands find them by the header's name.
+  beforeAll(() => registerJournalWords(READ_OPERATION.words.command, journalWordsFrom(READ_RESULTS.states)));
+
+  /** A read's journal: 1 read, 9 not found, 2 refused (403), written through the engine. */
+  async function readJournal(): Promise<string> {
+    await server.close();
+    server = await startScriptedServer((req, res) => {
+      if (req.url === '/plants/2') res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":7,"message":"not yours"}');
+      else answer(req, res);
+    });
+    const journal = path.join(dir, 'read.journal');
+    expect((await read(['1', '9', '2'], { journal, concurrency: '1' })).exit).toBe(4);
+    return journal;
+  }
+
+  it('journal status says its counts in its own words: "read 1", "not found 1", "not asked", never delete\'s', async () => {
+    const journal = await readJournal();
+    const status = await cli.run(['journal', 'status', journal]);
+    expect(status.exit).toBe(0);
+    const rows = status.stdout.split('\n');
+    expect(rows.slice(4, 9)).toEqual(['read       1', 'not found  1', 'failed     1  (exit 4: 1)', 'in flight  0', 'not asked  0']);
+    expect(status.stdout).not.toMatch(/deleted|absent/);
+    const json = JSON.parse((await cli.run(['--json', 'journal', 'status', journal])).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ read: 1, notFound: 1, failed: 1, inFlight: 0, notAsked: 0 });
+    expect(Object.keys(json)).not.toContain('deleted');
+  });
+
+  it('journal failed and journal left list its ids to do, as for any operation', async () => {
+    const journal = await readJournal();
+    expect((await cli.run(['journal', 'failed', journal])).stdout).toBe('2\n');
+    expect((await cli.run(['journal', 'left', journal], { stdin: ['1\n9\n2\n3\n'] })).stdout).toBe('2\n3\n');
+  });
+
+  it('delete refuses it (exit 2), naming the operation that wrote it, and sends nothing', async () => {
+    const journal = await readJournal();
+    const before = readFileSync(journal, 'utf8');
+    const run = await cli.run(['delete', '--journal', journal, '1', '2'], {
+      env: { PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN: TOKEN },
+    });
+    expect(run.exit).toBe(2);
+    expect(run.error).toBe(
+      `journal ${journal} was written by plantstore get, and this run is plantstore delete: a journal resumes only the operation that wrote it; give --journal another file`,
+    );
+    expect(run.sent).toEqual([]);
+    expect(readFileSync(journal, 'utf8')).toBe(before);
+  });
+
+  it("a read refuses delete's journal, one of format 2 (whose header names no operation) too", async () => {
+    const journal = path.join(dir, 'delete.journal');
+    const header = {
+      plantstore: 'delete-journal',
+      version: 2,
+      baseUrl: server.url,
+      profile: 'default',
+      started: '2026-03-01T12:00:00.000Z',
+    };
+    writeFileSync(journal, `${JSON.stringify(header)}\n{"id":1,"deleted":true,"status":204}\n`, { mode: 0o600 });
+    const run = await read(['1', '2'], { journal });
+    expect(run.exit).toBe(2);
+    expect(run.stderr).toContain('was written by plantstore delete, and this run is plantstore get');
+    expect(run.asked).toEqual([]);
+  });
+
+  it("a journal of an operation this plantstore does not know is said in the engine's words, never delete's", async () => {
+    const journal = path.join(dir, 'rename.journal');
+    const header = {
+      plantstore: 'delete-journal',
+      version: 3,
+      operation: 'rename',
+      baseUrl: server.url,
+      profile: 'default',
+      started: '2026-03-01T12:00:00.000Z',
+    };
+    writeFileSync(journal, `${JSON.stringify(header)}\n{"id":1,"state":"done","status":200}\n`, { mode: 0o600 });
+    const status = await cli.run(['journal', 'status', journal]);
+    expect(
+      status.stdout
+        .split('\n')
+        .slice(4, 9)
+        .map((row) => row.split(/\s{2,}/)[0]),
+    ).toEqual(['done', 'absent', 'failed', 'in flight', 'not sent']);
   });
 });

@@ -324,7 +324,7 @@ describe('a journal that cannot be opened or written says why in words, and what
         { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } },
         { verbose: false, journalSameAccount: false },
         ctx,
-        DELETE_RESULTS,
+        { results: DELETE_RESULTS, words: { verb: 'delete', command: 'delete', doing: 'deleting', finishWithoutJournal: () => '' } },
       );
       expect(journal.recordSent('1')).toBe(true);
       vi.advanceTimersByTime(1000);

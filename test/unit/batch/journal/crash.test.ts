@@ -47,24 +47,24 @@ describe('kill -9 while writing', () => {
         const { started, sent, durable } = await runAndKill(seed * 10 + round, random() * 300);
         const plan = await readJournalForPlan(at.file, RUN);
         if (plan.note !== undefined) torn++;
-        const n = plan.counts().deleted;
+        const n = plan.counts().done;
         // The run resumed where the last one's journal ended...
         expect(started).toBe(before + 1);
-        // ...lost nothing it had flushed, and knows every id it said it had sent: each deleted, or in flight.
+        // ...lost nothing it had flushed, and knows every id it said it had sent: each done, or in flight.
         expect(n).toBeGreaterThanOrEqual(durable);
         expect(n).toBeGreaterThanOrEqual(sent - 1);
-        for (let id = before + 1; id <= sent; id++) expect(plan.recorded(String(id))).toMatch(/^(deleted|sent)$/);
+        for (let id = before + 1; id <= sent; id++) expect(plan.recorded(String(id))).toMatch(/^(done|sent)$/);
         // At most one id in flight: a sent line writes the results recorded before it.
         const inFlight = plan.counts().sent;
         expect(inFlight).toBeLessThanOrEqual(1);
-        expect(plan.counts()).toEqual({ deleted: n, absent: 0, failed: 0, notSent: 0, sent: inFlight });
+        expect(plan.counts()).toEqual({ done: n, absent: 0, failed: 0, notSent: 0, sent: inFlight });
         if (inFlight === 1) expect(plan.wasInFlight(String(n + 1))).toBe(true);
         expect(plan.recorded(String(n + 1 + inFlight))).toBeUndefined();
         // The results in order, one an id: the k-th result line is id k.
         const results = readFileSync(at.file, 'utf8')
           .split('\n')
           .slice(1)
-          .filter((line) => line.includes('"deleted"'));
+          .filter((line) => line.includes('"state"'));
         expect(results.slice(0, n).every((line, k) => line.startsWith(`{"id":${k + 1},`))).toBe(true);
         before = n;
       }

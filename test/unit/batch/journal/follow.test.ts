@@ -14,9 +14,8 @@ import { absent, deleted, HEADER, journalFolder, notSent, sent } from './fixture
 const folder = journalFolder();
 
 const refused = (id: string): string =>
-  `{"id":${id},"deleted":false,"status":400,"error":1,"message":"plant ${id} does not exist","exit":1}`;
-const uncertain = (id: string): string =>
-  `{"id":${id},"deleted":false,"status":null,"error":null,"message":"timed out","exit":8,"uncertain":true}`;
+  `{"id":${id},"state":"failed","status":400,"error":1,"message":"plant ${id} does not exist","exit":1}`;
+const uncertain = (id: string): string => `{"id":${id},"state":"in-flight","status":null,"error":null,"message":"timed out","exit":8}`;
 const start = (ids: number): string => `{"start":"2026-03-01T12:00:01.000Z","ids":${ids}}`;
 const end = (ending: string, ids: number, notSentIds: number): string =>
   `{"end":"${ending}","ids":${ids},"notSent":${notSentIds},"unrecorded":${notSentIds},"readAll":true}`;
@@ -38,7 +37,7 @@ describe('journal status --watch: reading on as a journal grows', () => {
   it('counts what was appended since the last refresh, and only that: bytes already read are not read again', async () => {
     const file = journal('a.journal', [start(4), sent('1'), deleted('1'), sent('2')]);
     const follower = await follow(file);
-    expect((await follower.refresh()).counts).toEqual({ deleted: 1, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
+    expect((await follower.refresh()).counts).toEqual({ done: 1, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
 
     // The first id line rewritten in place, same length (a test's trick, never a run's): a
     // follower that read the whole file again would count id 7 deleted and id 1 in flight.
@@ -48,7 +47,7 @@ describe('journal status --watch: reading on as a journal grows', () => {
     closeSync(fd);
     append(file, refused('2'), sent('3'), absent('3'));
     const state = await follower.refresh();
-    expect(state.counts).toEqual({ deleted: 1, absent: 1, failed: 1, inFlight: 0, notSent: 0 });
+    expect(state.counts).toEqual({ done: 1, absent: 1, failed: 1, inFlight: 0, notSent: 0 });
     expect(state.ids).toBe(4);
     follower.close();
   });
@@ -56,11 +55,11 @@ describe('journal status --watch: reading on as a journal grows', () => {
   it('leaves out a line still being written, and counts it once its newline is there', async () => {
     const file = journal('a.journal', [start(2), sent('1')]);
     const follower = await follow(file);
-    appendFileSync(file, '{"id":1,"deleted":tr');
+    appendFileSync(file, '{"id":1,"state":"do');
     const partial = await follower.refresh();
-    expect(partial.counts).toEqual({ deleted: 0, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
-    appendFileSync(file, `ue,"status":204}\n${sent('2')}\n`);
-    expect((await follower.refresh()).counts).toEqual({ deleted: 1, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
+    expect(partial.counts).toEqual({ done: 0, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
+    appendFileSync(file, `ne","status":204}\n${sent('2')}\n`);
+    expect((await follower.refresh()).counts).toEqual({ done: 1, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
     follower.close();
   });
 
@@ -74,7 +73,7 @@ describe('journal status --watch: reading on as a journal grows', () => {
     appendFileSync(file, `${HEADER.slice(30)}\n${start(1)}\n${sent('5')}\n${deleted('5')}\n`);
     const state = await follower.refresh();
     expect(state.files[0]?.started).toBe('2026-03-01T12:00:00.000Z');
-    expect(state.counts.deleted).toBe(1);
+    expect(state.counts.done).toBe(1);
     follower.close();
   });
 
@@ -141,11 +140,11 @@ describe('journal status --watch: reading on as a journal grows', () => {
   it('reads a journal replaced at its path (a new job started there) from its start', async () => {
     const file = journal('a.journal', [start(3), sent('1'), deleted('1'), sent('2'), deleted('2')]);
     const follower = await follow(file);
-    expect((await follower.refresh()).counts.deleted).toBe(2);
+    expect((await follower.refresh()).counts.done).toBe(2);
     const next = journal('b.journal', [start(1), sent('9'), absent('9')]);
     renameSync(next, file);
     const state = await follower.refresh();
-    expect(state.counts).toEqual({ deleted: 0, absent: 1, failed: 0, inFlight: 0, notSent: 0 });
+    expect(state.counts).toEqual({ done: 0, absent: 1, failed: 0, inFlight: 0, notSent: 0 });
     expect(state.ids).toBe(1);
     follower.close();
   });

@@ -6,7 +6,24 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
 import { resultJson } from '../../../../src/commands/delete/report.js';
-import { absent, deleted, failed, HEADER, HEADER_V1, journalFolder, notSent, RUN, STARTED, sent } from './fixtures.js';
+import {
+  ABSENT,
+  absent,
+  DONE,
+  deleted,
+  FAILED,
+  failed,
+  HEADER,
+  HEADER_V1,
+  HEADER_V2,
+  journalFolder,
+  NOT_SENT,
+  notSent,
+  RUN,
+  STARTED,
+  sent,
+  V2,
+} from './fixtures.js';
 
 const at = journalFolder();
 const open = () => openJournal(at.file, { ...RUN, started: STARTED });
@@ -23,16 +40,16 @@ describe('a new journal', () => {
 
   it('holds the result lines in the order they were recorded, after the header', async () => {
     const journal = await open();
-    journal.record('42', deleted('42'));
-    journal.record('7', absent('7'));
-    journal.record('9', failed('9'));
+    journal.record('42', DONE);
+    journal.record('7', ABSENT);
+    journal.record('9', FAILED);
     journal.close();
     expect(lines()).toEqual([HEADER, deleted('42'), absent('7'), failed('9'), '']);
   });
 
   it('flush() has written and synced every line when it returns', async () => {
     const journal = await open();
-    journal.record('1', deleted('1'));
+    journal.record('1', DONE);
     expect(lines()).toEqual([HEADER, '']);
     journal.flush();
     expect(lines()).toEqual([HEADER, deleted('1'), '']);
@@ -47,27 +64,45 @@ describe('a new journal', () => {
     expect(readFileSync(at.file, 'utf8')).toBe(`${HEADER}\n`);
   });
 
-  it('refuses a line that is not the result line of its id: a bug, not a result to keep', async () => {
+  it("writes each record as a line of its own format: the state, the status, a failure's fields", async () => {
     const journal = await open();
-    expect(() => journal.record('42', deleted('43'))).toThrow(/not its result line/);
-    expect(() => journal.record('42', `${deleted('42')}\n${deleted('43')}`)).toThrow(/not its result line/);
+    journal.record('1', DONE);
+    journal.record('2', ABSENT);
+    journal.record('3', FAILED);
+    journal.record('4', { ...FAILED, state: 'in-flight', status: null, message: 'timed out "here"', exit: 8 });
+    journal.record('5', NOT_SENT);
     journal.close();
+    expect(lines()).toEqual([
+      HEADER,
+      '{"id":1,"state":"done","status":204}',
+      '{"id":2,"state":"absent","status":404}',
+      '{"id":3,"state":"failed","status":503,"error":null,"message":"Service Unavailable","exit":6}',
+      '{"id":4,"state":"in-flight","status":null,"error":null,"message":"timed out \\"here\\"","exit":8}',
+      '{"id":5,"state":"not-sent","status":null,"error":null,"message":"not sent: interrupted","exit":130}',
+      '',
+    ]);
   });
 });
 
 describe('resuming', () => {
   it('what each id last said: deleted and absent are kept apart, and both are done', async () => {
     const first = await open();
-    for (const line of [deleted('1'), absent('2'), failed('3'), notSent('4')]) first.record(JSON.parse(line).id.toString(), line);
+    for (const [id, record] of [
+      ['1', DONE],
+      ['2', ABSENT],
+      ['3', FAILED],
+      ['4', NOT_SENT],
+    ] as const)
+      first.record(id, record);
     first.recordSent('6');
     first.close();
     const journal = await open();
     expect(journal.resumed).toBe(true);
     const ids = ['1', '2', '3', '4', '5', '6'];
-    expect(ids.map((id) => journal.recorded(id))).toEqual(['deleted', 'absent', 'failed', 'notSent', undefined, 'sent']);
+    expect(ids.map((id) => journal.recorded(id))).toEqual(['done', 'absent', 'failed', 'notSent', undefined, 'sent']);
     expect(ids.map((id) => journal.isDone(id))).toEqual([true, true, false, false, false, false]);
     expect(ids.map((id) => journal.wasInFlight(id))).toEqual([false, false, false, false, false, true]);
-    expect(journal.counts()).toEqual({ deleted: 1, absent: 1, failed: 1, notSent: 1, sent: 1 });
+    expect(journal.counts()).toEqual({ done: 1, absent: 1, failed: 1, notSent: 1, sent: 1 });
     journal.close();
   });
 
@@ -76,19 +111,19 @@ describe('resuming', () => {
     const journal = await open();
     expect(journal.isDone('5')).toBe(true);
     expect(journal.isDone('6')).toBe(false);
-    expect(journal.counts()).toEqual({ deleted: 1, absent: 0, failed: 1, notSent: 0, sent: 0 });
+    expect(journal.counts()).toEqual({ done: 1, absent: 0, failed: 1, notSent: 0, sent: 0 });
     journal.close();
   });
 
   it('a third run skips what the first two finished, and appends to the same file', async () => {
     const first = await open();
-    first.record('1', deleted('1'));
-    first.record('2', failed('2'));
+    first.record('1', DONE);
+    first.record('2', FAILED);
     first.close();
     const second = await open();
     expect(second.isDone('2')).toBe(false);
-    second.record('2', deleted('2'));
-    second.record('3', notSent('3'));
+    second.record('2', DONE);
+    second.record('3', NOT_SENT);
     second.close();
     const third = await open();
     expect(['1', '2', '3'].filter((id) => !third.isDone(id))).toEqual(['3']);
@@ -123,12 +158,12 @@ describe('resuming', () => {
     const journal = await readJournalForPlan(at.file, RUN);
     const ids = ['1', '2', '3', '4', '5'];
     expect(ids.map((id) => journal.wasInFlight(id))).toEqual([false, true, false, false, true]);
-    expect(ids.map((id) => journal.recorded(id))).toEqual(['deleted', 'failed', 'deleted', 'failed', 'sent']);
+    expect(ids.map((id) => journal.recorded(id))).toEqual(['done', 'failed', 'done', 'failed', 'sent']);
   });
 
   it('a sent line reaches the file before recordSent returns, with the results recorded before it', async () => {
     const journal = await open();
-    journal.record('1', deleted('1'));
+    journal.record('1', DONE);
     journal.recordSent('2');
     expect(lines()).toEqual([HEADER, deleted('1'), sent('2'), '']);
     journal.close();
@@ -136,8 +171,8 @@ describe('resuming', () => {
 
   it('results reach the file at the end of the turn of the event loop they were recorded in, not a second later', async () => {
     const journal = await open();
-    journal.record('1', deleted('1'));
-    journal.record('2', absent('2'));
+    journal.record('1', DONE);
+    journal.record('2', ABSENT);
     expect(lines()).toEqual([HEADER, '']);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines()).toEqual([HEADER, deleted('1'), absent('2'), '']);
@@ -145,31 +180,66 @@ describe('resuming', () => {
   });
 
   it('a format-1 journal (result lines only, written before sent lines) is read and resumed', async () => {
-    writeFileSync(at.file, [HEADER_V1, deleted('1'), failed('2'), ''].join('\n'), { mode: 0o600 });
+    writeFileSync(at.file, [HEADER_V1, V2.deleted('1'), V2.failed('2'), ''].join('\n'), { mode: 0o600 });
     const journal = await open();
     expect(journal.resumed).toBe(true);
     expect(['1', '2'].map((id) => journal.isDone(id))).toEqual([true, false]);
     journal.recordSent('2');
-    journal.record('2', deleted('2'));
+    journal.record('2', DONE);
     journal.close();
     const again = await readJournalForPlan(at.file, RUN);
     expect(again.isDone('2')).toBe(true);
   });
 
+  it("a format-2 journal goes on in its own vocabulary (delete's --json lines), which its plantstore reads", async () => {
+    writeFileSync(at.file, [HEADER_V2, sent('1'), V2.deleted('1'), ''].join('\n'), { mode: 0o600 });
+    const journal = await open();
+    for (const [id, record] of [
+      ['2', DONE],
+      ['3', ABSENT],
+      ['4', FAILED],
+      ['5', NOT_SENT],
+    ] as const)
+      journal.record(id, record);
+    journal.record('6', { ...FAILED, state: 'in-flight', status: null, exit: 8 });
+    journal.close();
+    expect(lines()).toEqual([
+      HEADER_V2,
+      sent('1'),
+      V2.deleted('1'),
+      V2.deleted('2'),
+      V2.absent('3'),
+      V2.failed('4'),
+      V2.notSent('5'),
+      '{"id":6,"deleted":false,"status":null,"error":null,"message":"Service Unavailable","exit":8,"uncertain":true}',
+      '',
+    ]);
+    const again = await readJournalForPlan(at.file, RUN);
+    expect(['1', '2', '3', '4', '5', '6'].map((id) => again.recorded(id))).toEqual([
+      'done',
+      'done',
+      'absent',
+      'failed',
+      'notSent',
+      'failed',
+    ]);
+    expect(again.wasInFlight('6')).toBe(true);
+  });
+
   it('keeps every digit of int64 ids, past what a JSON number holds', async () => {
     const ids = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '0'];
     const first = await open();
-    for (const id of ids) first.record(id, deleted(id));
+    for (const id of ids) first.record(id, DONE);
     first.close();
     const journal = await readJournalForPlan(at.file, RUN);
     expect(ids.map((id) => journal.isDone(id))).toEqual([true, true, true, true]);
     expect(journal.isDone('9007199254740992')).toBe(false);
-    expect(journal.counts().deleted).toBe(4);
+    expect(journal.counts().done).toBe(4);
   });
 
   it('a hundred thousand ids read back, each found and nothing else', async () => {
     const first = await open();
-    for (let i = 0; i < 100_000; i++) first.record(String(i * 7919), i % 10 === 0 ? failed(String(i * 7919)) : deleted(String(i * 7919)));
+    for (let i = 0; i < 100_000; i++) first.record(String(i * 7919), i % 10 === 0 ? FAILED : DONE);
     first.close();
     const journal = await readJournalForPlan(at.file, RUN);
     let done = 0;
@@ -197,8 +267,8 @@ describe('a torn end (a run killed mid-write, a power cut)', () => {
       `journal ${at.file}: its end was torn (${Buffer.byteLength(torn)} bytes: a run stopped while writing, or a power cut) and is left out; the plants it named are sent again`,
     );
     expect(journal.isDone('3')).toBe(false);
-    expect(journal.counts().deleted).toBe(2);
-    journal.record('3', deleted('3'));
+    expect(journal.counts().done).toBe(2);
+    journal.record('3', DONE);
     journal.close();
     expect(lines()).toEqual([HEADER, deleted('1'), deleted('2'), deleted('3'), '']);
     const again = await readJournalForPlan(at.file, RUN);
@@ -210,9 +280,32 @@ describe('a torn end (a run killed mid-write, a power cut)', () => {
 describe('a failure recorded uncertain (its request may have been carried out) counts as in flight', () => {
   const uncertain = (id: string): string =>
     resultJson({ id, deleted: false, status: null, error: null, message: 'no complete answer', exit: 8, attempted: true, uncertain: true });
-  it('until a later line settles it, through later certain failures; 2.0 lines without the field by their exit code', () => {
+  it('format 3: a line in flight, until a later line settles it, through later failures', async () => {
+    const inFlight = (id: string) => `{"id":${id},"state":"in-flight","status":null,"error":null,"message":"no answer","exit":8}`;
     const text = [
       HEADER,
+      sent('1'),
+      inFlight('1'),
+      sent('2'),
+      inFlight('2'),
+      sent('2'),
+      failed('2'),
+      sent('3'),
+      inFlight('3'),
+      sent('3'),
+      deleted('3'),
+      '',
+    ];
+    writeFileSync(at.file, text.join('\n'), { mode: 0o600 });
+    const journal = await readJournalForPlan(at.file, RUN);
+    expect(['1', '2', '3'].map((id) => journal.wasInFlight(id))).toEqual([true, true, false]);
+    expect(['1', '2', '3'].map((id) => journal.recorded(id))).toEqual(['failed', 'failed', 'done']);
+  });
+
+  it('format 2: until a later line settles it, through later certain failures; 2.0 lines without the field by their exit code', () => {
+    const { failed, deleted } = V2;
+    const text = [
+      HEADER_V2,
       // 1: timed out (uncertain).
       sent('1'),
       uncertain('1'),
@@ -241,14 +334,14 @@ describe('a failure recorded uncertain (its request may have been carried out) c
     return readJournalForPlan(at.file, RUN).then((journal) => {
       const ids = ['1', '2', '3', '4', '5', '6'];
       expect(ids.map((id) => journal.wasInFlight(id))).toEqual([true, true, false, true, false, false]);
-      expect(ids.map((id) => journal.recorded(id))).toEqual(['failed', 'failed', 'deleted', 'failed', 'failed', 'failed']);
+      expect(ids.map((id) => journal.recorded(id))).toEqual(['failed', 'failed', 'done', 'failed', 'failed', 'failed']);
     });
   });
 });
 
 describe('whole lines after the last good one are never cut as torn: only a broken last line is', () => {
   it('a valid line written by hand, spaces and all, is read', async () => {
-    writeFileSync(at.file, `${HEADER}\n${deleted('1')}\n{ "id": 2, "deleted": false, "absent": true, "status": 404 }\n`, { mode: 0o600 });
+    writeFileSync(at.file, `${HEADER}\n${deleted('1')}\n{ "id": 2, "state": "absent", "status": 404 }\n`, { mode: 0o600 });
     const journal = await open();
     expect(journal.note).toBeUndefined();
     expect(journal.recorded('2')).toBe('absent');
@@ -256,8 +349,10 @@ describe('whole lines after the last good one are never cut as torn: only a brok
   });
 
   it.each([
-    ['a JSON line that is not a journal line', '{"id":"3","deleted":true}\n'],
-    ['a JSON line with no id', '{"deleted":true}\n'],
+    ['a JSON line that is not a journal line', '{"id":"3","state":"done"}\n'],
+    ['a JSON line with no id', '{"state":"done"}\n'],
+    ['a line of format 2 in a journal of format 3', `${V2.deleted('3')}\n`],
+    ['a state no engine has', '{"id":3,"state":"deleted","status":204}\n'],
   ])('%s: refused as damaged, naming the line, and the file left as it was', async (_, line) => {
     const text = `${HEADER}\n${deleted('1')}\n${line}`;
     writeFileSync(at.file, text, { mode: 0o600 });
@@ -288,7 +383,7 @@ describe('--dry-run reads without locking or writing', () => {
 
   it('a journal in use by a running plantstore is still read', async () => {
     const running = await open();
-    running.record('1', deleted('1'));
+    running.record('1', DONE);
     running.flush();
     const plan = await readJournalForPlan(at.file, RUN);
     expect(plan.isDone('1')).toBe(true);

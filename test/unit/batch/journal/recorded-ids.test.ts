@@ -16,7 +16,7 @@ function model(lines: readonly { id: bigint; kind: RecordedCode; uncertain: bool
   const said = new Map<bigint, Said & { flagged: boolean }>();
   for (const { id, kind, uncertain } of lines) {
     const before = said.get(id);
-    const settled = kind === Recorded.deleted || kind === Recorded.absent;
+    const settled = kind === Recorded.done || kind === Recorded.absent;
     const unanswered = before?.kind === Recorded.sent && (kind === Recorded.sent || kind === Recorded.notSent);
     // In flight at a stop, or uncertain: kept through later lines until one settles the id.
     const flagged = uncertain || (before !== undefined && !settled && (unanswered || before.flagged));
@@ -28,7 +28,7 @@ function model(lines: readonly { id: bigint; kind: RecordedCode; uncertain: bool
 const line = (ids: fc.Arbitrary<bigint>) =>
   fc.record({
     id: ids,
-    kind: fc.constantFrom<RecordedCode>(Recorded.deleted, Recorded.absent, Recorded.failed, Recorded.notSent, Recorded.sent),
+    kind: fc.constantFrom<RecordedCode>(Recorded.done, Recorded.absent, Recorded.failed, Recorded.notSent, Recorded.sent),
     uncertain: fc.boolean(),
   });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { JournalRefusedError, openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
 import { LOCK_STALE_MS } from '../../../../src/config/lock.js';
 import { Exit } from '../../../../src/errors.js';
-import { deleted, fingerprint, HEADER, journalFolder, RUN } from './fixtures.js';
+import { deleted, fingerprint, HEADER, HEADER_V2, journalFolder, RUN, V2 } from './fixtures.js';
 
 const at = journalFolder();
 
@@ -24,7 +24,7 @@ async function refusal(work: () => Promise<unknown>): Promise<JournalRefusedErro
 }
 
 /** Both ways of opening refuse `file` for `reason`, and leave it, and the folder, as they were. */
-async function refusedBoth(reason: string, run: { baseUrl: string; profile: string } = RUN): Promise<string> {
+async function refusedBoth(reason: string, run: { baseUrl: string; profile: string; operation?: string } = RUN): Promise<string> {
   const before = fingerprint(at.file);
   const folder = readdirSync(at.dir).sort();
   const opened = await refusal(() => openJournal(at.file, run));
@@ -43,11 +43,12 @@ describe('a file that is not a plantstore journal', () => {
   it.each([
     ['no header', `${deleted('1')}\n${deleted('2')}\n`, /its first line does not say "plantstore":"delete-journal"/],
     ['another format', `${header({ plantstore: 'upload-journal' })}\n`, /does not say "plantstore":"delete-journal"/],
-    ['another version', `${header({ version: 3 })}\n`, /it is in journal format 3, and this plantstore reads formats 1 and 2/],
+    ['another version', `${header({ version: 4 })}\n`, /it is in journal format 4, and this plantstore reads formats 1, 2 and 3/],
+    ['format 3 without its operation', `${header({ operation: undefined })}\n`, /its header does not name the operation that wrote it/],
     [
       'a version written as a string',
       `${header({ version: '1' })}\n`,
-      /it is in journal format "1", and this plantstore reads formats 1 and 2/,
+      /it is in journal format "1", and this plantstore reads formats 1, 2 and 3/,
     ],
     ['a header without its run', `${header({ baseUrl: undefined })}\n`, /lacks the base URL/],
     ['garbage text', 'hello world\nsecond line\n', /its first line is not a JSON object/],
@@ -78,6 +79,23 @@ describe('a damaged journal', () => {
   it('an id out of the int64 range is not a result line', async () => {
     plant([HEADER, deleted('9223372036854775808'), deleted('1'), ''].join('\n'));
     await refusedBoth('corrupt');
+  });
+});
+
+describe('a journal of another operation', () => {
+  it("another operation's journal: refused, naming the one that wrote it and this run's", async () => {
+    plant(`${header({ operation: 'get' })}\n{"id":1,"sent":true}\n{"id":1,"state":"done","status":200}\n`);
+    expect(await refusedBoth('other-operation')).toBe(
+      `journal ${at.file} was written by plantstore get, and this run is plantstore delete: a journal resumes only the operation that wrote it; give --journal another file`,
+    );
+  });
+
+  it("a format-2 journal is delete's: resumed by delete, refused to another operation", async () => {
+    plant(`${HEADER_V2}\n${V2.deleted('1')}\n`);
+    expect((await readJournalForPlan(at.file, { ...RUN, operation: 'delete' })).isDone('1')).toBe(true);
+    expect(await refusedBoth('other-operation', { ...RUN, operation: 'get' })).toBe(
+      `journal ${at.file} was written by plantstore delete, and this run is plantstore get: a journal resumes only the operation that wrote it; give --journal another file`,
+    );
   });
 });
 

@@ -25,7 +25,7 @@ describe("a run's end line", () => {
       journal([START, sent('1'), deleted('1'), sent('2'), deleted('2'), sent('3'), notSent('3'), end('SIGTERM', 3, 2)]),
     ]);
     // 3's sent line then its not-sent line reads as in flight (recorded-ids.ts): the not-sent count is the 2 with no line.
-    expect(summary.counts).toMatchObject({ deleted: 2, inFlight: 1, notSent: 0 });
+    expect(summary.counts).toMatchObject({ done: 2, inFlight: 1, notSent: 0 });
     expect(summary.job).toEqual({ finished: false, ended: 'SIGTERM', notSent: 2, unrecorded: 2, missingShards: [] });
     expect(summary.files[0]?.run).toMatchObject({ ended: 'SIGTERM', ids: 5, notSent: 3, finished: false });
   });
@@ -74,12 +74,12 @@ describe('a line written by hand, as docs/journal.md promises', () => {
     const summary = await summarizeJournals([
       journal([
         '{"id": 1, "sent": true}',
-        '  {"id":2,"deleted":true,"status":204}\t',
+        '  {"id":2,"state":"done","status":204}\t',
         '{ "id": 3, "sent": true }\r',
         '{"id":4,"sent":true} ',
       ]),
     ]);
-    expect(summary.counts).toMatchObject({ deleted: 1, inFlight: 3 });
+    expect(summary.counts).toMatchObject({ done: 1, inFlight: 3 });
   });
 });
 

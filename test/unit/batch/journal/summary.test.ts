@@ -9,7 +9,21 @@ import { describe, expect, it } from 'vitest';
 import { JournalRefusedError } from '../../../../src/batch/journal/errors.js';
 import { lockJournal } from '../../../../src/batch/journal/journal-lock.js';
 import { summarizeJournals } from '../../../../src/batch/journal/summary.js';
-import { absent, deleted, failed, HEADER, journalFolder, notSent, sent } from './fixtures.js';
+import {
+  absent as absentV3,
+  deleted as deletedV3,
+  failed as failedV3,
+  HEADER_V2,
+  HEADER as HEADER_V3,
+  journalFolder,
+  sent,
+  V2,
+} from './fixtures.js';
+
+// Most cases here are of journals of format 2 (delete's --json lines), which must read as they
+// always have; those of format 3 (records.ts) say so.
+const HEADER = HEADER_V2;
+const { deleted, absent, failed, notSent } = V2;
 
 const folder = journalFolder();
 
@@ -45,7 +59,7 @@ describe('journal status: counting', () => {
       refusedLine('4'),
     ]);
     const summary = await summarizeJournals([file]);
-    expect(summary.counts).toEqual({ deleted: 2, absent: 1, failed: 1, inFlight: 0, notSent: 0 });
+    expect(summary.counts).toEqual({ done: 2, absent: 1, failed: 1, inFlight: 0, notSent: 0 });
     // Only the last failure of an id that ended failed counts: id 1's error 7 is gone.
     expect(summary.failedByExit).toEqual({ 1: 1 });
     expect(summary.failedByError).toEqual({ 1: 1 });
@@ -63,21 +77,21 @@ describe('journal status: counting', () => {
       refusedLine('4'),
     ]);
     const summary = await summarizeJournals([file]);
-    expect(summary.counts).toEqual({ deleted: 0, absent: 0, failed: 1, inFlight: 3, notSent: 0 });
+    expect(summary.counts).toEqual({ done: 0, absent: 0, failed: 1, inFlight: 3, notSent: 0 });
     expect(summary.failedByExit).toEqual({ 1: 1 });
   });
 
   it('keeps an id in flight through a later certain failure (its earlier request may have deleted it), until a result settles it', async () => {
     const file = journal('a.journal', [sent('1'), uncertainLine('1'), sent('1'), refusedLine('1', 9, 4), sent('2'), uncertainLine('2')]);
-    expect(await countsOf(file)).toEqual({ deleted: 0, absent: 0, failed: 0, inFlight: 2, notSent: 0 });
+    expect(await countsOf(file)).toEqual({ done: 0, absent: 0, failed: 0, inFlight: 2, notSent: 0 });
     const settled = journal('b.journal', [sent('1'), uncertainLine('1'), sent('1'), absent('1')]);
-    expect(await countsOf(settled)).toEqual({ deleted: 0, absent: 1, failed: 0, inFlight: 0, notSent: 0 });
+    expect(await countsOf(settled)).toEqual({ done: 0, absent: 1, failed: 0, inFlight: 0, notSent: 0 });
   });
 
   it('breaks failures down by exit code and by API error code (a failure without an Error object has no API code)', async () => {
     const file = journal('a.journal', [refusedLine('1', 1, 1), refusedLine('2', 1, 1), refusedLine('3', 12, 1), failed('4'), notSent('5')]);
     const summary = await summarizeJournals([file]);
-    expect(summary.counts).toEqual({ deleted: 0, absent: 0, failed: 4, inFlight: 0, notSent: 1 });
+    expect(summary.counts).toEqual({ done: 0, absent: 0, failed: 4, inFlight: 0, notSent: 1 });
     expect(summary.failedByExit).toEqual({ 1: 3, 6: 1 });
     expect(summary.failedByError).toEqual({ 1: 2, 12: 1 });
   });
@@ -94,12 +108,12 @@ describe('journal status: counting', () => {
       refusedLine('6'),
       notSent('6'),
     ]);
-    const expected = { deleted: 3, absent: 0, failed: 0, inFlight: 1, notSent: 2 };
+    const expected = { done: 3, absent: 0, failed: 0, inFlight: 1, notSent: 2 };
     // Either order: deleted beats failed (2), in flight beats failed (5).
     expect(await countsOf(shard0, shard1)).toEqual(expected);
     expect(await countsOf(shard1, shard0)).toEqual(expected);
     // The same file twice counts its ids once.
-    expect(await countsOf(shard0, shard0)).toEqual({ deleted: 1, absent: 0, failed: 2, inFlight: 0, notSent: 1 });
+    expect(await countsOf(shard0, shard0)).toEqual({ done: 1, absent: 0, failed: 2, inFlight: 0, notSent: 1 });
   });
 
   it('lists the ids still to do in numeric order with their exact int64 digits', async () => {
@@ -126,7 +140,7 @@ describe('journal status: counting', () => {
     const lock = lockJournal(file);
     try {
       const summary = await summarizeJournals([file]);
-      expect(summary.counts.deleted).toBe(1);
+      expect(summary.counts.done).toBe(1);
       expect(summary.files[0]).toMatchObject({ running: true, tornBytes: 11 });
     } finally {
       lock.release();
@@ -138,8 +152,36 @@ describe('journal status: counting', () => {
     const file = path.join(folder.dir, 'empty.journal');
     writeFileSync(file, '');
     const summary = await summarizeJournals([file, journal('a.journal', [deleted('1')])]);
-    expect(summary.counts.deleted).toBe(1);
+    expect(summary.counts.done).toBe(1);
     expect(summary.files[0]?.started).toBeUndefined();
+  });
+});
+
+describe('journal status: format 3 (records.ts)', () => {
+  it('counts each state as format 2 does, and names the operation its header gives', async () => {
+    const inFlight = (id: string) => `{"id":${id},"state":"in-flight","status":null,"error":null,"message":"timed out","exit":8}`;
+    const notSentV3 = (id: string) => `{"id":${id},"state":"not-sent","status":null,"error":null,"message":"not sent","exit":130}`;
+    const lines = [
+      sent('1'),
+      deletedV3('1'),
+      sent('2'),
+      absentV3('2'),
+      sent('3'),
+      failedV3('3'),
+      sent('4'),
+      inFlight('4'),
+      notSentV3('5'),
+      sent('6'),
+    ];
+    const summary = await summarizeJournals([journal('a.journal', lines, HEADER_V3.replace('"operation":"delete"', '"operation":"get"'))]);
+    expect(summary.counts).toEqual({ done: 1, absent: 1, failed: 1, inFlight: 2, notSent: 1 });
+    expect(summary.failedByExit).toEqual({ 6: 1 });
+    expect(summary.describe(4n)).toEqual({ state: 'inFlight', failure: { exit: 8, error: undefined } });
+    expect(summary.operation).toBe('get');
+  });
+
+  it("a journal of format 2 is delete's: its header names no operation", async () => {
+    expect((await summarizeJournals([journal('a.journal', [deleted('1')])])).operation).toBe('delete');
   });
 });
 
@@ -199,12 +241,31 @@ describe('journal status: refusals (exit 2, one line)', () => {
       `cannot use ${file} as a journal: it is writable by others (mode 666), so anyone could have added lines to it, and a plant it records as deleted is never sent; check that every line is yours, then run chmod 600 ${file}`,
     );
     chmodSync(file, 0o600);
-    expect((await countsOf(file)).deleted).toBe(1);
+    expect((await countsOf(file)).done).toBe(1);
     if (process.getuid?.() !== 0) return;
     chownSync(file, 65534, 65534);
     expect((await refusal([file])).message).toBe(
       `cannot use ${file} as a journal: it belongs to another user (uid 65534, you are 0), who may have planted it; give --journal another path`,
     );
+  });
+
+  it('refuses the journals of two operations rather than summing them, naming each', async () => {
+    const a = journal('a.journal', [deleted('1')]);
+    const b = journal(
+      'b.journal',
+      ['{"id":2,"state":"done","status":200}'],
+      HEADER_V3.replace('"operation":"delete"', '"operation":"get"'),
+    );
+    const error = await refusal([a, b]);
+    expect(error.message).toContain('are journals of different runs');
+    expect(error.message).toMatch(/written by plantstore delete\).*written by plantstore get\)/);
+  });
+
+  it('reads the shards of one job written in two formats (a job begun before format 3) as one', async () => {
+    const a = journal('a.journal', [sent('1'), deleted('1')]);
+    const b = journal('b.journal', [sent('2'), deletedV3('2'), sent('3')], HEADER_V3);
+    expect(await countsOf(a, b)).toEqual({ done: 2, absent: 0, failed: 0, inFlight: 1, notSent: 0 });
+    expect((await summarizeJournals([a, b])).operation).toBe('delete');
   });
 
   it('refuses journals of different runs rather than summing them', async () => {

@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunCredentials } from '../../../../src/batch/journal/credentials.js';
 import { JournalRefusedError, openJournal, readJournalForPlan } from '../../../../src/batch/journal/index.js';
 import { Exit } from '../../../../src/errors.js';
-import { deleted, fingerprint, HEADER, journalFolder, RUN } from './fixtures.js';
+import { DONE, deleted, fingerprint, HEADER, journalFolder, RUN } from './fixtures.js';
 
 const at = journalFolder();
 /** The journal's path: at.file, or one in another folder a test made. */
@@ -53,8 +53,8 @@ async function refusedBoth(reason: string, run: Parameters<typeof openJournal>[1
 /** A journal of account A that says plants 42 and 43 are deleted. */
 async function journalOfA(): Promise<void> {
   const journal = await openJournal(file, { ...RUN, credentials: TOKEN });
-  journal.record('42', deleted('42'));
-  journal.record('43', deleted('43'));
+  journal.record('42', DONE);
+  journal.record('43', DONE);
   journal.close();
 }
 

@@ -5,7 +5,7 @@ import { type JournalIo, JournalWriteError, openJournal, readJournalForPlan } fr
 import { LOCK_STALE_MS, staleLock } from '../../../../src/config/lock.js';
 import { Exit } from '../../../../src/errors.js';
 import { smallDisk } from '../../../helpers/small-disk.js';
-import { deleted, HEADER, journalFolder, RUN, STARTED } from './fixtures.js';
+import { DONE, deleted, HEADER, journalFolder, RUN, STARTED } from './fixtures.js';
 
 const at = journalFolder();
 afterEach(() => vi.useRealTimers());
@@ -20,7 +20,7 @@ describe('the one-second flush', () => {
       fs.fsyncSync(fd);
     };
     const journal = await openJournal(at.file, { ...RUN, started: STARTED, io });
-    journal.record('1', deleted('1'));
+    journal.record('1', DONE);
     expect(lines()).toEqual([HEADER, '']);
     vi.advanceTimersByTime(0);
     expect(lines()).toEqual([HEADER, deleted('1'), '']);
@@ -91,8 +91,8 @@ describe('a failed write is never silent', () => {
   ])('%s: flush throws, onFailure is told once, every later call throws, and the file reads back whole', async (_, io, said) => {
     const failures: JournalWriteError[] = [];
     const journal = await openJournal(at.file, { ...RUN, started: STARTED, io, onFailure: (error) => failures.push(error) });
-    journal.record('1', deleted('1'));
-    journal.record('2', deleted('2'));
+    journal.record('1', DONE);
+    journal.record('2', DONE);
     const error = (() => {
       try {
         journal.flush();
@@ -105,7 +105,7 @@ describe('a failed write is never silent', () => {
     expect((error as JournalWriteError).message).toMatch(said);
     expect(failures).toEqual([error]);
     expect(journal.failure).toBe(error);
-    expect(() => journal.record('3', deleted('3'))).toThrow(error as Error);
+    expect(() => journal.record('3', DONE)).toThrow(error as Error);
     expect(() => journal.flush()).toThrow(error as Error);
     expect(() => journal.close()).toThrow(error as Error);
     // Closed all the same: the lock is gone, and the next run reads every line that is there.
@@ -125,7 +125,7 @@ describe('a failed write is never silent', () => {
       io: failingIo('write', 'ENOSPC', 10),
       onFailure: (e) => failures.push(e),
     });
-    journal.record('1', deleted('1'));
+    journal.record('1', DONE);
     expect(() => journal.recordSent('2')).toThrow(/^cannot write journal .*: no space left on the device, so /);
     expect(failures.map((error) => error.code)).toEqual(['ENOSPC']);
     expect(() => journal.recordSent('3')).toThrow(JournalWriteError);
@@ -138,10 +138,10 @@ describe('a failed write is never silent', () => {
     const failures: JournalWriteError[] = [];
     const io = failingIo('write', 'EIO');
     const journal = await openJournal(at.file, { ...RUN, io, onFailure: (error) => failures.push(error) });
-    journal.record('1', deleted('1'));
+    journal.record('1', DONE);
     vi.advanceTimersByTime(1000);
     expect(failures.map((error) => error.code)).toEqual(['EIO']);
-    expect(() => journal.record('2', deleted('2'))).toThrow(JournalWriteError);
+    expect(() => journal.record('2', DONE)).toThrow(JournalWriteError);
     expect(() => journal.close()).toThrow(JournalWriteError);
   });
 
@@ -149,12 +149,12 @@ describe('a failed write is never silent', () => {
     vi.useFakeTimers();
     const failures: JournalWriteError[] = [];
     const journal = await openJournal(at.file, { ...RUN, started: STARTED, onFailure: (error) => failures.push(error) });
-    journal.record('1', deleted('1'));
+    journal.record('1', DONE);
     vi.advanceTimersByTime(1000);
     // Another run judged the lock stale, broke it and took its own.
     renameSync(`${at.file}.lock`, `${at.file}.broken`);
     writeFileSync(`${at.file}.lock`, '4242 elsewhere');
-    journal.record('2', deleted('2'));
+    journal.record('2', DONE);
     vi.advanceTimersByTime(1000);
     expect(failures.map((error) => error.code)).toEqual(['lock-lost']);
     expect(failures[0]?.message).toMatch(
@@ -179,16 +179,16 @@ describe('a full disk', () => {
     try {
       const file = path.join(disk.dir, 'delete.journal');
       const journal = await openJournal(file, { ...RUN, started: STARTED });
-      journal.record('1', deleted('1'));
+      journal.record('1', DONE);
       journal.flush();
       // Fill the disk to its last byte: the journal's page still has room for a part of the next write.
       disk.fill();
-      for (let id = 2; id < 2000; id++) journal.record(String(id), deleted(String(id)));
+      for (let id = 2; id < 2000; id++) journal.record(String(id), DONE);
       expect(() => journal.flush()).toThrow(/^cannot write journal .*: no space left on the device, so /);
       expect(() => journal.close()).toThrow(JournalWriteError);
       expect(lines(file)).toEqual([HEADER, deleted('1'), '']);
       const plan = await readJournalForPlan(file, RUN);
-      expect(plan.counts().deleted).toBe(1);
+      expect(plan.counts().done).toBe(1);
       // A new journal on the full disk (filled again: the closed journal's lock freed a page): refused, no file left behind.
       disk.fill();
       await expect(openJournal(path.join(disk.dir, 'other.journal'), RUN)).rejects.toThrow(

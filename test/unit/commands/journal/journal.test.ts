@@ -5,7 +5,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectUsageError, inProcess } from '../../../helpers/in-process.js';
-import { deleted, HEADER, journalFolder, notSent, sent } from '../../batch/journal/fixtures.js';
+import { HEADER_V2, journalFolder, sent, V2 } from '../../batch/journal/fixtures.js';
+
+// Journals of format 2 (delete's, written before format 3), read as they always were.
+const HEADER = HEADER_V2;
+const { deleted, notSent } = V2;
 
 const { run } = inProcess();
 const folder = journalFolder();

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FollowedFile, FollowedJob } from '../../../../src/batch/journal/follow.js';
 import { fileRun, jobState } from '../../../../src/batch/journal/job-state.js';
+// Registers delete's journal words, as loading the delete command does in the CLI.
+import '../../../../src/commands/delete/operation.js';
 import {
   blockLines,
   changeKey,
@@ -15,7 +17,7 @@ import {
   watchObject,
 } from '../../../../src/commands/journal/watch-words.js';
 
-const counts = (deleted: number, failed = 0, inFlight = 0) => ({ deleted, absent: 0, failed, inFlight, notSent: 0 });
+const counts = (done: number, failed = 0, inFlight = 0) => ({ done, absent: 0, failed, inFlight, notSent: 0 });
 
 const running = (shard: string, ids: number, deleted: number): FollowedFile => ({
   file: `dead-plants-${shard[0]}.journal`,
@@ -45,7 +47,7 @@ const stopped = (shard: string, ids: number, ending: string, notSent: number, de
 function job(files: FollowedFile[], ids: number | undefined): FollowedJob {
   const total = files.reduce(
     (sum, file) => ({
-      deleted: sum.deleted + file.counts.deleted,
+      done: sum.done + file.counts.done,
       absent: 0,
       failed: sum.failed + file.counts.failed,
       inFlight: sum.inFlight + file.counts.inFlight,
@@ -55,6 +57,7 @@ function job(files: FollowedFile[], ids: number | undefined): FollowedJob {
   );
   return {
     files,
+    operation: 'delete',
     counts: total,
     job: jobState(
       files.map((file) => ({ shard: file.shard, empty: false, run: file.run })),

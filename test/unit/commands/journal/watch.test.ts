@@ -4,6 +4,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+// Registers delete's journal words, as loading the delete command does in the CLI.
+import '../../../../src/commands/delete/operation.js';
 import { runJournalWatch } from '../../../../src/commands/journal/watch.js';
 import { createContext } from '../../../../src/context.js';
 import type { Stdin } from '../../../../src/platform/stdin.js';
