@@ -127,9 +127,9 @@ describe('kill -9 at seeded moments, then the README one-line command again: the
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       for (const result of results) {
         // (A killed run may have journaled a 204 whose line, held for input order, never reached stdout.)
-        if (result['deleted'] === true) expect(server.deleted.has(String(result['id']))).toBe(true);
-        else expect(result).toMatchObject({ absent: true, earlierRun: true });
-        if (result['absent'] === true) expect(server.refused.has(String(result['id']))).toBe(true);
+        if (result['state'] === 'done') expect(server.deleted.has(String(result['id']))).toBe(true);
+        else expect(result).toMatchObject({ state: 'absent' });
+        if (result['state'] === 'absent') expect(server.refused.has(String(result['id']))).toBe(true);
       }
 
       // The token came from where the case says: one command run per run of plantstore.

@@ -141,7 +141,7 @@ describe('every interruption, then the README one-line command again: "deleted" 
       }
       const written = journalText.slice(n === 0 ? 0 : journalBytes[n - 1], journalBytes[n]);
       for (const line of completeLines(written)) {
-        if (!line.includes('"deleted":true')) continue;
+        if (!line.includes('"state":"done"')) continue;
         const id = /^\{"id":(\d+),/.exec(line)?.[1] ?? '';
         expect(proven.has(id), `run ${n} journaled plant ${id} as deleted`).toBe(true);
       }

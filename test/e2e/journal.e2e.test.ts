@@ -85,7 +85,7 @@ describe('a re-run with the same journal', () => {
     );
     expect(third.code).toBe(0);
     expect(server.total()).toBe(11 + 6 + 1);
-    expect(journalRecords().get('999')).toMatchObject({ deleted: false, absent: true, status: 400 });
+    expect(journalRecords().get('999')).toEqual({ id: 999, state: 'absent', status: 400 });
   });
 });
 
@@ -137,7 +137,7 @@ describe('SIGTERM mid-run', () => {
     const recorded = journalRecords();
     const reported = jsonLines(out.text + result.stdout).filter((line) => line['deleted'] === true);
     expect(reported.length).toBeGreaterThanOrEqual(HELD_FROM - 1);
-    for (const line of reported) expect(recorded.get(String(line['id']))).toEqual({ id: line['id'], deleted: true, status: 204 });
+    for (const line of reported) expect(recorded.get(String(line['id']))).toEqual({ id: line['id'], state: 'done', status: 204 });
   });
 
   it('kill -9 as soon as SIGTERM has aborted the requests: the ids reported before it are in the journal (flushed on the signal, not at the end)', async () => {
@@ -155,7 +155,7 @@ describe('SIGTERM mid-run', () => {
     const result = await finished(child);
     expect(result.signal === 'SIGKILL' || result.code === 143).toBe(true);
     const recorded = journalRecords();
-    for (const id of idRange(1, HELD_FROM - 1)) expect(recorded.get(id)).toEqual({ id: Number(id), deleted: true, status: 204 });
+    for (const id of idRange(1, HELD_FROM - 1)) expect(recorded.get(id)).toEqual({ id: Number(id), state: 'done', status: 204 });
   });
 });
 
@@ -200,7 +200,7 @@ describe('a journal on a full disk', () => {
       expect(server.total() - sentBefore).toBe(answered.length);
       // Cut back to whole lines: the next run reads it (a dry run: the tmpfs holds no 30,000-line journal)
       // and skips exactly the ids it kept, each of them deleted on the server.
-      const kept = [...journalRecords().values()].filter((line) => line['deleted'] === true && line['id'] !== total + 1);
+      const kept = [...journalRecords().values()].filter((line) => line['state'] === 'done' && line['id'] !== total + 1);
       for (const line of kept) expect(server.deleted.has(String(line['id']))).toBe(true);
       const plan = await runPlantstore(['delete', '--dry-run', '--journal', journal, '--stdin'], { env: env(server.url), input: ids });
       expect(plan.code).toBe(0);
@@ -266,7 +266,7 @@ describe('a journal no one else wrote', () => {
   it("the issue's case: a 0666 journal with planted deleted lines is refused (exit 2, one line, the chmod), nothing sent, dry run alike", async () => {
     server = await serve({ plants: 50, token: TOKEN });
     expect((await runPlantstore(['delete', '--journal', journal, '1'], { env: env(server.url) })).code).toBe(0);
-    const planted = `${readFileSync(journal, 'utf8')}{"id":42,"deleted":true,"status":204}\n{"id":43,"deleted":true,"status":204}\n`;
+    const planted = `${readFileSync(journal, 'utf8')}{"id":42,"state":"done","status":204}\n{"id":43,"state":"done","status":204}\n`;
     writeFileSync(journal, planted);
     chmodSync(journal, 0o666);
     const sentBefore = server.total();
@@ -340,7 +340,7 @@ describe('the seams of a resumed run', () => {
     expect((await runPlantstore(['delete', '--journal', journal, '2'], { env: env(server.url) })).code).toBe(0);
     // The run's start line goes out with its first sent line (batch/journal/run-record.ts): room for both.
     const sentLine = '{"start":"2026-01-01T00:00:00.000Z","ids":1}\n'.length + `{"id":${id},"sent":true}\n`.length;
-    const filler = '{"id":3,"deleted":true,"status":204}\n';
+    const filler = '{"id":3,"state":"done","status":204}\n';
     writeFileSync(
       journal,
       `${readFileSync(journal, 'utf8')}${filler.repeat(Math.floor((1024 - statSync(journal).size - sentLine) / filler.length))}`,

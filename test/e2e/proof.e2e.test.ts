@@ -32,7 +32,7 @@ function journaledDeleted(file: string): string[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
-    .filter((line) => line.includes('"deleted":true'))
+    .filter((line) => line.includes('"state":"done"'))
     .map((line) => /"id":(-?\d+)/.exec(line)?.[1] ?? '?');
 }
 

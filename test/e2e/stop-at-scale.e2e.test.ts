@@ -72,9 +72,9 @@ describe('SIGTERM in a batch of 200,000 ids, with --json and a journal', () => {
     const idsWith = (text: string) =>
       new Set(journalLines.filter((line) => line.includes(text)).map((line) => /^\{"id":(\d+),/.exec(line)?.[1]));
     const sent = idsWith('"sent":true');
-    const notSentInJournal = idsWith('"attempted":false');
+    const notSentInJournal = idsWith('"state":"not-sent"');
     expect([...notSentInJournal].filter((id) => !sent.has(id))).toEqual([]);
-    expect(idsWith('"deleted":true').size).toBe(lines.filter((line) => line.includes('"deleted":true')).length);
+    expect(idsWith('"state":"done"').size).toBe(lines.filter((line) => line.includes('"deleted":true')).length);
   });
 });
 

@@ -182,10 +182,10 @@ describe.concurrent.each(protocols)('over $name', ({ serve, skip }) => {
       // None sent twice: the answer was there, so no retry went out.
       expect([...requests].sort()).toEqual(ids.map((id) => `/plants/${id}`).sort());
       if (withJournal) {
-        // What the journal last says of each id: deleted, with a 204.
+        // What the journal last says of each id: done, with a 204.
         const last = new Map<string, string>();
         for (const line of readFileSync(journal, 'utf8').trim().split('\n').slice(1)) last.set(String(JSON.parse(line).id), line);
-        expect(ids.map((id) => last.get(id))).toEqual(ids.map((id) => `{"id":${id},"deleted":true,"status":204}`));
+        expect(ids.map((id) => last.get(id))).toEqual(ids.map((id) => `{"id":${id},"state":"done","status":204}`));
       }
     },
   );
