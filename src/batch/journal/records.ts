@@ -1,5 +1,7 @@
 import { stateFailureFields } from './failure-line.js';
-import type { RecordedCode } from './format.js';
+
+/** format.ts Recorded's codes, written out: format.ts reads this module, which reads nothing of it. */
+type RecordedCode = 1 | 2 | 3 | 4 | 5;
 
 /**
  * A journal's result lines: what became of an id, in the engine's states, written by the engine
