@@ -259,8 +259,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     reporter.finish();
     await transport.close();
   }
-  const ending = stop.ending(ctx.signal);
-  journal?.end(ending);
+  journal?.end(stop.ending(ctx.signal));
   return closeRun(
     {
       tally,
@@ -274,12 +273,11 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       profile: target.profile,
       shard: opts.shard && describeShard(opts.shard),
       maxDuration: maxDuration === undefined ? undefined : describeDuration(maxDuration),
-      stopKind: stop.kind,
-      interrupted: ctx.signal.aborted,
+      stop,
+      signal: ctx.signal,
       quiet: output.quiet,
       afterSummary: tokenRefused ? tokenRefusedLine(target.token, opts.target) : undefined,
       json: output.json,
-      ending,
     },
     ctx.io,
   );
