@@ -1,11 +1,12 @@
 // Questions at one terminal take turns (src/ui/terminal-turn.ts): a second asker waits until
 // the first gives the turn back or its process dies, however it dies.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { InterruptedError } from '../../../src/errors.js';
 import { takeTerminalTurn } from '../../../src/ui/terminal-turn.js';
 
 const ON_LINUX = process.platform === 'linux';
+const HAS_PYTHON = spawnSync('python3', ['-c', '0']).status === 0;
 const nameFor = (test: string): string => `\0plantstore-test-turn-${process.pid}-${test}`;
 
 /** Whether `promise` has settled: checked after the event loop has run everything that is ready. */
@@ -64,4 +65,27 @@ describe.skipIf(!ON_LINUX)('one question at a time at a terminal', () => {
     interrupt.abort();
     await expect(waiting).rejects.toBeInstanceOf(InterruptedError);
   });
+
+  it.skipIf(!HAS_PYTHON)(
+    'a name bound but never listened on (every connection refused): the question is asked, not waited for forever',
+    async () => {
+      const name = nameFor('squatted');
+      // Node cannot bind a Unix socket without listening on it; Python can.
+      const squatter = spawn(
+        'python3',
+        [
+          '-c',
+          `import socket,sys,time\ns=socket.socket(socket.AF_UNIX)\ns.bind(${JSON.stringify(name)})\nprint('bound',flush=True)\ntime.sleep(60)`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      onTestFinished(() => void squatter.kill('SIGKILL'));
+      await new Promise((resolve) => squatter.stdout.once('data', resolve));
+      const release = await takeTerminalTurn(new AbortController().signal, name);
+      release();
+      // It asked without the turn: the name is still the squatter's.
+      const other = takeTerminalTurn(new AbortController().signal, name);
+      expect(await settled(other)).toBe(true);
+    },
+  );
 });
