@@ -2,26 +2,13 @@
 // batch's flags (ids, pace, journal, progress) are the engine's (engine/batch-flags.ts).
 
 import { Flag, type FlagReader } from '../../flags/flag.js';
-import { missingErrors } from '../../flags/kinds.js';
-import type { MissingRule } from './outcomes.js';
+import { MISSING_ERROR, type MissingRule } from '../plants/shared/missing.js';
 
 export const IGNORE_MISSING = Flag.switch({
   key: 'ignoreMissing',
   flags: '--ignore-missing',
   help: 'count a plant the API says does not exist as success (already absent): a 404 with an Error object, or a --missing-error code',
 });
-
-export const MISSING_ERROR = Flag.valued(
-  {
-    key: 'missingError',
-    flags: '--missing-error <codes>',
-    help: 'API error codes (comma-separated) that mean "no such plant", e.g. 1 for the sandbox',
-    env: 'PLANTSTORE_MISSING_ERROR',
-    envHelp: 'like delete --missing-error',
-    profileKey: 'missing-error',
-  },
-  missingErrors,
-);
 
 /** A deletion destroys: the guard's flags are delete's (operation.ts says the same to the engine). */
 export const DESTRUCTIVE = true;

@@ -3,11 +3,12 @@
 
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
+import { plantPath } from '../plants/shared/path.js';
 import { ApiWitness } from './api-witness.js';
 import { DESTRUCTIVE } from './flags.js';
 import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
 import { resultJson, resultLine } from './report.js';
-import { type DeleteRun, deletePlant, plantPath } from './request.js';
+import { type DeleteRun, deletePlant } from './request.js';
 import { ResendWatch } from './resend-watch.js';
 import { type DeleteResult, doneEarlier, notSent } from './result.js';
 
