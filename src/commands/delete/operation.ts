@@ -52,6 +52,8 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
   const resends = new ResendWatch(missing);
   return {
     destructive: DESTRUCTIVE,
+    // HTTP's idempotent DELETE: sent again after a lost answer, the plant is as deleted as once (outcomes.ts says what "no such plant" then means).
+    repeatable: true,
     request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
     send: async (transport, id, interrupt, uncertainEarlier) => {
       const started = performance.now();
