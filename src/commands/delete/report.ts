@@ -2,6 +2,7 @@ import type { Mask } from '../../text/secret-mask.js';
 import type { IO } from '../../ui/io.js';
 import { failureJson, failureLine } from '../plants/shared/failure.js';
 import { idLine } from '../plants/shared/json.js';
+import { successLine } from '../plants/shared/success.js';
 import { type DeleteResult, isFailure, type NotDeleted } from './result.js';
 
 /** The line a terminal (or a log) shows for a result: on stdout for a success, on stderr for a failure. */
@@ -18,13 +19,6 @@ function successText(result: Exclude<DeleteResult, NotDeleted>): string {
   if (result.after === 'run') return `Plant ${result.id} absent (in flight when the earlier run stopped: it may have deleted it)`;
   if (result.after === 'attempt') return `Plant ${result.id} absent (an earlier attempt's answer was lost: it may have deleted it)`;
   return `Plant ${result.id} already absent`;
-}
-
-// The mark goes with what the reader sees: a terminal, or color forced onto a pipe (FORCE_COLOR in a
-// CI log), colored as failures are. A plain pipe gets the bare sentence, which scripts match on.
-function successLine(io: IO, text: string): string {
-  const style = io.outStyle();
-  return io.stdoutIsTTY || style.level > 0 ? `${style.green('✓')} ${text}` : text;
 }
 
 /**
