@@ -3,11 +3,12 @@
 
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
+import { plantPath } from '../plants/shared/path.js';
 import { ApiWitness } from './api-witness.js';
 import { DESTRUCTIVE } from './flags.js';
 import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
 import { resultJson, resultLine } from './report.js';
-import { type DeleteRun, deletePlant, plantPath } from './request.js';
+import { type DeleteRun, deletePlant } from './request.js';
 import { ResendWatch } from './resend-watch.js';
 import { type DeleteResult, doneEarlier, notSent } from './result.js';
 
@@ -51,6 +52,8 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
   const resends = new ResendWatch(missing);
   return {
     destructive: DESTRUCTIVE,
+    // HTTP's idempotent DELETE: sent again after a lost answer, the plant is as deleted as once (outcomes.ts says what "no such plant" then means).
+    repeatable: true,
     request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
     send: async (transport, id, interrupt, uncertainEarlier) => {
       const started = performance.now();
