@@ -1,11 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { type AuthSeams, authCommand } from './commands/auth/command.js';
+import type { VerbSeams } from './commands/batch-command.js';
 import { completionCommand } from './commands/completion/command.js';
 import type { CompletionOptions } from './commands/completion/flags.js';
 import { type ConfigSeams, configCommand } from './commands/config/command.js';
-import { DELETE_FATAL_FIELDS, deleteCommand } from './commands/delete/command.js';
-import type { DeleteOptions } from './commands/delete/flags.js';
+import { deleteCommand } from './commands/delete/command.js';
+import { fatalFieldsOf as declaredFatalFields, type FatalFields } from './commands/fatal-fields.js';
 import { environmentHelp, exitCodeHelp, helpCommand } from './commands/help/command.js';
 import { documented, globalOptionsFor, HELP_WIDTH } from './commands/help/documented.js';
 import { type JournalSeams, journalCommand } from './commands/journal/command.js';
@@ -20,11 +21,15 @@ import { argvWantsJson } from './ui/fatal.js';
 /** What a run got as far as: the command commander dispatched to, once it did. */
 export interface Reached {
   command?: string;
+  /** What that command adds to the JSON object of a failure that stopped it, as it declared (commands/fatal-fields.ts). */
+  fatalFields?: FatalFields;
 }
 
-/** Stand-ins for the commands' run functions: a test of argv captures the options and runs nothing. */
-export interface Seams extends AuthSeams, ConfigSeams, JournalSeams {
-  delete?: (opts: DeleteOptions, ctx: Context) => Promise<ExitCode>;
+/**
+ * Stand-ins for the commands' run functions: a test of argv captures the options and runs nothing.
+ * A batch command's is under its name (VerbSeams), so a new verb adds nothing here.
+ */
+export interface Seams extends AuthSeams, ConfigSeams, JournalSeams, VerbSeams {
   completion?: (opts: CompletionOptions, ctx: Context) => Promise<ExitCode>;
   sandbox?: (opts: SandboxOptions, ctx: Context) => Promise<ExitCode>;
 }
@@ -43,6 +48,7 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
   ctx.io.nameCommands(program.commands.map((command) => command.name()));
   program.hook('preSubcommand', (_program, command) => {
     reached.command = command.name();
+    reached.fatalFields = declaredFatalFields(command);
   });
   // The command being parsed, so a mistyped flag points at that command's own help.
   const path: string[] = [];
@@ -76,8 +82,8 @@ export async function runCli(argv: readonly string[], ctx: Context, reached: Rea
 }
 
 /** The fields a command adds to the JSON object of a failure that stopped it (see ui/fatal.ts). */
-export function fatalFieldsOf(command: string | undefined): Readonly<Record<string, boolean>> {
-  return command === 'delete' ? DELETE_FATAL_FIELDS : {};
+export function fatalFieldsOf(reached: Reached): FatalFields {
+  return reached.fatalFields ?? {};
 }
 
 /** The commands, one item each, and where the rest is: wrapped to the help's width, as --help is. */
@@ -139,7 +145,7 @@ export function buildProgram(ctx: Context, finish: (exit: ExitCode) => void, sea
   for (const flag of GLOBAL_FLAGS) program.addOption(flag.option());
 
   // Each is created with program.command(), so it inherits the settings above.
-  deleteCommand(program, ctx, finish, seams.delete);
+  deleteCommand(program, ctx, finish, seams);
   authCommand(program, ctx, finish, seams);
   configCommand(program, ctx, finish, seams);
   journalCommand(program, ctx, finish, seams);

@@ -78,7 +78,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       json: argvWantsJson(argv),
       debug: process.env['PLANTSTORE_DEBUG'] === '1',
       verbose,
-      jsonFields: fatalFieldsOf(reached.command),
+      jsonFields: fatalFieldsOf(reached),
       interrupt: interrupt.signal,
     });
   }

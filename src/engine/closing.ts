@@ -5,7 +5,7 @@ import type { ThrottleStats } from '../batch/throttle/throttle.js';
 import { Exit, type ExitCode } from '../errors.js';
 import type { IO } from '../ui/io.js';
 import type { OperationWords } from './operation.js';
-import type { StopKind } from './run-end.js';
+import type { RunStop } from './run-end.js';
 import { summaryLine } from './summary.js';
 import type { Tally } from './tally.js';
 
@@ -26,15 +26,15 @@ export interface RunClosing<R> {
   shard: string | undefined;
   /** --max-duration as typed back (`3s`), when the run had one. */
   maxDuration: string | undefined;
-  stopKind: StopKind | undefined;
-  interrupted: boolean;
+  /** The run's first stop, if any; with `signal`, how the run ended. */
+  stop: RunStop;
+  /** The run's interrupt: aborted by a signal, the run was interrupted, whatever stopped it before. */
+  signal: AbortSignal;
   quiet: boolean;
   /** A line said after the summary, before the advice (the token was refused: log in again). */
   afterSummary: string | undefined;
   /** --json: the summary is also written as one JSON object, the last line on stderr. */
   json: boolean;
-  /** How the run ended, in the journal's word (`finished`, `SIGINT`, `max-duration`…). */
-  ending: string;
 }
 
 /** Writes the closing lines; returns the run's exit code. */
@@ -66,7 +66,8 @@ export function summaryObject<R>(run: RunClosing<R>): { summary: Record<string, 
       ...counts,
       otherShards: tally.otherShards,
       shard: run.shard ?? null,
-      ended: run.ending,
+      // How the run ended, in the journal's word (`finished`, `SIGINT`, `max-duration`…).
+      ended: run.stop.ending(run.signal),
       seconds: Math.round(run.elapsedMs / 100) / 10,
     },
   };
@@ -76,13 +77,13 @@ function closingLines<R>(run: RunClosing<R>, summarized: boolean, io: IO): ExitC
   const { tally, words } = run;
   if (summarized) io.err(summaryLine(tally, run.elapsedMs, run.stats, run.journal, run.ceiling, run.shard));
   if (run.afterSummary !== undefined) io.err(run.afterSummary);
-  if (run.interrupted) {
+  if (run.signal.aborted) {
     const again = run.journal ? 'run the same command again to resume' : words.finishWithoutJournal(run.profile);
     io.err(`interrupted: ${doneOf(run)} before the interrupt; the rest were not, or may not have been: ${again}`);
     return Exit.interrupted;
   }
   // Stopped at the time set, with ids left: exit 10 says "go on", over a failing id's code, which the next run retries.
-  if (run.stopKind === 'max-duration' && tally.notSent + tally.failed + tally.inFlight > 0 && run.maxDuration !== undefined) {
+  if (run.stop.kind === 'max-duration' && tally.notSent + tally.failed + tally.inFlight > 0 && run.maxDuration !== undefined) {
     const again = run.journal ? 'run the same command again to go on' : words.finishWithoutJournal(run.profile);
     const { states } = tally;
     const failed = tally.failed > 0 ? `${tally.failed} ${states.failed.word}, ` : '';

@@ -13,6 +13,8 @@ import type { OutputMode } from './report.js';
 export interface DryRun {
   ids: IdList;
   request: Operation<unknown>['request'];
+  /** Each id's value, for an operation whose ids carry one. */
+  values?: ReadonlyMap<string, string> | undefined;
   target: Target;
   rate: Rate | undefined;
   output: OutputMode;
@@ -20,7 +22,7 @@ export interface DryRun {
   journal?: JournalState;
 }
 
-export async function printDryRun({ ids, request, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
+export async function printDryRun({ ids, request, values, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
   let written = 0;
   let skipped = 0;
   for (const id of ids) {
@@ -32,10 +34,14 @@ export async function printDryRun({ ids, request, target, rate, output, journal 
       else ctx.io.out(`skip ${id}: already done (journal)`);
       continue;
     }
-    const { method, path } = request(id);
+    const { method, path, body } = request(id, values?.get(id));
     const url = `${target.baseUrl}${path}`;
-    if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"${method}","url":${JSON.stringify(ctx.io.mask(url))}}`);
-    else ctx.io.out(`${method} ${url}  (Authorization: Bearer ***)`);
+    // The body is the operation's JSON, written as it would be sent.
+    const sent = body === undefined ? '' : ctx.io.mask(body);
+    if (output.json) {
+      const withBody = body === undefined ? '' : `,"body":${JSON.stringify(sent)}`;
+      ctx.io.outJson(`{"id":${id},"dryRun":true,"method":"${method}","url":${JSON.stringify(ctx.io.mask(url))}${withBody}}`);
+    } else ctx.io.out(`${method} ${url}${body === undefined ? '' : ` ${sent}`}  (Authorization: Bearer ***)`);
   }
   const pace = rate ? `; at most ${describeRate(rate)}` : '';
   const requests = ids.size - skipped;

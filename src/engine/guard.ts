@@ -96,6 +96,6 @@ export async function guardBatch(
     answer === undefined
       ? 'no answer (end of input, or no terminal to read one from)'
       : `the answer was ${JSON.stringify(answer.trim()).slice(0, 40)}, not ${toSend.count}`;
-  ctx.io.err(`nothing sent: ${why}; to send without asking, add --yes`);
+  ctx.io.err(`nothing sent${ofShard(guard)}: ${why}; to send without asking, add --yes`);
   return Exit.refused;
 }

@@ -122,13 +122,27 @@ export interface Operation<R> {
    * question at a terminal, --yes), and only then are its flags declared and read (batch-flags.ts).
    */
   destructive: boolean;
-  /** The request for one id, for --dry-run: what would be sent. */
-  request(id: string): Pick<HttpRequest, 'method' | 'path'>;
+  /**
+   * Whether a request of it whose answer may have been lost (a timeout, a reset once written, a
+   * 5xx) may be sent again, by a retry or the resend after an idle connection's close: its own
+   * word, not its method's (a PATCH that sets a name may; one that appends may not). The engine
+   * puts it on every request `send` makes (HttpRequest.repeatable), unless the request says otherwise.
+   */
+  repeatable: boolean;
+  /**
+   * What each id carries, for an operation whose request needs a value besides the id (a
+   * rename: the new name): then the ids are given as pairs (`42 Fern`) or `id<TAB>value` lines
+   * (ids/values.ts), and `request` and `send` get each id's. Undefined: ids alone.
+   */
+  value?: { name: string };
+  /** The request for one id (and its value, when it carries one), for --dry-run: what would be sent. */
+  request(id: string, value: string | undefined): Pick<HttpRequest, 'method' | 'path' | 'body'>;
   /**
    * Sends one id and words the outcome. `uncertainEarlier`: the --journal says an earlier run's
    * request for it may have been carried out with no decided answer (in flight at a stop, timed out...).
+   * `value`: the id's, when the operation declares one (`value`).
    */
-  send(transport: Transport, id: string, interrupt: AbortSignal, uncertainEarlier: boolean): Promise<R>;
+  send(transport: Transport, id: string, interrupt: AbortSignal, uncertainEarlier: boolean, value: string | undefined): Promise<R>;
   results: Results<R>;
   words: OperationWords;
   /** One attempt's failure in words, for the --verbose trace. */

@@ -22,6 +22,7 @@ import { closeRun } from './closing.js';
 import { printDryRun } from './dry-run.js';
 import { guardBatch, idsToSend, overLimit } from './guard.js';
 import { inFlightStill, signalExit, whyNotSent } from './not-sent.js';
+import { transportFor } from './op-transport.js';
 import { isFailure, type Operation } from './operation.js';
 import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
@@ -40,7 +41,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const startedAt = Date.now();
   const { rate, output } = opts;
   // Every id is checked before anything is sent: a typo in the fifth id does nothing.
-  const given = await idsOfRun(opts, op.words, ctx);
+  const given = await idsOfRun(opts, op.words, ctx, op.value);
   if (given === undefined) return Exit.ok;
   const { ids } = given;
   const { target, network } = await resolveService(opts, ctx);
@@ -50,7 +51,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
       opts.journal === undefined
         ? undefined
         : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, op.words.command, ctx.signal);
-    await printDryRun({ ids, request: op.request, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
+    await printDryRun({ ids, request: op.request, values: given.values, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
     const refused = op.destructive ? overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words) : undefined;
     if (refused === undefined) return Exit.ok;
     ctx.io.err(`dry run: the real run would stop here: ${refused}`);
@@ -68,7 +69,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
     if (refused !== undefined) return refused;
     // A finished job stays finished: nothing to send needs no token, and a token command that fails now does not matter.
     const token = journal?.allDone(ids) ? NO_TOKEN_NEEDED : await firstToken(target, network, opts.verbose, ctx);
-    exit = await sendAll(op, { ids, otherShards: given.otherShards, target, token, network, journal, startedAt }, opts, ctx);
+    exit = await sendAll(op, { ...given, target, token, network, journal, startedAt }, opts, ctx);
   } finally {
     const lost = journal?.close();
     if (lost !== undefined) ctx.io.err(`plantstore: ${lost}`);
@@ -86,6 +87,8 @@ interface Batch<R> {
   ids: IdList;
   /** Ids of the input its --shard left to other shards: counted in the summary. */
   otherShards: number;
+  /** Each id's value, when the operation's ids carry one. */
+  values?: ReadonlyMap<string, string> | undefined;
   target: Target;
   token: string | TokenLeases;
   network: NetworkOptions;
@@ -128,8 +131,11 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     ...(verbose ? { onEvent: (event) => ctx.io.err(traceLines(event, op.describeAttempt).join('\n')) } : {}),
   });
   const withSignalExit = (result: R): R => signalExit(results, result, ctx.signal);
+  // Every request carries the operation's word on whether it may go again after a lost answer.
+  const sender = transportFor(transport, op.repeatable);
   const send = async (id: string, uncertainEarlier: boolean): Promise<R> => {
-    let result = inFlightStill(results, withSignalExit(await op.send(transport, id, ctx.signal, uncertainEarlier)), uncertainEarlier);
+    const sent = await op.send(sender, id, ctx.signal, uncertainEarlier, batch.values?.get(id));
+    let result = inFlightStill(results, withSignalExit(sent), uncertainEarlier);
     // Held at the gate when the run stopped (--max-duration, a budget): not sent, for that reason.
     if (halted && !ctx.signal.aborted && results.kindOf(result) === 'not-sent') result = notSentNow(id);
     // As soon as it is decided, not in input order: a result held behind a slow id would be lost to a kill.
@@ -257,8 +263,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
     reporter.finish();
     await transport.close();
   }
-  const ending = stop.ending(ctx.signal);
-  journal?.end(ending);
+  journal?.end(stop.ending(ctx.signal));
   return closeRun(
     {
       tally,
@@ -272,12 +277,11 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
       profile: target.profile,
       shard: opts.shard && describeShard(opts.shard),
       maxDuration: maxDuration === undefined ? undefined : describeDuration(maxDuration),
-      stopKind: stop.kind,
-      interrupted: ctx.signal.aborted,
+      stop,
+      signal: ctx.signal,
       quiet: output.quiet,
       afterSummary: tokenRefused ? tokenRefusedLine(target.token, opts.target) : undefined,
       json: output.json,
-      ending,
     },
     ctx.io,
   );

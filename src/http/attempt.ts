@@ -69,7 +69,14 @@ export async function sendOnce(
   const deadline = attemptDeadline(setup.timeoutMs, interrupt, exchange);
   try {
     setup.dispatcher.dispatch(
-      { origin: setup.origin, path: `${setup.basePath}${request.path}`, method: request.method as Dispatcher.HttpMethod, headers },
+      {
+        origin: setup.origin,
+        path: `${setup.basePath}${request.path}`,
+        method: request.method as Dispatcher.HttpMethod,
+        ...withBody(request, headers),
+        // Nor does undici send it again on its own (after a reset, in a pipeline) when it may not be repeated.
+        ...(request.repeatable === false ? { idempotent: false } : {}),
+      },
       exchange,
     );
   } catch (error) {
@@ -155,6 +162,11 @@ async function successOf(
   if (!judged.apiLike) return { kind: 'not-api', status, body: judged.body, ...final };
   if (request.confirms !== undefined) return { kind: 'success-again', status, first: request.confirms, ...final };
   return { kind: 'ok', status, body: mask(judged.text) };
+}
+
+/** The headers, and the body when the request has one: JSON, with its content type. */
+function withBody(request: HttpRequest, headers: Record<string, string>): { headers: Record<string, string>; body?: string } {
+  return request.body === undefined ? { headers } : { headers: { ...headers, 'content-type': 'application/json' }, body: request.body };
 }
 
 /** A complete answer that is not a success: a redirect, or what the body says went wrong. */

@@ -237,8 +237,9 @@ const TRANSPORT: Readonly<Record<TransportKind, Pick<Verdict, 'exit' | 'retryabl
 
 /**
  * The verdict on a failed attempt, from the table: what the retry loop, the throttle and the
- * exit code go by. A request that is not idempotent (POST) is never sent again once it may
- * have reached the server: a second one could do the thing twice.
+ * exit code go by. A request that may not be repeated (a POST, or any request its caller says so
+ * of: HttpRequest.repeatable) is never sent again once it may have reached the server: a second
+ * one could do the thing twice.
  */
 export function verdictOf(attempt: FailedAttempt, request: { idempotent: boolean } = { idempotent: true }): Verdict {
   const verdict = verdictOfAny(attempt);

@@ -148,11 +148,20 @@ export const ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * A request as the transport takes it: a method and a path under the base URL (`/plants/42`),
- * and what its answer must carry.
+ * its body when it has one, and what its answer must carry.
  */
 export interface HttpRequest {
   method: string;
   path: string;
+  /** A JSON body (sent as application/json), for a request that carries one (PATCH, POST, PUT). */
+  body?: string;
+  /**
+   * Whether an attempt whose answer may have been lost (a timeout, a reset once written, a 5xx)
+   * may be sent again: a retry, or the resend after an idle connection's close. The caller's word,
+   * which knows what the request does: a PATCH that sets a name is repeatable, one that appends is
+   * not. Without it, HTTP's idempotent methods are (RFC 9110 §9.2.2: GET, PUT, DELETE...), others not.
+   */
+  repeatable?: boolean;
   /** What trace events name the request by (the plant id); the path when absent. */
   label?: string;
   /**

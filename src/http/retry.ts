@@ -1,6 +1,6 @@
-// How long to wait before trying a request again (whether to try is classify.ts's call).
-// DELETE is idempotent, so a repeat is safe; what is not safe is hammering a struggling
-// server or waiting forever.
+// How long to wait before trying a request again (whether to try is classify.ts's call, and,
+// after a lost answer, the request's: HttpRequest.repeatable). What is never safe is hammering a
+// struggling server or waiting forever.
 
 export const BASE_DELAY_MS = 250;
 

@@ -59,7 +59,7 @@ export interface Transport {
 
 type Failed = Extract<Outcome, { kind: 'failed' }>;
 
-// RFC 9110 §9.2.2: sending these twice has the effect of sending them once.
+// RFC 9110 §9.2.2: sending these twice has the effect of sending them once. A request may say otherwise (HttpRequest.repeatable).
 const IDEMPOTENT = new Set('GET HEAD PUT DELETE OPTIONS TRACE'.split(' '));
 
 export function createTransport(options: TransportOptions): Transport {
@@ -114,7 +114,8 @@ export function createTransport(options: TransportOptions): Transport {
     const label = request.label ?? request.path;
     // The newest token when the request started: a 401 with a token obtained since is final.
     const startedAt = tokens.generation();
-    const idempotent = IDEMPOTENT.has(request.method.toUpperCase());
+    // Whether an attempt whose answer was lost may go again: the caller's word, else the method's.
+    const idempotent = request.repeatable ?? IDEMPOTENT.has(request.method.toUpperCase());
     // Whether an attempt so far may have reached the server with its answer lost.
     let lost = false;
     // In fifths of a retry: a refusal for load while the server admits other requests of the

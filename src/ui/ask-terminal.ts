@@ -5,21 +5,26 @@
 import { openSync } from 'node:fs';
 import tty from 'node:tty';
 import { InterruptedError } from '../errors.js';
+import { takeTerminalTurn } from './terminal-turn.js';
 
 /**
  * Writes `question` to the terminal and resolves with the line typed back, without its end;
  * undefined at end of input (Ctrl-D on an empty line) or when there is no terminal to ask.
  */
 export async function askAtTerminal(question: string, interrupt: AbortSignal): Promise<string | undefined> {
+  // Another process's question at this terminal is answered first (terminal-turn.ts).
+  const release = await takeTerminalTurn(interrupt);
   let input: tty.ReadStream;
   let output: tty.WriteStream;
   try {
     input = new tty.ReadStream(openSync('/dev/tty', 'r'));
     output = new tty.WriteStream(openSync('/dev/tty', 'w'));
   } catch {
+    release();
     return undefined;
   }
   if (interrupt.aborted) {
+    release();
     input.destroy();
     output.destroy();
     throw new InterruptedError();
@@ -35,6 +40,7 @@ export async function askAtTerminal(question: string, interrupt: AbortSignal): P
       if (answer === undefined) output.write('\n');
       input.destroy();
       output.end();
+      release();
       if (error) reject(error);
       else resolve(answer);
     };

@@ -149,6 +149,14 @@ describe.skipIf(!HAS_SCRIPT)('at a terminal', () => {
     expect(hundred.stdout).not.toContain('About to delete');
   });
 
+  it("a shard's refusal after a wrong count names the shard, as its question does", async () => {
+    const result = await run(600, '--shard 1/4', '1\n');
+    expect(result.code).toBe(9);
+    expect(result.sent).toBe(0);
+    expect(result.stdout).toMatch(/About to delete \d+ plants \(shard 1\/4\)/);
+    expect(result.stdout).toContain('nothing sent (shard 1/4): the answer was "1", not ');
+  });
+
   it('--max-deletes refuses before asking', async () => {
     const result = await run(150, '--max-deletes 120');
     expect(result.code).toBe(9);

@@ -80,4 +80,47 @@ describe.skipIf(!HAS_TMUX)('four shards with xargs -P on one terminal (tmux), as
     expect(lines.slice(2, -1).filter((row) => !progress.includes(row) && !row.includes('left to other shards'))).toEqual([]);
     expect(server.requests.map((r) => idOf(r.url)).sort((a, b) => Number(a) - Number(b))).toEqual(IDS);
   }, 90_000);
+
+  it('without --yes, the four shards ask one at a time, and each count typed reaches the shard that asked', async () => {
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const home = mkdtempSync(path.join(tmpdir(), 'plantstore-shard-ask-'));
+    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
+    const bin = plantstoreOnPath(home);
+    writeFileSync(path.join(home, 'dead-plants.txt'), `${IDS.join('\n')}\n`);
+    const script = path.join(home, 'run.sh');
+    writeFileSync(
+      script,
+      [
+        `export PATH=${bin}:$PATH HOME=${home} PLANTSTORE_CONFIG_DIR=${home} NO_COLOR=1`,
+        `export PLANTSTORE_BASE_URL=${server.url} PLANTSTORE_TOKEN=${TOKEN}`,
+        `cd ${home}`,
+        // The docs' xargs line without --yes: each shard asks for its own count.
+        xargs.replace('--yes ', ''),
+        'echo "[exit $?]"',
+        'sleep 600',
+      ].join('\n'),
+    );
+    const socket = `plantstore-shards-ask-${process.pid}`;
+    tmux(socket, 'new-session', '-d', '-x', '200', '-y', '50', `sh ${script}`);
+    onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
+    const history = (): string => tmux(socket, 'capture-pane', '-p', '-J', '-S', '-', '-E', '-');
+    const questions = (screen: string): string[] => screen.split('\n').filter((row) => /Type \d+ to go on/.test(row));
+
+    const asked: string[] = [];
+    for (let turn = 1; turn <= 4; turn++) {
+      const screen = await untilScreen(history, (text) => questions(text).length >= turn || text.includes('[exit '));
+      // Before: four questions on the screen at once, the count typed read by whichever shard came first.
+      expect(questions(screen)).toHaveLength(turn);
+      const question = questions(screen).at(-1) as string;
+      const about = screen.split('\n').filter((row) => row.includes('About to delete'));
+      asked.push(/\(shard (\d)\/4\)/.exec(about.at(-1) ?? '')?.[1] ?? '?');
+      tmux(socket, 'send-keys', /Type (\d+) to go on/.exec(question)?.[1] ?? '', 'Enter');
+    }
+    const screen = await untilScreen(history, (text) => text.includes('[exit '));
+    if (process.env['SHOW_SCREEN']) console.log(screen);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toContain('nothing sent');
+    expect([...asked].sort()).toEqual(['0', '1', '2', '3']);
+    expect(server.requests.map((r) => idOf(r.url)).sort((a, b) => Number(a) - Number(b))).toEqual(IDS);
+  }, 90_000);
 });

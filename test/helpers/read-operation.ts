@@ -62,6 +62,8 @@ export const READ_RESULTS: Results<ReadResult> = {
 
 export const READ_OPERATION: Operation<ReadResult> = {
   destructive: false,
+  // Asking again changes nothing.
+  repeatable: true,
   request: (id) => ({ method: 'GET', path: `/plants/${id}` }),
   async send(transport, id, interrupt) {
     const outcome = await transport.send(

@@ -4,7 +4,7 @@ import { CliError } from '../../errors.js';
 import { Flag, type FlagReader, type Sourced } from '../../flags/flag.js';
 import { BASE_URL, COLOR, JSON_OUTPUT, PROFILE, QUIET, TIMEOUT, TOKEN_FILE } from '../../flags/global.js';
 import { profileVariable } from '../../service/settings.js';
-import { MISSING_ERROR } from '../delete/flags.js';
+import { MISSING_ERROR } from '../plants/shared/missing.js';
 
 export const WITH_TOKEN = Flag.switch({ key: 'withToken', flags: '--with-token', help: 'read the token from standard input' });
 

@@ -13,7 +13,7 @@ import { MAX_DELETES } from '../../engine/batch-flags.js';
 import { CliError } from '../../errors.js';
 import type { FlagReader, Sourced } from '../../flags/flag.js';
 import { BASE_URL, type PROFILE, TOKEN_FILE } from '../../flags/global.js';
-import { MISSING_ERROR } from '../delete/flags.js';
+import { MISSING_ERROR } from '../plants/shared/missing.js';
 
 /** What config list reads to say what is in force: the flags every run reads these settings through. */
 export type InForceFlag = typeof PROFILE | typeof BASE_URL | typeof TOKEN_FILE | typeof MISSING_ERROR | typeof MAX_DELETES;

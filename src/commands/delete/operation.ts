@@ -1,14 +1,15 @@
 // `delete` as the batch engine sees it: the request, how its outcome becomes a result, how a
 // result is printed and journaled, and the words of its summary.
 
-import { journalWordsFrom, registerJournalWords } from '../../engine/journal-words.js';
+import { journalWordsFrom } from '../../engine/journal-words.js';
 import type { Operation, Results } from '../../engine/operation.js';
 import { Exit } from '../../errors.js';
+import { plantPath } from '../plants/shared/path.js';
 import { ApiWitness } from './api-witness.js';
 import { DESTRUCTIVE } from './flags.js';
 import { describeAttempt, explainOutcome, type MissingRule } from './outcomes.js';
 import { resultJson, resultLine } from './report.js';
-import { type DeleteRun, deletePlant, plantPath } from './request.js';
+import { type DeleteRun, deletePlant } from './request.js';
 import { ResendWatch } from './resend-watch.js';
 import { type DeleteResult, notSent, skippedEarlier } from './result.js';
 
@@ -51,14 +52,11 @@ export const DELETE_RESULTS: Results<DeleteResult> = {
 /** The command that runs it, and the name its journals' headers give (format 1 and 2 headers give none: delete's). */
 const DELETE_COMMAND = 'delete';
 
-// `journal status` words delete's journals as it always has: a row `absent` (not `already absent`), and what an id in flight may be.
-registerJournalWords(
-  DELETE_COMMAND,
-  journalWordsFrom(DELETE_RESULTS.states, {
-    absent: { word: 'absent', key: 'absent' },
-    inFlight: { word: 'in flight', key: 'inFlight', note: 'sent with no decided answer: the plant may be deleted' },
-  }),
-);
+/** `journal status` words delete's journals as it always has: a row `absent` (not `already absent`), and what an id in flight may be. */
+export const DELETE_JOURNAL_WORDS = journalWordsFrom(DELETE_RESULTS.states, {
+  absent: { word: 'absent', key: 'absent' },
+  inFlight: { word: 'in flight', key: 'inFlight', note: 'sent with no decided answer: the plant may be deleted' },
+});
 
 /** The delete operation, with what the user said "no such plant" looks like: one per run (what the run has seen of the base URL). */
 export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
@@ -66,6 +64,8 @@ export function deleteOperation(missing: MissingRule): Operation<DeleteResult> {
   const resends = new ResendWatch(missing);
   return {
     destructive: DESTRUCTIVE,
+    // HTTP's idempotent DELETE: sent again after a lost answer, the plant is as deleted as once (outcomes.ts says what "no such plant" then means).
+    repeatable: true,
     request: (id) => ({ method: 'DELETE', path: plantPath(id) }),
     send: async (transport, id, interrupt, uncertainEarlier) => {
       const started = performance.now();

@@ -3,14 +3,15 @@
 // would say are in ui/transport-words.ts, and those only a deletion can say are here.
 
 import { whyNotSent } from '../../engine/not-sent.js';
-import { Exit } from '../../errors.js';
 import { classifyStatus, verdictOf } from '../../http/classify.js';
 import type { FailedAttempt } from '../../http/outcome.js';
 import { describeFailed, describeNotProof, describeTransportFailure } from '../../ui/transport-words.js';
+import { plantFailure } from '../plants/shared/failure.js';
+import { saidMissing } from '../plants/shared/missing.js';
 import { isFinalNotApi, type MissingRule, type PlantOutcome } from './request.js';
 import { type Deleted, type DeleteResult, type Failed, type NotDeleted, type NotSent, notSent, type UncertainEarlier } from './result.js';
 
-export type { MissingRule } from './request.js';
+export type { MissingRule } from '../plants/shared/missing.js';
 
 const SERVICE_AWAY = 'the service, which had answered as the API in this run, may be down behind a maintenance page or a catch-all';
 const CHECK_BASE_URL = 'nothing says the plant was deleted: the base URL may lead elsewhere (check it with plantstore auth status)';
@@ -70,15 +71,9 @@ export function describeOutcome(outcome: PlantOutcome): Deleted | NotDeleted {
           ? failure
           : `${unconfirmed(outcome.confirming)}; the DELETE sent again to confirm it: ${failure}`;
       return {
-        id: outcome.id,
-        deleted: false,
-        status: last.status ?? null,
-        error: last.kind === 'api-error' ? last.code : null,
         // Said once: the words for a signal while waiting already say it.
-        message: uncertain && !message.includes(MAY_OR_MAY_NOT) ? `${message}; ${UNCERTAIN_NOTE}` : message,
-        // Interrupted before its next attempt: that answer was not final, and the id says the signal's code (signalExit).
-        exit: outcome.stopped?.kind === 'interrupted-awaiting-token' ? Exit.interrupted : verdictOf(last).exit,
-        attempted: true,
+        ...plantFailure(outcome.id, outcome, uncertain && !message.includes(MAY_OR_MAY_NOT) ? `${message}; ${UNCERTAIN_NOTE}` : message),
+        deleted: false,
         ...(uncertain ? { uncertain: true } : {}),
         ...(isFinalNotApi(last) ? { stopsRun: wrongTargetStop(outcome.id, last) } : {}),
       } satisfies Failed;
@@ -131,8 +126,7 @@ export function explainOutcome(outcome: PlantOutcome, missing: MissingRule, earl
   const result = describeOutcome(outcome);
   if (outcome.kind !== 'failed' || outcome.last.kind !== 'api-error' || result.deleted) return result;
   const { last } = outcome;
-  const saidMissing = last.code !== null && (last.status === 404 || (last.status === 400 && missing.codes.includes(last.code)));
-  if (saidMissing) {
+  if (saidMissing(last, missing.codes)) {
     const after: UncertainEarlier | undefined = earlierRun ? 'run' : outcome.earlierAnswerLost ? 'attempt' : undefined;
     if (after !== undefined || missing.ignore) {
       return { id: outcome.id, deleted: false, absent: true, status: last.status, ...(after === undefined ? {} : { after }) };

@@ -1,4 +1,8 @@
+import type { Mask } from '../../text/secret-mask.js';
 import type { IO } from '../../ui/io.js';
+import { failureJson, failureLine } from '../plants/shared/failure.js';
+import { idLine } from '../plants/shared/json.js';
+import { successLine } from '../plants/shared/success.js';
 import { type DeleteResult, isFailure, type NotDeleted } from './result.js';
 
 /** The line a terminal (or a log) shows for a result: on stdout for a success, on stderr for a failure. */
@@ -17,59 +21,21 @@ function successText(result: Exclude<DeleteResult, NotDeleted>): string {
   return `Plant ${result.id} already absent`;
 }
 
-// The mark goes with what the reader sees: a terminal, or color forced onto a pipe (FORCE_COLOR in a
-// CI log), colored as failures are. A plain pipe gets the bare sentence, which scripts match on.
-function successLine(io: IO, text: string): string {
-  const style = io.outStyle();
-  return io.stdoutIsTTY || style.level > 0 ? `${style.green('✓')} ${text}` : text;
-}
-
-export function failureLine(io: IO, result: NotDeleted): string {
-  const code = result.error === null ? '' : `error ${result.error}: `;
-  const status = result.status === null ? '' : ` (HTTP ${result.status})`;
-  return `${io.errStyle().red('✗')} plant ${result.id}: ${code}${result.message}${status}`;
-}
-
 /**
- * Ids are int64: written as bare JSON numbers with their exact digits, which
- * JSON.stringify cannot do for values past 2^53, so the line is assembled by hand.
- * The message, the one field that can carry a server's words, is masked before it
- * is serialized; the line itself never is (see IO.outJson).
+ * The --json line (plants/shared/json.ts: the id with its exact digits; failure.ts: a failure's fields,
+ * its message masked with `mask`).
  */
-export function resultJson(result: DeleteResult, mask: (text: string) => string = (text) => text): string {
+export function resultJson(result: DeleteResult, mask: Mask = (text) => text): string {
   if (result.journal) {
-    return result.deleted
-      ? `{"id":${result.id},"deleted":true,"status":null,"journal":true}`
-      : `{"id":${result.id},"deleted":false,"absent":true,"status":null,"journal":true}`;
+    return idLine(
+      result.id,
+      result.deleted ? '"deleted":true,"status":null,"journal":true' : '"deleted":false,"absent":true,"status":null,"journal":true',
+    );
   }
-  if (result.deleted) return `{"id":${result.id},"deleted":true,"status":${result.status}${result.confirmed ? ',"confirmed":true' : ''}}`;
+  if (result.deleted) return idLine(result.id, `"deleted":true,"status":${result.status}${result.confirmed ? ',"confirmed":true' : ''}`);
   if (result.absent) {
     const after = result.after === undefined ? '' : result.after === 'run' ? ',"earlierRun":true' : ',"earlierAttempt":true';
-    return `{"id":${result.id},"deleted":false,"absent":true,"status":${result.status}${after}}`;
+    return idLine(result.id, `"deleted":false,"absent":true,"status":${result.status}${after}`);
   }
-  if (!result.attempted) return `{"id":${result.id},${notSentFields(result.message, result.exit, mask)}}`;
-  const fields = [
-    `"id":${result.id}`,
-    `"deleted":false`,
-    `"status":${result.status ?? 'null'}`,
-    `"error":${result.error ?? 'null'}`,
-    `"message":${JSON.stringify(mask(result.message))}`,
-    `"exit":${result.exit}`,
-  ];
-  if (result.uncertain) fields.push(`"uncertain":true`);
-  return `{${fields.join(',')}}`;
-}
-
-/**
- * Every field of a not-sent id's line but its id. The ids left after a stop share one message:
- * their fields are masked and serialized once, not a million times (a stop must end within a second).
- * The message is this program's own words, and no secret is registered while the ids left are reported
- * (nothing is sent then, so no token is renewed).
- */
-let lastNotSent: { message: string; exit: number; mask: (text: string) => string; fields: string } | undefined;
-function notSentFields(message: string, exit: number, mask: (text: string) => string): string {
-  if (lastNotSent?.message === message && lastNotSent.exit === exit && lastNotSent.mask === mask) return lastNotSent.fields;
-  const fields = `"deleted":false,"status":null,"error":null,"message":${JSON.stringify(mask(message))},"exit":${exit},"attempted":false`;
-  lastNotSent = { message, exit, mask, fields };
-  return fields;
+  return idLine(result.id, `"deleted":false,${failureJson(result, mask)}`);
 }

@@ -6,18 +6,11 @@
 
 import { ERROR_BODY_BYTES, type FailedAttempt, type NotSentReason, type Outcome } from '../../http/outcome.js';
 import type { Transport } from '../../http/transport.js';
+import { type MissingRule, saidMissing } from '../plants/shared/missing.js';
+import { plantPath } from '../plants/shared/path.js';
 import type { ApiWitness } from './api-witness.js';
 
-/** The path of a plant under the base URL; the spec's `DELETE {base_url}/plants/{id}`. */
-export function plantPath(id: string): string {
-  return `/plants/${id}`;
-}
-
-/** How the user said "no such plant" looks (--missing-error), and whether it counts as done (--ignore-missing). */
-export interface MissingRule {
-  codes: readonly number[];
-  ignore: boolean;
-}
+export type { MissingRule } from '../plants/shared/missing.js';
 
 /** What one run's requests share: what "no such plant" looks like, and whether the base URL has answered as the API. */
 export interface DeleteRun {
@@ -74,9 +67,8 @@ export async function deletePlant(transport: Transport, id: string, interrupt: A
  * to delete a plant it has just answered for).
  */
 export function saysNoSuchPlant(last: FailedAttempt, missing: MissingRule): boolean {
-  if (last.kind !== 'api-error' || last.code === null) return false;
-  if (last.status === 404) return true;
-  return last.status === 400 && (missing.codes.length === 0 || missing.codes.includes(last.code));
+  if (saidMissing(last, missing.codes)) return true;
+  return missing.codes.length === 0 && last.kind === 'api-error' && last.code !== null && last.status === 400;
 }
 
 /** An answer that is not the API's, from a base URL that had never answered as the API: the run ends. */

@@ -1,4 +1,5 @@
 import type { ExitCode } from '../../errors.js';
+import type { PlantFailure, PlantNotSent } from '../plants/shared/failure.js';
 
 /** What happened to one id, as printed (report.ts); worded from the transport's outcome by outcomes.ts. */
 export type DeleteResult = Deleted | DoneEarlier | Absent | NotDeleted;
@@ -46,24 +47,15 @@ export interface Absent {
 /** A failure: the request went out and did not delete the plant, or it never went out. */
 export type NotDeleted = Failed | NotSent;
 
-export interface Failed {
-  id: string;
+/**
+ * Sent, and not deleted (the shape every verb on a plant fails with: plants/shared/failure.ts).
+ * `uncertain`: the plant may or may not be deleted; the next attempt, in a re-run of its --journal
+ * too, settles it: "no such plant" is then done.
+ */
+export interface Failed extends PlantFailure {
   deleted: false;
   absent?: undefined;
-  /** HTTP status, or null when no answer arrived. */
-  status: number | null;
-  /** The API's Error.error code, or null when the body was not an Error object. */
-  error: number | null;
-  message: string;
-  exit: ExitCode;
-  attempted: true;
   journal?: undefined;
-  /**
-   * The request may have reached the server with no decided answer (a timeout, a reset once
-   * it was written, a 5xx, a signal while waiting): the plant may or may not be deleted. The
-   * next attempt, in a re-run of its --journal too, settles it: "no such plant" is then done.
-   */
-  uncertain?: true;
   /**
    * The base URL has never answered as the API in this run, and answered this with a page or the
    * same 2xx twice: the run stops, the ids left not sent with this message (never written out).
@@ -72,15 +64,9 @@ export interface Failed {
 }
 
 /** Never sent: interrupted, or stopped by --fail-fast or a throttle that gave up. No answer, so no status. */
-export interface NotSent {
-  id: string;
+export interface NotSent extends PlantNotSent {
   deleted: false;
   absent?: undefined;
-  status: null;
-  error: null;
-  message: string;
-  exit: ExitCode;
-  attempted: false;
   journal?: undefined;
 }
 
@@ -96,5 +82,6 @@ export function isFailure(result: DeleteResult): result is NotDeleted {
 }
 
 export function notSent(id: string, message: string, exit: ExitCode): NotSent {
+  // Its fields in the order of its --json line (report.ts), as a script reading either expects.
   return { id, deleted: false, status: null, error: null, message, exit, attempted: false };
 }

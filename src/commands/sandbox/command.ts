@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { Exit, type ExitCode, UsageError } from '../../errors.js';
 import { GLOBAL_FLAGS } from '../../flags/global.js';
 import { action, type Finish } from '../finish.js';
-import { documented } from '../help/documented.js';
+import { documented, globalOptionsFor } from '../help/documented.js';
 import { SANDBOX_FLAGS, SANDBOX_GLOBALS, SANDBOX_TOKEN_ENV, type SandboxFlags, type SandboxOptions, sandboxOptions } from './flags.js';
 import { runSandbox } from './run.js';
 
@@ -16,8 +16,11 @@ function refuseClientFlags(program: Command, command: Command): void {
   const own = new Set<string>([...SANDBOX_FLAGS, ...SANDBOX_GLOBALS].map((flag) => flag.long));
   for (const flag of GLOBAL_FLAGS) {
     if (own.has(flag.long) || program.getOptionValueSource(flag.key) !== 'cli') continue;
+    // The commands that read it, as the program has them: a new verb is named without an edit here.
+    const readers = program.commands.filter((other) => globalOptionsFor(other).some((option) => option.long === flag.long));
+    const names = readers.map((other) => other.name()).join(', ');
     throw new UsageError(
-      `the ${command.name()} does not take ${flag.long}, an option of the client's commands (delete, auth, config); see plantstore sandbox --help`,
+      `the ${command.name()} does not take ${flag.long}, an option of the client's commands (${names}); see plantstore sandbox --help`,
     );
   }
 }

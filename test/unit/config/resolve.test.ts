@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MISSING_ERROR } from '../../../src/commands/delete/flags.js';
+import { MISSING_ERROR } from '../../../src/commands/plants/shared/missing.js';
 import { resolveTarget, resolveToken } from '../../../src/config/resolve.js';
 import { ConfigError } from '../../../src/errors.js';
 import { ENV_TOKEN, settingsFixture, TOKEN } from '../../helpers/settings-fixture.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MISSING_ERROR } from '../../../src/commands/delete/flags.js';
+import { MISSING_ERROR } from '../../../src/commands/plants/shared/missing.js';
 import { openConfig } from '../../../src/config/file.js';
 import { resolveToken } from '../../../src/config/resolve.js';
 import type { AnyFlag } from '../../../src/flags/flag.js';

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { closeRun, type RunClosing, summaryObject } from '../../../src/engine/closing.js';
 import { createReporter } from '../../../src/engine/report.js';
+import { RunStop } from '../../../src/engine/run-end.js';
 import { summaryLine } from '../../../src/engine/summary.js';
 import { Tally } from '../../../src/engine/tally.js';
 import { Exit } from '../../../src/errors.js';
@@ -39,12 +40,11 @@ function closing(tally: Tally<Read>, over: Partial<RunClosing<Read>> = {}): RunC
     profile: 'default',
     shard: undefined,
     maxDuration: undefined,
-    stopKind: undefined,
-    interrupted: false,
+    stop: new RunStop(),
+    signal: new AbortController().signal,
     quiet: false,
     afterSummary: undefined,
     json: true,
-    ending: 'finished',
     ...over,
   };
 }
@@ -82,8 +82,10 @@ describe("a read's summary in its own words", () => {
 
   it('the interrupt and --max-duration lines, and the folded not-sent ids, say its words', () => {
     const io = createTestIO();
-    closeRun(closing(tallyOf(RUN), { interrupted: true, json: false }), io);
-    closeRun(closing(tallyOf(RUN), { stopKind: 'max-duration', maxDuration: '1s', json: false }), io);
+    closeRun(closing(tallyOf(RUN), { signal: AbortSignal.abort('SIGINT'), json: false }), io);
+    const atTime = new RunStop();
+    atTime.set({ message: 'stopped at --max-duration 1s', exit: Exit.stoppedAtTime }, 'max-duration');
+    closeRun(closing(tallyOf(RUN), { stop: atTime, maxDuration: '1s', json: false }), io);
     expect(io.stderr()).toContain('interrupted: 1 of 4 read before the interrupt');
     expect(io.stderr()).toContain('stopped at --max-duration 1s: 1 of 4 read, 1 failed, 1 not asked: run it again');
     const reporter = createReporter(io, { json: false, quiet: false }, READ_RESULTS);

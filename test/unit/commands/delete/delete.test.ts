@@ -1,7 +1,7 @@
 // argv to the delete command, in-process: which ids are sent, the request each run builds (its
 // target and network options), the output modes, and the exit code of a run with failures.
 import { describe, expect, it } from 'vitest';
-import type { DeleteOptions } from '../../../../src/commands/delete/flags.js';
+import type { DeleteOptions } from '../../../../src/commands/delete/command.js';
 import { CliError, Exit } from '../../../../src/errors.js';
 import { type Answer, deleted, inProcess, refused } from '../../../helpers/in-process.js';
 import { normalize } from '../normalize.js';

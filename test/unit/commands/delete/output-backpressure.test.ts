@@ -1,8 +1,8 @@
 // Many ids into a reader slower than plantstore (`| less`, a slow pipe): a dry run
 // and a real run wait for the reader (IO.backlog) instead of queueing every line in memory.
 import { describe, expect, it } from 'vitest';
-import { deleteOptions } from '../../../../src/commands/delete/flags.js';
-import { runDelete } from '../../../../src/commands/delete/run.js';
+import { runVerb } from '../../../../src/commands/batch-command.js';
+import { DELETE, deleteOptions } from '../../../../src/commands/delete/command.js';
 import { type Context, createContext } from '../../../../src/context.js';
 import { flagReader } from '../../../../src/flags/read.js';
 import type { Stdin } from '../../../../src/platform/stdin.js';
@@ -36,7 +36,7 @@ describe('delete --dry-run', () => {
     };
     const ctx = createContext({ io, env, stdin: [] as unknown as Stdin, version: '0.0.0', signal: new AbortController().signal });
     const ids = Array.from({ length: 5000 }, (_, i) => String(i + 1));
-    const run = runDelete(deleteOptions(flagReader({ dryRun: true }, ctx), ids), ctx);
+    const run = runVerb(DELETE, deleteOptions(flagReader({ dryRun: true }, ctx), ids), ctx);
     // Let every microtask run: the run is parked on the backlog, not finished.
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toBeLessThan(1024);
@@ -87,7 +87,7 @@ describe('delete --dry-run', () => {
       },
     };
     const ids = Array.from({ length: 2000 }, (_, i) => String(i + 1));
-    const run = runDelete(deleteOptions(flagReader({}, ctx), ids), ctx);
+    const run = runVerb(DELETE, deleteOptions(flagReader({}, ctx), ids), ctx);
     // Let every queued callback run: the run is parked on the backlog, not finished.
     for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
     // What was in flight when the reader fell behind, nowhere near all 2000.

@@ -1,8 +1,9 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { DELETE_RESULTS } from '../../../../src/commands/delete/operation.js';
-import { failureLine, resultJson } from '../../../../src/commands/delete/report.js';
+import { resultJson } from '../../../../src/commands/delete/report.js';
 import type { DeleteResult, Failed, NotDeleted } from '../../../../src/commands/delete/result.js';
+import { failureLine } from '../../../../src/commands/plants/shared/failure.js';
 import { createReporter, type OutputMode } from '../../../../src/engine/report.js';
 import { AuthError, ConfigError, Exit, UsageError } from '../../../../src/errors.js';
 import type { Env } from '../../../../src/platform/env.js';

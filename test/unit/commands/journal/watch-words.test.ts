@@ -2,11 +2,10 @@
 // totals, the rate, the time left, the job), cut to the width; the line per change elsewhere;
 // the --json object; a shard that stopped says when and why; the time left is "unknown" without
 // a rate or a total; the rate is that of the last ~10 s.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FollowedFile, FollowedJob } from '../../../../src/batch/journal/follow.js';
 import { fileRun, jobState } from '../../../../src/batch/journal/job-state.js';
-// Registers delete's journal words, as loading the delete command does in the CLI.
-import '../../../../src/commands/delete/operation.js';
+import { DELETE_JOURNAL_WORDS } from '../../../../src/commands/delete/operation.js';
 import {
   blockLines,
   changeKey,
@@ -16,6 +15,10 @@ import {
   timeLeft,
   watchObject,
 } from '../../../../src/commands/journal/watch-words.js';
+import { registerJournalWords } from '../../../../src/engine/journal-words.js';
+
+// As the CLI's delete command registers them: the journals here are delete's.
+beforeAll(() => registerJournalWords('delete', DELETE_JOURNAL_WORDS));
 
 const counts = (done: number, failed = 0, inFlight = 0) => ({ done, absent: 0, failed, inFlight, notSent: 0 });
 

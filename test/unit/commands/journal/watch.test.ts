@@ -3,16 +3,18 @@
 // ends it with exit 0; a journal finished while watched ends it, saying so.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-// Registers delete's journal words, as loading the delete command does in the CLI.
-import '../../../../src/commands/delete/operation.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DELETE_JOURNAL_WORDS } from '../../../../src/commands/delete/operation.js';
 import { runJournalWatch } from '../../../../src/commands/journal/watch.js';
 import { createContext } from '../../../../src/context.js';
+import { registerJournalWords } from '../../../../src/engine/journal-words.js';
 import type { Stdin } from '../../../../src/platform/stdin.js';
 import { createTestIO, type TestIO } from '../../../../src/ui/io.js';
 import { deleted, HEADER, journalFolder, sent } from '../../batch/journal/fixtures.js';
 
 const folder = journalFolder();
+// As the CLI's delete command registers them: the journals here are delete's.
+beforeAll(() => registerJournalWords('delete', DELETE_JOURNAL_WORDS));
 const START = '{"start":"2026-03-01T12:00:01.000Z","ids":3}';
 const END = '{"end":"finished","ids":3,"notSent":0,"unrecorded":0,"readAll":true}';
 

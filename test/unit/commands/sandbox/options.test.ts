@@ -82,7 +82,17 @@ describe('sandbox: argv to options', () => {
     ['--seed', ['sandbox', '--seed', 'x'], /invalid --seed/],
     ['--retry-after', ['sandbox', '--retry-after', '1.5'], /invalid --retry-after/],
     // The client's options, typed to the server: refused, never taken and ignored.
-    ['client --timeout', ['sandbox', '--timeout', '5'], /^the sandbox does not take --timeout, an option of the client's commands/],
+    // The commands named are those that read it, from the program: a new verb is named without an edit.
+    [
+      'client --timeout',
+      ['sandbox', '--timeout', '5'],
+      /^the sandbox does not take --timeout, an option of the client's commands \(delete, auth\);/,
+    ],
+    [
+      'client --retries',
+      ['sandbox', '--retries', '5'],
+      /^the sandbox does not take --retries, an option of the client's commands \(delete\);/,
+    ],
     ['client --json before the command', ['--json', 'sandbox'], /^the sandbox does not take --json/],
     ['client --base-url', ['sandbox', '--base-url', 'http://127.0.0.1:1'], /^the sandbox does not take --base-url/],
     ['client --profile', ['--profile', 'work', 'sandbox'], /^the sandbox does not take --profile/],
