@@ -31,7 +31,7 @@ export interface JournalSeams {
 }
 
 const files = (): Argument =>
-  completes(new Argument('<file...>', 'journals written by delete --journal: one, or the shards of one job'), { kind: 'files' });
+  completes(new Argument('<file...>', 'journals written by a run with --journal: one, or the shards of one job'), { kind: 'files' });
 
 /** Registers `journal status`, `journal failed` and `journal left`: reading a journal, never writing or locking it. */
 export function journalCommand(program: Command, ctx: Context, finish: Finish, seams: JournalSeams = {}): Command {
@@ -41,7 +41,7 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
     left: seams.journalLeft ?? runJournalLeft,
   };
   const journal = documented(
-    program.command('journal').description('read what a delete --journal file records, without sending anything'),
+    program.command('journal').description('read what a --journal file records, without sending anything'),
     {
       examples: [
         ['plantstore journal status dead-plants.journal'],
@@ -54,7 +54,7 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
   const status = journal
     .command('status')
     .description(
-      'count the ids a journal records as deleted, absent, failed, in flight and not sent, and say whether the job is finished; works while a run holds the journal',
+      'count the ids a journal records as deleted, absent, failed, in flight and not sent (in the words of the operation that wrote it), and say whether the job is finished; works while a run holds the journal',
     )
     .addArgument(files())
     .addOption(WATCH.option())

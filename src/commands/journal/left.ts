@@ -9,7 +9,7 @@ const LINES_PER_WRITE = 4096;
 
 /**
  * `plantstore journal left FILE… < LIST`: the ids of LIST the journals do not record as done
- * (deleted or absent), in LIST's order: what is left of the job after any stop, including the
+ * (done, or absent), in LIST's order: what is left of the job after any stop, including the
  * ids a stop left without a line (never sent), which `journal failed` cannot name.
  */
 export async function runJournalLeft(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
