@@ -222,6 +222,11 @@ describe("a read's journal, read by the journal commands and by delete", () => {
     const json = JSON.parse((await cli.run(['--json', 'journal', 'status', journal])).stdout) as Record<string, unknown>;
     expect(json).toMatchObject({ read: 1, notFound: 1, failed: 1, inFlight: 0, notAsked: 0 });
     expect(Object.keys(json)).not.toContain('deleted');
+    // --watch over the finished job says so at once, in the same words.
+    const watch = await cli.run(['journal', 'status', '--watch', journal]);
+    expect(watch.exit).toBe(0);
+    expect(watch.stdout).toMatch(/^decided 3 of 3 \(100%\): 1 read, 1 not found, 1 failed, 0 in flight, 0 not asked; /m);
+    expect(watch.stdout).not.toMatch(/deleted|absent/);
   });
 
   it('journal failed and journal left list its ids to do, as for any operation', async () => {
