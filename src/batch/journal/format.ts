@@ -31,8 +31,8 @@ export const JOURNAL_VERSION = 3;
 const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
 /** The operation of a header that names none: formats 1 and 2 were written by delete alone. */
 export const UNNAMED_OPERATION = 'delete';
-/** An operation's name as a header holds it: the command that runs it (`delete`, `plant get`). */
-const OPERATION_NAME = /^[a-z][a-z0-9-]{0,40}( [a-z][a-z0-9-]{0,40}){0,2}$/;
+/** An operation's name as a header holds it: the command that runs it (`delete`, `plant get`); printed through shown(). */
+const OPERATION_NAME = /^[^\u0000-\u001f\u007f]{1,100}$/;
 
 /** The run a journal belongs to: resuming against another server would skip plants never deleted there. */
 export interface JournalRun {
