@@ -40,16 +40,13 @@ export function journalCommand(program: Command, ctx: Context, finish: Finish, s
     failed: seams.journalFailed ?? runJournalFailed,
     left: seams.journalLeft ?? runJournalLeft,
   };
-  const journal = documented(
-    program.command('journal').description('read what a --journal file records, without sending anything'),
-    {
-      examples: [
-        ['plantstore journal status dead-plants.journal'],
-        ['plantstore journal failed dead-plants.journal > retry.txt'],
-        ['plantstore journal left dead-plants.journal < dead-plants.txt > left.txt'],
-      ],
-    },
-  );
+  const journal = documented(program.command('journal').description('read what a --journal file records, without sending anything'), {
+    examples: [
+      ['plantstore journal status dead-plants.journal'],
+      ['plantstore journal failed dead-plants.journal > retry.txt'],
+      ['plantstore journal left dead-plants.journal < dead-plants.txt > left.txt'],
+    ],
+  });
 
   const status = journal
     .command('status')
