@@ -80,7 +80,11 @@ describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same 
       expect(others.slice(0, -1).join('')).toMatch(/^600 deleted, 0 already absent, 0 failed, 0 not sent in [\d.]+s$/);
     },
   );
+});
 
+// Alone, after the others, as before they ran at once: run beside them on a loaded machine, its line
+// once read 2/20 decided, not 0/20 (seen once, not looked into).
+describe.skipIf(!HAS_TMUX)('the progress line at a terminal while the service is down (tmux)', () => {
   it('while the service is down, the line says so, and for how long (issue 40, items 7 and 11)', async ({ expect, onTestFinished }) => {
     // A gateway whose upstream is gone: every request a 502 page.
     const server = http.createServer((req, res) => {
