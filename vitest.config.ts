@@ -19,9 +19,12 @@ export default defineConfig({
     maxWorkers: Math.max(4, availableParallelism()),
     // The longest files first (test/helpers/longest-first.ts): a fresh clone has no durations cached.
     sequence: { sequencer: LongestFirst },
-    // After the run, the 10 slowest files, the sum of all and each worker's busy time: where the
-    // suite's time goes (its budget: 90 s on a 2-core machine), read, never asserted in a test.
+    // After the run, the 10 slowest files, the 10 that take the most CPU, the sum of all and each
+    // worker's busy time: where the suite's time goes (its budget: 90 s on a 2-core machine), read,
+    // never asserted in a test.
     reporters: ['default', new SlowestFiles()],
+    // Each file's CPU (its worker's and its children's), which that report prints beside its time.
+    setupFiles: ['./test/helpers/file-cpu.ts'],
     // Undone after each test even if a file forgets: nothing stubbed or spied on leaks into the next file.
     unstubEnvs: true,
     unstubGlobals: true,

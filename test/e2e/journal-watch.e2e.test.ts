@@ -8,8 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { BIN, finished, runPlantstore, startPlantstore, tempConfigDir } from '../helpers/cli.js';
+import { describe, it, type TestContext } from 'vitest';
+import { BIN, finished, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { ownConfigDir } from '../helpers/per-test.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
 import { HAS_TMUX, tmux, untilScreen } from '../helpers/terminal.js';
 
@@ -17,26 +18,30 @@ const IDS = 300;
 const TOKEN = 'sandbox-token';
 const FINISHED = 'finished: every shard went through every id';
 
-let config: ReturnType<typeof tempConfigDir>;
-let sandbox: SandboxProcess;
-beforeEach(async () => {
-  config = tempConfigDir();
-  sandbox = await startSandboxProcess(['--plants', String(IDS), '--latency', '100ms'], {}, { log: false });
-});
-afterEach(async () => {
-  await sandbox.stop();
-  config.cleanup();
-});
+/** What a test owns: its config folder and its slow sandbox, each undone when the test finishes (the tests run at once). */
+interface Job {
+  dir: string;
+  sandbox: SandboxProcess;
+  journalOf(shard: number): string;
+}
 
-const journalOf = (shard: number): string => path.join(config.dir, `dead-plants-${shard}.journal`);
+async function jobFor(context: TestContext): Promise<Job> {
+  const dir = ownConfigDir(context);
+  const sandbox = await startSandboxProcess(['--plants', String(IDS), '--latency', '100ms'], {}, { log: false });
+  context.onTestFinished(async () => {
+    await sandbox.stop();
+  });
+  return { dir, sandbox, journalOf: (shard) => path.join(dir, `dead-plants-${shard}.journal`) };
+}
 
 /**
  * Two shards of 1..IDS, each its own journal, started now; resolves once both journals have their
  * start line. At the default 2 in flight each shard takes ~8 s against the slow sandbox: long enough
  * to watch. A test that only needs the job done asks for more.
  */
-async function startShards(concurrency = 2): Promise<Array<Promise<{ code: number | null }>>> {
-  const env = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_CONFIG_DIR: config.dir };
+async function startShards(job: Job, context: TestContext, concurrency = 2): Promise<Array<Promise<{ code: number | null }>>> {
+  const { dir, sandbox, journalOf } = job;
+  const env = { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_CONFIG_DIR: dir };
   const input = `${Array.from({ length: IDS }, (_, i) => String(i + 1)).join('\n')}\n`;
   const runs = [0, 1].map((shard) => {
     const child = startPlantstore(
@@ -46,7 +51,7 @@ async function startShards(concurrency = 2): Promise<Array<Promise<{ code: numbe
         input,
       },
     );
-    onTestFinished(() => void child.kill('SIGKILL'));
+    context.onTestFinished(() => void child.kill('SIGKILL'));
     return finished(child);
   });
   // Polls the files, not the clock: the test's timeout is the hang guard.
@@ -57,14 +62,20 @@ async function startShards(concurrency = 2): Promise<Array<Promise<{ code: numbe
 }
 
 /** `journal status --watch` of both shards in a tmux pane `columns` wide; the screen, and the screen with its history. */
-function watchAtTerminal(name: string, columns: number): { pane(): string; history(): string; socket: string } {
-  const script = path.join(config.dir, `${name}.sh`);
+function watchAtTerminal(
+  job: Job,
+  context: TestContext,
+  name: string,
+  columns: number,
+): { pane(): string; history(): string; socket: string } {
+  const { dir, journalOf } = job;
+  const script = path.join(dir, `${name}.sh`);
   writeFileSync(
     script,
     [
       // A shell that outlives the Ctrl-C sent to its foreground job, to say how that job exited.
       "trap ':' INT",
-      `export PLANTSTORE_CONFIG_DIR=${path.join(config.dir, 'reader')} NO_COLOR=1`,
+      `export PLANTSTORE_CONFIG_DIR=${path.join(dir, 'reader')} NO_COLOR=1`,
       `${process.execPath} ${BIN} journal status --watch ${journalOf(0)} ${journalOf(1)}`,
       'echo "[exit $?]"',
       'sleep 600',
@@ -72,7 +83,7 @@ function watchAtTerminal(name: string, columns: number): { pane(): string; histo
   );
   const socket = `plantstore-watch-${process.pid}-${name}`;
   tmux(socket, 'new-session', '-d', '-x', String(columns), '-y', '24', `bash ${script}`);
-  onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
+  context.onTestFinished(() => void spawnSync('tmux', ['-L', socket, 'kill-server']));
   return {
     socket,
     pane: () => tmux(socket, 'capture-pane', '-p'),
@@ -82,11 +93,15 @@ function watchAtTerminal(name: string, columns: number): { pane(): string; histo
 
 const rowsOf = (screen: string): string[] => screen.split('\n').filter((row) => row.trim() !== '');
 
-describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => {
-  it('redraws one block in place while the shards run, within the width, then says the job finished and exits 0', async () => {
-    const runs = await startShards();
+// The tests run at once, each with its own sandbox and journals: most of their time is waiting on the
+// slow sandbox, which overlaps.
+describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', { concurrent: true }, () => {
+  it('redraws one block in place while the shards run, within the width, then says the job finished and exits 0', async (context) => {
+    const { expect } = context;
+    const job = await jobFor(context);
+    const runs = await startShards(job, context);
     const columns = 60;
-    const watch = watchAtTerminal('block', columns);
+    const watch = watchAtTerminal(job, context, 'block', columns);
 
     // While they run: each shard's line, a rate and a time left once two readings are in.
     const running = await untilScreen(
@@ -121,9 +136,12 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
     ]);
   }, 90_000);
 
-  it('Ctrl-C ends it with exit 0 and a clean terminal; the run holding the journal goes on and finishes it', async () => {
-    const runs = await startShards();
-    const watch = watchAtTerminal('interrupt', 80);
+  it('Ctrl-C ends it with exit 0 and a clean terminal; the run holding the journal goes on and finishes it', async (context) => {
+    const { expect } = context;
+    const job = await jobFor(context);
+    const { dir, sandbox, journalOf } = job;
+    const runs = await startShards(job, context);
+    const watch = watchAtTerminal(job, context, 'interrupt', 80);
     await untilScreen(watch.pane, (screen) => /^shard 1\/2 +running/m.test(screen));
     tmux(watch.socket, 'send-keys', 'C-c');
     const screen = await untilScreen(watch.pane, (text) => text.includes('[exit '));
@@ -135,23 +153,26 @@ describe.skipIf(!HAS_TMUX)('journal status --watch at a terminal (tmux)', () => 
     // The runs were not disturbed: each finishes, and the journals read finished.
     for (const run of await Promise.all(runs)) expect(run.code).toBe(0);
     const status = await runPlantstore(['--json', 'journal', 'status', journalOf(0), journalOf(1)], {
-      env: { PLANTSTORE_CONFIG_DIR: path.join(config.dir, 'reader') },
+      env: { PLANTSTORE_CONFIG_DIR: path.join(dir, 'reader') },
     });
     expect(JSON.parse(status.stdout)).toMatchObject({ finished: true, deleted: IDS });
     // Each run took its lock and gave it back; the watch took none. The journal resumes as ever.
     expect(existsSync(`${journalOf(0)}.lock`)).toBe(false);
     const again = await runPlantstore(['delete', '--shard', '0/2', '--journal', journalOf(0), '--stdin'], {
-      env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_CONFIG_DIR: config.dir },
+      env: { PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_CONFIG_DIR: dir },
       input: `${Array.from({ length: IDS }, (_, i) => String(i + 1)).join('\n')}\n`,
     });
     expect(again.code, again.stderr).toBe(0);
   }, 90_000);
 });
 
-describe('journal status --watch through a pipe', () => {
-  it('prints a line per change while the shards run, the shards as they finish, and ends by itself, exit 0', async () => {
-    const runs = await startShards();
-    const env = { PLANTSTORE_CONFIG_DIR: path.join(config.dir, 'reader') };
+describe.concurrent('journal status --watch through a pipe', () => {
+  it('prints a line per change while the shards run, the shards as they finish, and ends by itself, exit 0', async (context) => {
+    const { expect } = context;
+    const job = await jobFor(context);
+    const { dir, journalOf } = job;
+    const runs = await startShards(job, context);
+    const env = { PLANTSTORE_CONFIG_DIR: path.join(dir, 'reader') };
     const started = Date.now();
     const watch = await finished(startPlantstore(['journal', 'status', '--watch', journalOf(0), journalOf(1)], { env }));
     const seconds = (Date.now() - started) / 1000;
@@ -175,9 +196,12 @@ describe('journal status --watch through a pipe', () => {
     expect(lines.at(-1)).toBe(`job ${FINISHED}`);
   }, 90_000);
 
-  it('over a job finished from the start, says so at once and exits 0; --json gives one object', async () => {
-    for (const run of await Promise.all(await startShards(64))) expect(run.code).toBe(0);
-    const env = { PLANTSTORE_CONFIG_DIR: path.join(config.dir, 'reader') };
+  it('over a job finished from the start, says so at once and exits 0; --json gives one object', async (context) => {
+    const { expect } = context;
+    const job = await jobFor(context);
+    const { dir, journalOf } = job;
+    for (const run of await Promise.all(await startShards(job, context, 64))) expect(run.code).toBe(0);
+    const env = { PLANTSTORE_CONFIG_DIR: path.join(dir, 'reader') };
     const watch = await runPlantstore(['--json', 'journal', 'status', '--watch', journalOf(0), journalOf(1)], { env });
     expect(watch.code, watch.stderr).toBe(0);
     const objects = watch.stdout
@@ -188,9 +212,12 @@ describe('journal status --watch through a pipe', () => {
     expect(objects[0]).toMatchObject({ finished: true, ids: IDS, decided: IDS, deleted: IDS, notSent: 0, left: 0, secondsLeft: 0 });
   }, 90_000);
 
-  it('SIGTERM ends it with exit 0 while the runs go on', async () => {
-    const runs = await startShards();
-    const env = { PLANTSTORE_CONFIG_DIR: path.join(config.dir, 'reader') };
+  it('SIGTERM ends it with exit 0 while the runs go on', async (context) => {
+    const { expect } = context;
+    const job = await jobFor(context);
+    const { dir, journalOf } = job;
+    const runs = await startShards(job, context);
+    const env = { PLANTSTORE_CONFIG_DIR: path.join(dir, 'reader') };
     const child = startPlantstore(['journal', 'status', '--watch', journalOf(0), journalOf(1)], { env });
     const ended = finished(child);
     await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { HAS_TMUX, tmux, untilScreen } from '../helpers/terminal.js';
 
@@ -16,7 +16,7 @@ const IDS = 600;
 const TOKEN = 'progress-Token-5b1e9c3d';
 
 /** A server that answers each DELETE with 204 after 40 ms: 600 ids at 8 in flight last about 3 s. */
-async function slowServer(): Promise<string> {
+async function slowServer({ onTestFinished }: Pick<TestContext, 'onTestFinished'>): Promise<string> {
   const server = http.createServer((req, res) => {
     req.resume();
     setTimeout(() => res.writeHead(204).end(), 40);
@@ -32,11 +32,15 @@ async function slowServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same terminal (tmux)', () => {
-  it.each([40, 60, 80])(
+// The tests run at once, each with its own server, folder and tmux server: most of their time is
+// waiting on the slow server, which overlaps.
+describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same terminal (tmux)', { concurrent: true }, () => {
+  it.for([40, 60, 80])(
     'at %i columns: shown while the batch runs, one row, and no row left behind',
-    async (columns) => {
-      const url = await slowServer();
+    { timeout: 90_000 },
+    async (columns, context) => {
+      const { expect, onTestFinished } = context;
+      const url = await slowServer(context);
       const dir = mkdtempSync(path.join(tmpdir(), 'plantstore-progress-'));
       onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
       const ids = path.join(dir, 'ids.txt');
@@ -75,10 +79,13 @@ describe.skipIf(!HAS_TMUX)('the progress line at a terminal, stdout on the same 
       // The summary, which may wrap at a narrow width, and nothing else.
       expect(others.slice(0, -1).join('')).toMatch(/^600 deleted, 0 already absent, 0 failed, 0 not sent in [\d.]+s$/);
     },
-    90_000,
   );
+});
 
-  it('while the service is down, the line says so, and for how long (issue 40, items 7 and 11)', async () => {
+// Alone, after the others, as before they ran at once: run beside them on a loaded machine, its line
+// once read 2/20 decided, not 0/20 (seen once, not looked into).
+describe.skipIf(!HAS_TMUX)('the progress line at a terminal while the service is down (tmux)', () => {
+  it('while the service is down, the line says so, and for how long (issue 40, items 7 and 11)', async ({ expect, onTestFinished }) => {
     // A gateway whose upstream is gone: every request a 502 page.
     const server = http.createServer((req, res) => {
       req.resume();

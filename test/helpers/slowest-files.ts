@@ -2,7 +2,9 @@
 // of every file's time, what each worker was busy for, and the wall-clock. The suite's budget (at
 // most 90 s for `npm test` on a 2-core machine, issue 42) is kept by reading this, not by a timing
 // threshold in a test: a file that grows shows up at the top of the list, and a worker left idle
-// at the end (one long file started last) shows as a gap between the workers' last ends.
+// at the end (one long file started last) shows as a gap between the workers' last ends. On a
+// 2-core machine the suite is bound by CPU more than by waiting: each file's CPU (test/helpers/
+// file-cpu.ts) is shown beside its time, and the files that take the most CPU are listed apart.
 import path from 'node:path';
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node';
 
@@ -16,9 +18,12 @@ interface FileTime {
   worker: number;
   /** When it ended, from the run's start. */
   endedAt: number;
+  /** CPU seconds of its worker and of the processes its tests started (file-cpu.ts); undefined if unknown. */
+  cpu?: number | undefined;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const cpuSeconds = (cpu: number) => `${cpu.toFixed(1)} s`;
 
 /** A file's time in its worker, from vitest's own diagnostic of it. */
 function timeOf(module: TestModule): number {
@@ -47,6 +52,7 @@ export default class SlowestFiles implements Reporter {
       ms: timeOf(module),
       worker: module.diagnostic().concurrencyId,
       endedAt: performance.now() - this.startedAt,
+      cpu: module.meta().cpuSeconds,
     });
   }
 
@@ -70,13 +76,29 @@ export function report(files: readonly FileTime[], wallMs: number): string[] {
     workers.set(file.worker, worker);
   }
   const width = Math.max(...slowest.map((file) => seconds(file.ms).length));
-  return [
+  const measured = files.filter((file): file is FileTime & { cpu: number } => file.cpu !== undefined);
+  const cpuOf = (file: FileTime) => (file.cpu === undefined ? 'CPU unknown' : `${cpuSeconds(file.cpu)} CPU`);
+  const cpuWidth = Math.max(...slowest.map((file) => cpuOf(file).length));
+  const lines = [
     '',
     `Slowest ${slowest.length} of ${files.length} files (each: set-up, import, tests; ${seconds(total)} in all, wall-clock ${seconds(wallMs)}):`,
-    ...slowest.map((file) => `  ${seconds(file.ms).padStart(width)}  ${file.file}`),
+    ...slowest.map((file) => `  ${seconds(file.ms).padStart(width)}  ${cpuOf(file).padStart(cpuWidth)}  ${file.file}`),
+  ];
+  if (measured.length > 0) {
+    // Counted only where the file's worker could say (Linux), so a sum over some files is not the suite's.
+    const sum = measured.reduce((all, file) => all + file.cpu, 0);
+    const most = [...measured].sort((a, b) => b.cpu - a.cpu).slice(0, SHOWN);
+    const mostWidth = Math.max(...most.map((file) => cpuSeconds(file.cpu).length));
+    lines.push(
+      `Most CPU, ${most.length} files (${measured.length} of ${files.length} measured; each: its worker and the processes its tests started; ${cpuSeconds(sum)} in all):`,
+      ...most.map((file) => `  ${cpuSeconds(file.cpu).padStart(mostWidth)}  ${file.file}`),
+    );
+  }
+  lines.push(
     `Workers: ${[...workers.entries()]
       .sort(([a], [b]) => a - b)
       .map(([id, w]) => `#${id} busy ${seconds(w.busy)} over ${w.files} files, last ended at ${seconds(w.lastEnd)}`)
       .join('; ')}`,
-  ];
+  );
+  return lines;
 }
