@@ -24,6 +24,7 @@ export const RENAME_RESULTS: Results<RenameResult> = {
   states: {
     ...READ_RESULTS.states,
     done: { word: 'renamed', key: 'renamed' },
+    skipped: { word: 'renamed before (journal)', key: 'renamedBefore' },
     'in-flight': { word: 'in flight', key: 'inFlight', note: 'sent with no decided answer: they may be renamed' },
   },
   kindOf: (result) => (result.kind === 'in-flight' ? 'in-flight' : READ_RESULTS.kindOf(result)),
