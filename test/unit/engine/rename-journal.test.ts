@@ -37,6 +37,14 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
   });
 }
 
+// The journal commands, in this process; they find a rename's words by its header's name, as its command would register them.
+const cli = inProcess();
+beforeAll(() => registerJournalWords('rename', journalWordsFrom(RENAME_RESULTS.states)));
+
+/** `journal status --json` of the journal. */
+const status = async (): Promise<Record<string, unknown>> =>
+  JSON.parse((await cli.run(['--json', 'journal', 'status', journal])).stdout) as Record<string, unknown>;
+
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'plantstore-rename-journal-'));
   journal = path.join(dir, 'rename.journal');
@@ -139,11 +147,14 @@ describe("an id's value is part of the journal's key", () => {
     expect(summaryOf(other.stderr)).toMatch(/, 2 failed, 0 not asked in /);
     expect(other.stderr).not.toMatch(/in flight/);
     expect(idLines().at(-1)).toMatch(/"state":"failed"/);
+    // And so the journal counts it: its last line, about Rose, is a failure; the Fern request before it is another's.
+    expect(await status()).toMatchObject({ failed: 2, inFlight: 0 });
     // With the same value, the earlier request may have done it: the refusal does not decide it.
     await leftInFlight(renameOperation(true));
     mode = 'refuse';
     const same = await rename(renameOperation(true), ['1', 'Fern', '2', 'Moss']);
     expect(summaryOf(same.stderr)).toMatch(/, 1 failed, 1 in flight /);
+    expect(await status()).toMatchObject({ failed: 1, inFlight: 1 });
   });
 
   it.each([
@@ -176,9 +187,6 @@ describe("an id's value is part of the journal's key", () => {
 });
 
 describe('an operation that is not repeatable is not sent again after a lost answer', () => {
-  const cli = inProcess();
-  beforeAll(() => registerJournalWords('rename', journalWordsFrom(RENAME_RESULTS.states)));
-
   it('left in flight by a run stopped while its request was held: not sent again, reported in flight with that run’s code', async () => {
     await leftInFlight(renameOperation(false));
     const second = await rename(renameOperation(false), ['1', 'Fern', '2', 'Moss'], { json: true });
@@ -189,8 +197,7 @@ describe('an operation that is not repeatable is not sent again after a lost ans
     );
     const summary = (JSON.parse(second.stderr.trim().split('\n').at(-1) ?? '') as { summary: Record<string, unknown> }).summary;
     expect(summary).toMatchObject({ renamed: 1, inFlight: 1, failed: 0, notAsked: 0 });
-    const status = JSON.parse((await cli.run(['--json', 'journal', 'status', journal])).stdout) as Record<string, unknown>;
-    expect(status).toMatchObject({ renamed: 1, inFlight: 1, failed: 0 });
+    expect(await status()).toMatchObject({ renamed: 1, inFlight: 1, failed: 0 });
     // And again: it stays in flight, never sent.
     const third = await rename(renameOperation(false), ['1', 'Fern', '2', 'Moss']);
     expect(asked).toEqual(['2 Moss']);
@@ -228,15 +235,11 @@ describe('an operation that is not repeatable is not sent again after a lost ans
 });
 
 describe('a journal of values, read by the journal commands: an id counts by its last line', () => {
-  const cli = inProcess();
-  beforeAll(() => registerJournalWords('rename', journalWordsFrom(RENAME_RESULTS.states)));
-
   it('journal status, failed and left', async () => {
     expect((await rename(renameOperation(true), ['1', 'Fern', '2', 'Moss'])).exit).toBe(0);
     mode = 'refuse';
     expect((await rename(renameOperation(true), ['2', 'Ivy'])).exit).toBe(4);
-    const status = JSON.parse((await cli.run(['--json', 'journal', 'status', journal])).stdout) as Record<string, unknown>;
-    expect(status).toMatchObject({ renamed: 1, failed: 1, inFlight: 0 });
+    expect(await status()).toMatchObject({ renamed: 1, failed: 1, inFlight: 0 });
     expect((await cli.run(['journal', 'failed', journal])).stdout).toBe('2\n');
     expect((await cli.run(['journal', 'left', journal], { stdin: ['1\n2\n3\n'] })).stdout).toBe('2\n3\n');
   });
