@@ -5,9 +5,16 @@
 // `repeatable`, and no operation has to remember it in its `send`.
 
 import { EXIT_CODE_HELP, Exit, type ExitCode } from '../errors.js';
-import type { Results } from './operation.js';
+import type { Operation, Results } from './operation.js';
 
 const CODES: ReadonlySet<number> = new Set(EXIT_CODE_HELP.map(([code]) => code));
+
+/** Refuses, before a run begins, an operation that is not repeatable and cannot say an id is held back (a bug of the operation's). */
+export function checkNotRepeatable(op: Pick<Operation<unknown>, 'repeatable' | 'results' | 'words'>): void {
+  if (!op.repeatable && op.results.notRepeated === undefined) {
+    throw new Error(`operation ${op.words.command} is not repeatable, and its results give no notRepeated: it cannot run with a --journal`);
+  }
+}
 
 /**
  * The result for such an id: in flight, as the journal counts it. Its exit code is the one the
@@ -16,9 +23,7 @@ const CODES: ReadonlySet<number> = new Set(EXIT_CODE_HELP.map(([code]) => code))
  * of a request whose answer was lost on the way (a reset once it was written): what a kill leaves is that.
  */
 export function notRepeated<R>(results: Results<R>, id: string, verb: string, earlierExit: number | undefined): R {
-  if (results.notRepeated === undefined) {
-    throw new Error(`an operation that is not repeatable must give Results.notRepeated (${verb})`);
-  }
+  if (results.notRepeated === undefined) throw new Error(`${verb}: not repeatable, and no Results.notRepeated`);
   const exit = earlierExit !== undefined && CODES.has(earlierExit) && earlierExit !== Exit.ok ? (earlierExit as ExitCode) : Exit.network;
   const message = `not sent again: an earlier run's request may have been carried out, and ${verb} is not repeatable (check plant ${id}; to send it anyway, run it without this journal)`;
   return results.notRepeated(id, message, exit);

@@ -15,8 +15,9 @@ import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
 import type { Mask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
+import type { JournalPlan } from './dry-run.js';
 import { headerMask, journalIdentity, type RunJournalOptions } from './journal-identity.js';
-import { notRepeated } from './not-repeated.js';
+import { checkNotRepeatable, notRepeated } from './not-repeated.js';
 import type { Operation, Results } from './operation.js';
 
 export type { RunJournalOptions } from './journal-identity.js';
@@ -71,6 +72,7 @@ export async function openRunJournal<R>(
 ): Promise<RunJournal<R>> {
   const { verbose } = opts;
   const { results } = op;
+  checkNotRepeatable(op);
   const journal = await openJournal(file, { ...journalIdentity(target, opts, op, headerMask(ctx)), signal: ctx.signal });
   const valueFor = (id: string): string | undefined => values?.get(id);
   if (journal.note) ctx.io.err(journal.note);
@@ -246,17 +248,21 @@ function failureSentence(journal: Journal, verbose: boolean): string {
 }
 
 /**
- * For --dry-run of `op`: what the journal would skip (an id with a value: done with that value),
- * read without locking or writing anything; refused as a run would refuse it.
+ * For --dry-run of `op`: what the journal would skip (an id with a value: done with that value) or
+ * hold back (not-repeated.ts), read without locking or writing anything; refused as a run would refuse it.
  */
 export async function planFromJournal(
   file: string,
   target: Target,
   opts: RunJournalOptions,
-  op: Pick<Operation<unknown>, 'words' | 'value'>,
+  op: Pick<Operation<unknown>, 'words' | 'value' | 'repeatable'>,
   values: ReadonlyMap<string, string> | undefined,
   signal: AbortSignal,
-): Promise<JournalState> {
+): Promise<JournalPlan> {
   const plan = await readJournalForPlan(file, journalIdentity(target, opts, op), signal);
-  return values === undefined ? plan : { ...plan, isDone: (id) => plan.isDone(id, values.get(id)) };
+  return {
+    ...plan,
+    isDone: (id) => plan.isDone(id, values?.get(id)),
+    ...(op.repeatable ? {} : { heldBack: (id: string) => plan.wasInFlight(id, values?.get(id)) }),
+  };
 }

@@ -44,7 +44,9 @@ export class RecordedIds {
    */
   set(id: bigint, kind: RecordedCode, uncertain = false, exit?: number, hi = 0, lo = 0): void {
     const flag = uncertain ? IN_FLIGHT_AT_A_STOP : 0;
-    const exitBits = exit === undefined ? 0 : Math.max(0, EXIT_CODES.indexOf(exit)) << EXIT_SHIFT;
+    const exitIndex = exit === undefined ? 0 : EXIT_CODES.indexOf(exit);
+    // Four bits: a table grown past 15 codes keeps the first 15 (a later one reads as none, never as the flag).
+    const exitBits = exitIndex > 0 && exitIndex <= EXIT_BITS >>> EXIT_SHIFT ? exitIndex << EXIT_SHIFT : 0;
     const code = kind | exitBits;
     const previous = this.#codes.set(id, code | flag);
     const sameValue = this.#prints === undefined || this.#prints.set(id, hi, lo);

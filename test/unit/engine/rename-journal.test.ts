@@ -218,6 +218,18 @@ describe('an operation that is not repeatable is not sent again after a lost ans
     expect(summaryOf(second.stderr)).toMatch(/, 1 in flight /);
   });
 
+  it('--dry-run says so: held back, with the value it was sent with; another value would be sent', async () => {
+    await leftInFlight(renameOperation(false));
+    const plan = await rename(renameOperation(false), ['1', 'Fern', '2', 'Moss'], { dryRun: true });
+    expect(plan.stdout).toBe(
+      `skip 1: in flight when an earlier run stopped, and not repeatable (journal)\nPATCH ${server.url}/plants/2 {"name":"Moss"}  (Authorization: Bearer ***)\n`,
+    );
+    expect(plan.stderr).toMatch(/^dry run: 1 request not sent, 1 skipped \(journal\)/m);
+    const other = await rename(renameOperation(false), ['1', 'Rose'], { dryRun: true });
+    expect(other.stdout).toBe(`PATCH ${server.url}/plants/1 {"name":"Rose"}  (Authorization: Bearer ***)\n`);
+    expect(asked).toEqual([]);
+  });
+
   it('a repeatable one is sent again, and done', async () => {
     await leftInFlight(renameOperation(true));
     const second = await rename(renameOperation(true), ['1', 'Fern', '2', 'Moss']);
@@ -241,6 +253,9 @@ describe('a journal of values, read by the journal commands: an id counts by its
     expect((await rename(renameOperation(true), ['2', 'Ivy'])).exit).toBe(4);
     expect(await status()).toMatchObject({ renamed: 1, failed: 1, inFlight: 0 });
     expect((await cli.run(['journal', 'failed', journal])).stdout).toBe('2\n');
+    const watch = await cli.run(['journal', 'status', '--watch', journal]);
+    expect(watch.exit).toBe(0);
+    expect(watch.stdout).toMatch(/: 1 renamed, 0 not found, 1 failed, 0 in flight, 0 not asked; /);
     expect((await cli.run(['journal', 'left', journal], { stdin: ['1\n2\n3\n'] })).stdout).toBe('2\n3\n');
   });
 });
