@@ -116,7 +116,8 @@ export async function openRunJournal<R>(
       const kind = journal.recorded(id);
       if (kind === undefined) return undefined;
       const value = valueFor(id);
-      if ((kind === 'done' || kind === 'absent') && journal.isDone(id, value)) {
+      // Ids alone (delete's million-id resume): the kind says it all, with no second look-up.
+      if ((kind === 'done' || kind === 'absent') && (values === undefined || journal.isDone(id, value))) {
         if (kind === 'done') run.skippedDone++;
         return results.skipped(id, kind);
       }
