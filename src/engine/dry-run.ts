@@ -10,6 +10,9 @@ import type { IdList } from '../ids/list.js';
 import type { Operation } from './operation.js';
 import type { OutputMode } from './report.js';
 
+/** The journal, for a dry run: what it holds, and the ids the run would hold back (not-repeated.ts). */
+export type JournalPlan = JournalState & { heldBack?(id: string): boolean };
+
 export interface DryRun {
   ids: IdList;
   request: Operation<unknown>['request'];
@@ -18,8 +21,11 @@ export interface DryRun {
   target: Target;
   rate: Rate | undefined;
   output: OutputMode;
-  /** The journal as it stands, when --journal names one; its done ids are skipped. */
-  journal?: JournalState;
+  /**
+   * The journal as it stands, when --journal names one; its done ids are skipped, and those it holds
+   * back (`heldBack`: left in flight by an earlier run, of an operation that is not repeatable).
+   */
+  journal?: JournalPlan;
 }
 
 export async function printDryRun({ ids, request, values, target, rate, output, journal }: DryRun, ctx: Context): Promise<ExitCode> {
@@ -32,6 +38,12 @@ export async function printDryRun({ ids, request, values, target, rate, output, 
       skipped++;
       if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"skip":true,"journal":true}`);
       else ctx.io.out(`skip ${id}: already done (journal)`);
+      continue;
+    }
+    if (journal?.heldBack?.(id)) {
+      skipped++;
+      if (output.json) ctx.io.outJson(`{"id":${id},"dryRun":true,"skip":true,"journal":true,"inFlight":true}`);
+      else ctx.io.out(`skip ${id}: in flight when an earlier run stopped, and not repeatable (journal)`);
       continue;
     }
     const { method, path, body } = request(id, values?.get(id));

@@ -94,6 +94,12 @@ export interface Results<R> {
   stopsRun?(result: R): { message: string; exit: ExitCode } | undefined;
   /** An id this run does not send, with why. */
   notSent(id: string, message: string, exit: ExitCode): R;
+  /**
+   * Of an operation that is not `repeatable` (and declares `in-flight`): an id an earlier run of the
+   * --journal left in flight (its request may have been carried out), which this run does not send
+   * again: kind `in-flight`, with why and the exit code the engine gives (not-repeated.ts).
+   */
+  notRepeated?(id: string, message: string, exit: ExitCode): R;
   /** An id the journal records as decided by an earlier run (`done`, or `absent`): kind `skipped`, not sent again. */
   skipped(id: string, earlier: EarlierState): R;
   /** What the journal records of a result beside its kind: its status, and a failure's error code and message. */
@@ -127,6 +133,8 @@ export interface Operation<R> {
    * 5xx) may be sent again, by a retry or the resend after an idle connection's close: its own
    * word, not its method's (a PATCH that sets a name may; one that appends may not). The engine
    * puts it on every request `send` makes (HttpRequest.repeatable), unless the request says otherwise.
+   * Nor, when it may not, does a later run of a --journal send again an id an earlier run left in
+   * flight: it is reported in flight (Results.notRepeated), never sent twice.
    */
   repeatable: boolean;
   /**

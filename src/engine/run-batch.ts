@@ -50,7 +50,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
     const plan =
       opts.journal === undefined
         ? undefined
-        : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, op.words.command, ctx.signal);
+        : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, op, given.values, ctx.signal);
     await printDryRun({ ids, request: op.request, values: given.values, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
     const refused = op.destructive ? overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words) : undefined;
     if (refused === undefined) return Exit.ok;
@@ -59,7 +59,9 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
   const journal =
-    opts.journal === undefined ? undefined : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op);
+    opts.journal === undefined
+      ? undefined
+      : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op, given.values);
   let exit: ExitCode;
   try {
     // Asked, and refused, before the token: a list refused needs no credentials. Only what destroys is guarded.
@@ -145,7 +147,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
   // An id the journal skips is a result at once, not a promise: a resume skipping a million of them stays one pass.
   const runOne = (id: string): Promise<R> | R => {
     if (journal === undefined) return send(id, false);
-    const earlier = journal.skipped(id);
+    const earlier = journal.fromJournal(id);
     if (earlier) return earlier;
     const uncertainEarlier = journal.wasInFlight(id);
     // Written ahead of the request (a write-ahead record): after a kill, the journal knows every id that may have left.
@@ -241,11 +243,7 @@ async function sendAll<R extends { id: string }>(op: Operation<R>, batch: Batch<
         if (stop.reason !== undefined && !halted) halt(stop.reason);
         return stop.reason !== undefined;
       },
-      notStarted(id) {
-        const earlier = journal?.skipped(id);
-        if (earlier) return earlier;
-        return notSentNow(id);
-      },
+      notStarted: (id) => journal?.fromJournal(id) ?? notSentNow(id),
       // The ids left after a stop go out as a stream, at the pace stdout is read; after a signal,
       // to a reader that stopped taking them, they are only counted (the summary stays whole).
       paceNotStarted: () =>

@@ -6,24 +6,33 @@
 // engine's: each result's kind (operation.ts ResultKind) and the operation's details of it, under
 // the operation's name, never a command's --json line.
 
-import type { JournalIdentity } from '../batch/journal/identity.js';
 import { type Journal, type JournalState, openJournal, readJournalForPlan } from '../batch/journal/index.js';
 import type { JournalRecord } from '../batch/journal/records.js';
 import { endLine, idPrint, outstanding, type RunEnding, startLine } from '../batch/journal/run-record.js';
-import { maskedBaseUrl } from '../config/base-url.js';
-import { isTokenCommand, type Target } from '../config/resolve.js';
-import { learnTokensAtRest } from '../config/tokens-at-rest.js';
+import type { Target } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { Exit, type ExitCode } from '../errors.js';
 import type { IdList } from '../ids/list.js';
-import { createMask, type Mask } from '../text/secret-mask.js';
+import type { Mask } from '../text/secret-mask.js';
 import { shown } from '../text/shown.js';
+import type { JournalPlan } from './dry-run.js';
+import { headerMask, journalIdentity, type RunJournalOptions } from './journal-identity.js';
+import { checkNotRepeatable, notRepeated } from './not-repeated.js';
 import type { Operation, Results } from './operation.js';
-import { describeShard, type Shard } from './shard.js';
 
+export type { RunJournalOptions } from './journal-identity.js';
+
+/**
+ * The run's journal. Where the operation's ids carry values (a rename's names), each id is asked
+ * with its own (the run's map): done only with the value it was done with, in flight only for it.
+ */
 export interface RunJournal<R> {
-  /** The `skipped` result for an id an earlier run decided (done, or absent); undefined when it is to be sent. Asked once per id of the run. */
-  skipped(id: string): R | undefined;
+  /**
+   * The result the journal gives `id` without sending it, undefined when it is to be sent: `skipped`
+   * for an id an earlier run decided (done, or absent); in flight for one an earlier run left in
+   * flight, when the operation is not repeatable (not-repeated.ts). Asked once per id of the run.
+   */
+  fromJournal(id: string): R | undefined;
   /** Of the ids skipped, those the journal records as `done` (not absent): a stop's line counts them with the run's own. */
   skippedDone(): number;
   /** Whether an earlier run decided `id` (done, or absent): it is not sent again. */
@@ -48,29 +57,24 @@ export interface RunJournal<R> {
   close(): string | undefined;
 }
 
-/** What openRunJournal reads of the run's options. */
-export interface RunJournalOptions {
-  verbose: boolean;
-  /** --journal-same-account */
-  journalSameAccount: boolean;
-  /** --shard: recorded in a new journal's header, and checked against an old one's. */
-  shard?: Shard | undefined;
-}
-
 /**
  * Opens (or starts) the journal for `op`'s run against `target`; refuses, before anything is sent,
- * one that is not this run's (another operation's, another target's...).
+ * one that is not this run's (another operation's, another target's, ids with values or without...).
+ * `values`: each id's, when the operation's ids carry one.
  */
 export async function openRunJournal<R>(
   file: string,
   target: Target,
   opts: RunJournalOptions,
   ctx: Context,
-  op: Pick<Operation<R>, 'results' | 'words'>,
+  op: Pick<Operation<R>, 'results' | 'words' | 'value' | 'repeatable'>,
+  values?: ReadonlyMap<string, string>,
 ): Promise<RunJournal<R>> {
   const { verbose } = opts;
   const { results } = op;
-  const journal = await openJournal(file, { ...journalIdentity(target, opts, op.words.command, headerMask(ctx)), signal: ctx.signal });
+  checkNotRepeatable(op);
+  const journal = await openJournal(file, { ...journalIdentity(target, opts, op, headerMask(ctx)), signal: ctx.signal });
+  const valueFor = (id: string): string | undefined => values?.get(id);
   if (journal.note) ctx.io.err(journal.note);
   // A signal ends the run within a second; what was decided before it reaches the disk first.
   const flushOnSignal = (): void => {
@@ -108,25 +112,32 @@ export async function openRunJournal<R>(
       run.ended = true;
       writeRun(endLine({ ending, ids: run.ids, notSent: run.notSent, ...run.left(), readAll: true }));
     },
-    skipped(id) {
+    fromJournal(id) {
       const kind = journal.recorded(id);
-      if (kind === 'done') run.skippedDone++;
-      return kind === 'done' || kind === 'absent' ? results.skipped(id, kind) : undefined;
+      if (kind === undefined) return undefined;
+      const value = valueFor(id);
+      // Ids alone (delete's million-id resume): the kind says it all, with no second look-up.
+      if ((kind === 'done' || kind === 'absent') && (values === undefined || journal.isDone(id, value))) {
+        if (kind === 'done') run.skippedDone++;
+        return results.skipped(id, kind);
+      }
+      if (op.repeatable || !journal.wasInFlight(id, value)) return undefined;
+      return notRepeated(results, id, op.words.verb, journal.earlierExit(id));
     },
     skippedDone: () => run.skippedDone,
-    isDone: (id) => journal.isDone(id),
+    isDone: (id) => journal.isDone(id, valueFor(id)),
     allDone(ids) {
       const { done, absent } = journal.counts();
       // Counted first: a run with ids left to send is not slowed by asking about each.
       if (done + absent < ids.size) return false;
-      for (const id of ids) if (!journal.isDone(id)) return false;
+      for (const id of ids) if (!journal.isDone(id, valueFor(id))) return false;
       return true;
     },
-    wasInFlight: (id) => journal.wasInFlight(id),
+    wasInFlight: (id) => journal.wasInFlight(id, valueFor(id)),
     recordSent(id) {
       if (journal.failure !== undefined) return false;
       try {
-        journal.recordSent(id);
+        journal.recordSent(id, valueFor(id));
         return true;
       } catch {
         return false; // journal.failure says why; stopReason() words it
@@ -137,7 +148,7 @@ export async function openRunJournal<R>(
       if (record === undefined) return;
       // Its sent line was written, then the stop kept its request from leaving: a not-sent line names it.
       if (record.state === 'not-sent') run.notSent++;
-      if (journal.failure === undefined) journal.record(id, record);
+      if (journal.failure === undefined) journal.record(id, record, valueFor(id));
     },
     stopReason: () =>
       journal.failure === undefined
@@ -238,44 +249,21 @@ function failureSentence(journal: Journal, verbose: boolean): string {
 }
 
 /**
- * What a new header masks in the base URL: every secret the run knows (its token, from any source),
- * and every token kept on this machine (each profile's stored token, PLANTSTORE_TOKEN_FILE's), which a
- * URL may hold though this run uses another. Kept apart from the run's own mask: those tokens are
- * not this run's, and every line the run prints would pay for each pattern.
+ * For --dry-run of `op`: what the journal would skip (an id with a value: done with that value) or
+ * hold back (not-repeated.ts), read without locking or writing anything; refused as a run would refuse it.
  */
-function headerMask(ctx: Context): Mask {
-  const atRest: string[] = [];
-  learnTokensAtRest(ctx.env, [], (token) => atRest.push(token));
-  const others = createMask(atRest);
-  return (text) => others(ctx.io.mask(text));
-}
-
-/** For --dry-run of `operation`: what the journal would skip, read without locking or writing anything; refused as a run would refuse it. */
-export function planFromJournal(
+export async function planFromJournal(
   file: string,
   target: Target,
   opts: RunJournalOptions,
-  operation: string,
+  op: Pick<Operation<unknown>, 'words' | 'value' | 'repeatable'>,
+  values: ReadonlyMap<string, string> | undefined,
   signal: AbortSignal,
-): Promise<JournalState> {
-  return readJournalForPlan(file, journalIdentity(target, opts, operation), signal);
-}
-
-/**
- * Who the run is, for the journal's header: the credentials as configured (a token, or the
- * token command's text), so that a token command is not run to check a journal, nor twice.
- */
-function journalIdentity(target: Target, opts: RunJournalOptions, operation: string, mask?: Mask): JournalIdentity {
-  const { token } = target;
-  // Every secret the run knows (its token, from any source) masked in the URL a new header stores.
-  const masked = mask && maskedBaseUrl(target.baseUrl, mask);
+): Promise<JournalPlan> {
+  const plan = await readJournalForPlan(file, journalIdentity(target, opts, op), signal);
   return {
-    baseUrl: target.baseUrl,
-    ...(masked === undefined || masked === target.baseUrl ? {} : { maskedBaseUrl: masked }),
-    profile: target.profile,
-    operation,
-    ...(opts.shard ? { shard: describeShard(opts.shard) } : {}),
-    credentials: isTokenCommand(token) ? { kind: 'token-command', command: token.command } : { kind: 'token', token: token.value },
-    sameAccount: opts.journalSameAccount,
+    ...plan,
+    isDone: (id) => plan.isDone(id, values?.get(id)),
+    ...(op.repeatable ? {} : { heldBack: (id: string) => plan.wasInFlight(id, values?.get(id)) }),
   };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { JournalRefusedError } from './errors.js';
 import { checkJournalFolder, checkJournalMode } from './file-trust.js';
-import type { JournalHeader, RecordedCode } from './format.js';
+import type { JournalHeader } from './format.js';
 import { IdTable } from './id-table.js';
 import { type FileRun, fileRun, type JobState, jobState } from './job-state.js';
 import { openJournalFile } from './journal-file.js';
@@ -162,7 +162,7 @@ export class JobFollower {
         (counts[state] as number)++;
         if (merged !== undefined && state > merged.get(id)) merged.set(id, state);
       });
-      tail.reader.follow((recorded, id, kind, uncertain) => this.#record(tail, recorded, id, kind, uncertain));
+      tail.reader.follow((recorded, id, set) => this.#record(tail, recorded, id, set));
     }
     if (merged === undefined) {
       // One file: its counts are the job's (no merged table).
@@ -187,10 +187,10 @@ export class JobFollower {
     }
   }
 
-  /** One id line of `tail`: its file's state, then the job's, move from what they were to what they are. */
-  #record(tail: FileTail, recorded: RecordedIds, id: bigint, kind: RecordedCode, uncertain: boolean): void {
+  /** One id line of `tail` (`set` records it): its file's state, then the job's, move from what they were to what they are. */
+  #record(tail: FileTail, recorded: RecordedIds, id: bigint, set: () => void): void {
     const before = fileState(recorded, id);
-    recorded.set(id, kind, uncertain);
+    set();
     const after = fileState(recorded, id);
     if (before === after) return;
     (tail.counts[before] as number)--;

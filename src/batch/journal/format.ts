@@ -23,6 +23,7 @@ export { parseCommonLine, vocabularyOf } from './common-line.js';
 
 import { type CredentialPrint, parsePrint } from './credentials.js';
 import { baseUrlFields, parseUrlPrint, type UrlPrint } from './url-print.js';
+import { printField, SALT, splitPrint, type ValuePrint } from './value-print.js';
 
 /** What the header says the file is; a file saying anything else is not read. */
 export const JOURNAL_FORMAT = 'delete-journal';
@@ -55,9 +56,16 @@ export interface JournalRun {
    * only the operation that wrote it. Undefined: UNNAMED_OPERATION (tests and benchmarks).
    */
   operation?: string;
+  /**
+   * Set for an operation whose ids carry a value (a rename's name): its name, and in a header the
+   * salt of the prints each id line carries (value-print.ts). A journal resumes only a run that
+   * agrees on whether ids carry values.
+   */
+  values?: { name: string; salt?: string };
 }
 
 export interface JournalHeader extends JournalRun {
+  values?: { name: string; salt: string };
   /** Its format: 1, 2 (delete's --json lines as records) or 3 (states, records.ts). */
   version: number;
   /** The operation that wrote it: UNNAMED_OPERATION in formats 1 and 2, whose headers name none. */
@@ -94,6 +102,7 @@ export function headerLine(run: JournalRun, started: Date, credentials?: Credent
     plantstore: JOURNAL_FORMAT,
     version: JOURNAL_VERSION,
     operation: run.operation ?? UNNAMED_OPERATION,
+    ...(run.values === undefined ? {} : { values: run.values }),
     ...baseUrlFields(run),
     profile: run.profile,
     ...(run.shard === undefined ? {} : { shard: run.shard }),
@@ -129,9 +138,14 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   // An optional field too: a header without it holds its base URL as it is (2.0's, or one with nothing masked).
   const urlPrint = value['baseUrlPrint'] === undefined ? undefined : parseUrlPrint(value['baseUrlPrint']);
   if (urlPrint !== undefined && 'notPrint' in urlPrint) return { notHeader: urlPrint.notPrint };
+  // Format 3's, for an operation whose ids carry values: its name and the salt of the prints.
+  const values = value['values'];
+  if (values !== undefined && !isValuesField(values))
+    return { notHeader: 'its header says its ids carry values, without their name and salt' };
   const run = {
     version,
     operation,
+    ...(values === undefined ? {} : { values }),
     baseUrl,
     profile,
     started,
@@ -142,6 +156,12 @@ export function parseHeader(text: string): JournalHeader | { notHeader: string }
   const credentials = parsePrint(value['credentials']);
   if ('notPrint' in credentials) return { notHeader: credentials.notPrint };
   return { ...run, credentials };
+}
+
+function isValuesField(value: unknown): value is { name: string; salt: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { name, salt } = value as Record<string, unknown>;
+  return typeof name === 'string' && OPERATION_NAME.test(name) && typeof salt === 'string' && SALT.test(salt);
 }
 
 // The writer's shape, `{"id":<digits>,`: ids keep their exact digits, which JSON.parse would round past 2^53.
@@ -155,8 +175,8 @@ const JSON_SPACE_AROUND_ALL = /^[ \t\r]+|[ \t\r]+$/g;
 // Matched without JSON.parse, which is most of a resume's read time (1.2 s -> 0.7 s for a million lines, measured by test/bench/journal.ts).
 const DELETED_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"deleted":true,"status":[0-9]{3}\}$/;
 
-/** The sent line for `id`, without its newline. */
-export const sentLine = (id: string): string => `{"id":${id},"sent":true}`;
+/** The sent line for `id`, without its newline; with its value's print, in a journal whose ids carry values. */
+export const sentLine = (id: string, print?: string): string => `{"id":${id}${printField(print)},"sent":true}`;
 
 // The sent line, exactly: half the lines of a journal.
 const SENT_LINE = /^\{"id":(0|-?[1-9][0-9]{0,18}),"sent":true\}$/;
@@ -172,12 +192,22 @@ export interface ResultLine {
   uncertain?: boolean;
   /** A failure's fields, as parsed for its kind: `journal status` counts them by exit and error code without a second parse. */
   fields?: Record<string, unknown>;
+  /** In a journal whose ids carry values: the print of the value the line is about. */
+  print?: ValuePrint;
 }
 
-/** One line's id and kind (a result line or a sent line) in a journal of `vocabulary`, or undefined when the line is neither. */
-export function parseResultLine(line: string, vocabulary: '2' | '3' = '2'): ResultLine | undefined {
+/**
+ * One line's id and kind (a result line or a sent line) in a journal of `vocabulary`, or undefined
+ * when the line is neither; `valued`: the journal's ids carry values, and each of its id lines a print.
+ */
+export function parseResultLine(line: string, vocabulary: '2' | '3' = '2', valued = false): ResultLine | undefined {
   // A line edited by hand may have spaces, tabs or a CR (an editor's CRLF) before or after it: JSON allows them.
   const text = JSON_SPACE_AROUND.test(line) ? line.replace(JSON_SPACE_AROUND_ALL, '') : line;
+  if (valued) {
+    const split = splitPrint(text);
+    const read = split && parseResultLine(split.text, vocabulary);
+    return read && split && { ...read, print: split.print };
+  }
   const sent = SENT_LINE.exec(text)?.[1];
   const deleted = sent === undefined && vocabulary === '2' ? DELETED_LINE.exec(text)?.[1] : undefined;
   const digits = sent ?? deleted ?? ID_PREFIX.exec(text)?.[1];

@@ -23,6 +23,7 @@ export function checkRun(file: string, contents: JournalContents, run: JournalRu
   const header = contents.header;
   if (header === undefined) return;
   checkOperation(file, header, run);
+  checkValues(file, header, run);
   if (headerMatchesUrl(header, run.baseUrl) && header.profile === run.profile) {
     checkShard(file, header, run);
     return;
@@ -66,6 +67,20 @@ function checkOperation(file: string, header: JournalHeader, run: JournalRun): v
   throw new JournalRefusedError(
     'other-operation',
     `journal ${shownPath(file)} was written by plantstore ${shownPath(header.operation)}, and this run is plantstore ${ours}: a journal resumes only the operation that wrote it; give --journal another file`,
+  );
+}
+
+/**
+ * A journal whose ids carry values (a rename's names) records each id done with one value; a run
+ * whose ids carry none could not tell which, and the reverse could not tell a value from none.
+ */
+function checkValues(file: string, header: JournalHeader, run: JournalRun): void {
+  if ((header.values === undefined) === (run.values === undefined)) return;
+  const theirs = header.values === undefined ? 'ids alone' : `ids each with a ${shownPath(header.values.name)}`;
+  const ours = run.values === undefined ? 'ids alone' : `ids each with a ${shownPath(run.values.name)}`;
+  throw new JournalRefusedError(
+    'other-operation',
+    `journal ${shownPath(file)} records ${theirs}, and this run sends ${ours}: a journal resumes only a run that gives ids as it recorded them; give --journal another file`,
   );
 }
 

@@ -12,6 +12,7 @@ import { type JournalContents, readJournal } from './read.js';
 import { RecordedIds } from './recorded-ids.js';
 import { type JournalRecord, recordLine } from './records.js';
 import type { LastRun } from './run-record.js';
+import { halvesOf, newSalt, printText, printValue, type ValuePrint } from './value-print.js';
 import { JournalWriter, type WriterOptions } from './writer.js';
 
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -27,14 +28,18 @@ export interface JournalState {
   recorded(id: string): RecordedKind | undefined;
   /**
    * Whether `id` is finished and not to be sent again: recorded done, or absent (the API said
-   * there is nothing to do, which counts as success; a later run asks no more).
+   * there is nothing to do, which counts as success; a later run asks no more). `value`: the id's,
+   * when the journal's ids carry values: done only with that value.
    */
-  isDone(id: string): boolean;
+  isDone(id: string, value?: string): boolean;
   /**
-   * Whether an earlier run's request for `id` may have been carried out with its answer
-   * never recorded: it was in flight when that run stopped (a sent line and no result after it).
+   * Whether an earlier run's request for `id` (with `value`, when ids carry values) may have been
+   * carried out with its answer never recorded: it was in flight when that run stopped (a sent line
+   * and no result after it), or it failed with no decided answer.
    */
-  wasInFlight(id: string): boolean;
+  wasInFlight(id: string, value?: string): boolean;
+  /** The exit code `id`'s last line carries (a failure's, in flight or not), undefined when it carries none (a sent line). */
+  earlierExit(id: string): number | undefined;
   /** Ids by what their last line says. */
   counts(): Record<RecordedKind, number>;
   /** How its last run ended (run-record.ts), as read when it was opened. */
@@ -44,10 +49,10 @@ export interface JournalState {
 export interface Journal extends JournalState {
   /** Set once writing failed (JournalWriteError, exit 70); every later record, flush and close throws it. */
   readonly failure: JournalWriteError | undefined;
-  /** Writes `id`'s sent line to the file before it returns; its request may leave once it has. */
-  recordSent(id: string): void;
-  /** Appends `id`'s result line, in the journal's own vocabulary (records.ts). */
-  record(id: string, record: JournalRecord): void;
+  /** Writes `id`'s sent line (with its `value`'s print, when ids carry values) to the file before it returns; its request may leave once it has. */
+  recordSent(id: string, value?: string): void;
+  /** Appends `id`'s result line, in the journal's own vocabulary (records.ts), with its `value`'s print when ids carry values. */
+  record(id: string, record: JournalRecord, value?: string): void;
   /** Queues a run's start or end line (run-record.ts). */
   recordRun(line: string): void;
   flush(): void;
@@ -73,22 +78,24 @@ export async function openJournal(file: string, options: OpenJournalOptions): Pr
   checkLockMode(file, `${file}.lock`);
   const lock = lockJournal(file);
   let fd: number | undefined;
+  // A new header's values get a salt of their own (value-print.ts).
+  const run = options.values === undefined ? options : { ...options, values: { name: options.values.name, salt: newSalt() } };
   try {
     fd = openJournalFile(file, 'run');
     const print = async (): Promise<CredentialPrint | undefined> =>
       options.credentials === undefined ? undefined : await printCredentials(options.credentials);
     if (fd === undefined) {
-      const created = createJournal(file, options, options.started ?? new Date(), await print());
+      const created = createJournal(file, run, options.started ?? new Date(), await print());
       fd = created.fd;
-      return journal(file, emptyContents(), fd, created.size, lock, options, undefined);
+      return journal(file, emptyContents(), fd, created.size, lock, options, undefined, run.values?.salt);
     }
     const contents = await readJournal(fd, file, options.signal);
     checkRun(file, contents, options);
     const note = await checkCredentials(file, contents, options);
     let size = contents.goodBytes;
-    if (contents.header === undefined) size = writeHeader(fd, file, options, options.started ?? new Date(), await print());
+    if (contents.header === undefined) size = writeHeader(fd, file, run, options.started ?? new Date(), await print());
     else if (contents.tornBytes > 0) cutTornLine(fd, file, contents.goodBytes);
-    return journal(file, contents, fd, size, lock, options, note);
+    return journal(file, contents, fd, size, lock, options, note, contents.header?.values?.salt ?? run.values?.salt);
   } catch (error) {
     if (fd !== undefined) fs.closeSync(fd);
     lock.release();
@@ -172,6 +179,11 @@ function state(file: string, contents: JournalContents, credentialNote: string |
   const { recorded } = contents;
   // A new journal records nothing earlier: its runs ask for every id, and need no BigInt to be told so.
   const kindOf = (id: string): RecordedCode | 0 => (recorded.size === 0 ? 0 : recorded.get(BigInt(id)));
+  const salt = contents.header?.values === undefined ? undefined : halvesOf(contents.header.values.salt);
+  const printOf = (value: string | undefined): ValuePrint | undefined =>
+    salt && value !== undefined ? printValue(value, salt) : undefined;
+  const sameValue = (id: string, value: string | undefined): boolean =>
+    salt === undefined || recorded.sameValue(BigInt(id), printOf(value));
   return {
     file,
     resumed: contents.header !== undefined,
@@ -185,11 +197,12 @@ function state(file: string, contents: JournalContents, credentialNote: string |
       const kind = kindOf(id);
       return kind === 0 ? undefined : KIND_NAMES[kind];
     },
-    isDone(id) {
+    isDone(id, value) {
       const kind = kindOf(id);
-      return kind === Recorded.done || kind === Recorded.absent;
+      return (kind === Recorded.done || kind === Recorded.absent) && sameValue(id, value);
     },
-    wasInFlight: (id) => recorded.size !== 0 && recorded.wasInFlight(BigInt(id)),
+    wasInFlight: (id, value) => recorded.size !== 0 && recorded.wasInFlight(BigInt(id)) && sameValue(id, value),
+    earlierExit: (id) => (recorded.size === 0 ? undefined : recorded.exitOf(BigInt(id))),
     counts: () => recorded.counts(),
     lastRun: contents.lastRun,
   };
@@ -203,17 +216,22 @@ function journal(
   lock: JournalLock,
   options: WriterOptions,
   credentialNote: string | undefined,
+  /** Its values' salt, when its ids carry values: each id line carries its value's print. */
+  salt: string | undefined,
 ): Journal {
   const writer = new JournalWriter(fd, file, size, lock, options);
   // A new journal is of this format; an older one resumed goes on in its own, which its plantstore reads.
   const vocabulary = contents.header === undefined ? '3' : vocabularyOf(contents.header.version);
+  const halves = salt === undefined ? undefined : halvesOf(salt);
+  const print = (value: string | undefined): string | undefined =>
+    halves === undefined || value === undefined ? undefined : printText(printValue(value, halves));
   return {
     ...state(file, contents, credentialNote),
     get failure() {
       return writer.failure;
     },
-    recordSent: (id) => writer.recordSent(id),
-    record: (id, record) => writer.record(id, recordLine(id, record, vocabulary)),
+    recordSent: (id, value) => writer.recordSent(id, print(value)),
+    record: (id, record, value) => writer.record(id, recordLine(id, record, vocabulary, print(value))),
     recordRun: (line) => writer.recordRun(line),
     flush: () => writer.flush(),
     close: () => writer.close(),

@@ -8,7 +8,6 @@ import {
   parseHeader,
   parseJsonObject,
   parseResultLine,
-  type RecordedCode,
   vocabularyOf,
 } from './format.js';
 import { RecordedIds } from './recorded-ids.js';
@@ -33,8 +32,8 @@ export interface JournalContents {
 
 /** Given each failure line's fields (format.ts ResultLine), in file order: `journal status` counts them by exit and error code. */
 export type OnFailure = (id: bigint, fields: Record<string, unknown>) => void;
-/** Records an id line in place of `recorded.set` (a follower keeps counts beside it); it must call `recorded.set` itself. */
-export type OnRecord = (recorded: RecordedIds, id: bigint, kind: RecordedCode, uncertain: boolean) => void;
+/** Records an id line in place of `recorded.set` (a follower keeps counts beside it): it must call `set`, which does. */
+export type OnRecord = (recorded: RecordedIds, id: bigint, set: () => void) => void;
 
 /**
  * Reads a journal from `fd` (a regular file, checked by the caller) chunk by chunk,
@@ -62,6 +61,8 @@ export class JournalReader {
   header: JournalHeader | undefined;
   /** How its id lines are written, as its header's version says (format.ts). */
   #vocabulary: '2' | '3' = '3';
+  /** Its header says its ids carry values: each id line carries a print (value-print.ts). */
+  #valued = false;
   readonly #file: string;
   readonly #onFailure: OnFailure | undefined;
   #onRecord: OnRecord | undefined;
@@ -116,13 +117,14 @@ export class JournalReader {
         const end = position + newline + 1;
         const common =
           carry === undefined && this.#lineNumber > 0 && this.#suspect === undefined
-            ? parseCommonLine(chunk, from, newline, this.#vocabulary)
+            ? parseCommonLine(chunk, from, newline, this.#vocabulary, this.#valued)
             : undefined;
         if (common !== undefined) {
           this.#lineNumber++;
           this.#lastIdLine = this.#lineNumber;
-          if (this.#onRecord === undefined) recorded.set(common.id, common.kind);
-          else this.#onRecord(recorded, common.id, common.kind, false);
+          const { id, kind, hi, lo } = common;
+          if (this.#onRecord === undefined) recorded.set(id, kind, false, undefined, hi, lo);
+          else this.#onRecord(recorded, id, () => recorded.set(id, kind, false, undefined, hi, lo));
         } else {
           let text: string | undefined;
           if (!this.#overlong && end - 1 - this.#lineStart <= MAX_LINE_BYTES) {
@@ -177,9 +179,11 @@ export class JournalReader {
       if ('notHeader' in parsed) throw notJournal(file, parsed.notHeader);
       this.header = parsed;
       this.#vocabulary = vocabularyOf(parsed.version);
+      this.#valued = parsed.values !== undefined;
+      if (this.#valued) this.recorded.carryValues();
       return;
     }
-    const result = text === undefined ? undefined : parseResultLine(text, this.#vocabulary);
+    const result = text === undefined ? undefined : parseResultLine(text, this.#vocabulary, this.#valued);
     const runLine = result === undefined && text !== undefined ? runLineOf(text) : undefined;
     if (runLine !== undefined) {
       if (this.#suspect !== undefined) throw corrupt(file, this.#suspect.line);
@@ -196,8 +200,11 @@ export class JournalReader {
     }
     if (this.#suspect !== undefined) throw corrupt(file, this.#suspect.line);
     this.#lastIdLine = lineNumber;
-    if (this.#onRecord === undefined) this.recorded.set(result.id, result.kind, result.uncertain);
-    else this.#onRecord(this.recorded, result.id, result.kind, result.uncertain === true);
+    const { id, kind, uncertain, print } = result;
+    const exit = typeof result.fields?.['exit'] === 'number' ? result.fields['exit'] : undefined;
+    const set = (): void => this.recorded.set(id, kind, uncertain, exit, print?.hi, print?.lo);
+    if (this.#onRecord === undefined) set();
+    else this.#onRecord(this.recorded, id, set);
     if (this.#onFailure !== undefined && result.fields !== undefined) this.#onFailure(result.id, result.fields);
   }
 }

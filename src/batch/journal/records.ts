@@ -1,4 +1,5 @@
 import { stateFailureFields } from './failure-line.js';
+import { printField } from './value-print.js';
 
 /** format.ts Recorded's codes, written out: format.ts reads this module, which reads nothing of it. */
 type RecordedCode = 1 | 2 | 3 | 4 | 5;
@@ -13,6 +14,9 @@ type RecordedCode = 1 | 2 | 3 | 4 | 5;
  * - `{"id":42,"state":"failed","status":403,"error":7,"message":"not yours","exit":4}`, and the
  *   same fields for `in-flight` (sent with no decided answer) and `not-sent` (its sent line was
  *   written, then a stop kept its request from leaving).
+ *
+ * In a journal whose ids carry values (a rename's names), each id line carries the print of its
+ * value right after the id (value-print.ts): `{"id":42,"valuePrint":"9f86d081884c7d65","state":"done","status":200}`.
  *
  * A journal of format 1 or 2, resumed, goes on in its own vocabulary, delete's --json lines, so
  * that the plantstore that started it can still read it (format.ts reads both).
@@ -34,12 +38,13 @@ export interface JournalRecord {
   exit?: number;
 }
 
-/** The line for `id`, without its newline, in the vocabulary of the journal it goes to. */
-export function recordLine(id: string, record: JournalRecord, vocabulary: '2' | '3'): string {
+/** The line for `id`, without its newline, in the vocabulary of the journal it goes to; `print`: its value's, in a journal of values. */
+export function recordLine(id: string, record: JournalRecord, vocabulary: '2' | '3', print?: string): string {
   const status = record.status ?? 'null';
   if (vocabulary === '2') return format2Line(id, record);
-  if (record.state === 'done' || record.state === 'absent') return `{"id":${id},"state":"${record.state}","status":${status}}`;
-  return `{"id":${id},"state":"${record.state}","status":${status},${failureTail(record)}}`;
+  const head = `{"id":${id}${printField(print)},"state":"${record.state}","status":${status}`;
+  if (record.state === 'done' || record.state === 'absent') return `${head}}`;
+  return `${head},${failureTail(record)}}`;
 }
 
 function failureTail(record: JournalRecord): string {

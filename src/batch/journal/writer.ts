@@ -93,13 +93,13 @@ export class JournalWriter {
   }
 
   /**
-   * Writes `id`'s sent line, with any results recorded before it, to the file before it
+   * Writes `id`'s sent line (with its value's `print`, in a journal of values), with any results recorded before it, to the file before it
    * returns: its request may leave once it has. Throws `failure` (then it must not be sent).
    */
-  recordSent(id: string): void {
+  recordSent(id: string, print?: string): void {
     if (this.#failure) throw this.#failure;
     if (this.#closed) throw new Error(`journal ${this.#file} recorded after close`);
-    this.#pending.push(sentLine(id), '\n');
+    this.#pending.push(sentLine(id, print), '\n');
     this.#guard(() => this.#write());
   }
 

@@ -324,7 +324,11 @@ describe('a journal that cannot be opened or written says why in words, and what
         { ...JOURNAL_RUN, token: { value: TOKEN, source: 'PLANTSTORE_TOKEN' } },
         { verbose: false, journalSameAccount: false },
         ctx,
-        { results: DELETE_RESULTS, words: { verb: 'delete', command: 'delete', doing: 'deleting', finishWithoutJournal: () => '' } },
+        {
+          results: DELETE_RESULTS,
+          repeatable: true,
+          words: { verb: 'delete', command: 'delete', doing: 'deleting', finishWithoutJournal: () => '' },
+        },
       );
       expect(journal.recordSent('1')).toBe(true);
       vi.advanceTimersByTime(1000);
