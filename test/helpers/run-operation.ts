@@ -27,6 +27,8 @@ export interface RunOptions {
   /** The flags, as commander hands them over (`{ journal: FILE, json: true }`). */
   parsed?: Record<string, unknown>;
   stdin?: string[];
+  /** More variables, beside the config folder, base URL and token (`PLANTSTORE_MAX_DELETES`). */
+  env?: Record<string, string>;
   /** The run's signal: abort it with 'SIGTERM' for a SIGTERM. */
   signal?: AbortSignal;
 }
@@ -36,7 +38,7 @@ export async function runOperation<R extends { id: string }>(op: Operation<R>, a
   const io = createTestIO();
   const ctx = createContext({
     io,
-    env: { PLANTSTORE_CONFIG_DIR: options.dir, PLANTSTORE_BASE_URL: options.url, PLANTSTORE_TOKEN: options.token },
+    env: { PLANTSTORE_CONFIG_DIR: options.dir, PLANTSTORE_BASE_URL: options.url, PLANTSTORE_TOKEN: options.token, ...options.env },
     stdin: Readable.from(options.stdin ?? []) as unknown as Stdin,
     version: '0.0.0',
     signal: options.signal ?? new AbortController().signal,

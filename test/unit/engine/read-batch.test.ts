@@ -7,17 +7,10 @@ import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createContext } from '../../../src/context.js';
-import { batchOptions } from '../../../src/engine/batch-flags.js';
 import { journalWordsFrom, registerJournalWords } from '../../../src/engine/journal-words.js';
-import { runBatch } from '../../../src/engine/run-batch.js';
-import { CliError } from '../../../src/errors.js';
-import { flagReader } from '../../../src/flags/read.js';
-import type { Stdin } from '../../../src/platform/stdin.js';
-import { serviceSettings } from '../../../src/service/settings.js';
-import { createTestIO } from '../../../src/ui/io.js';
 import { inProcess } from '../../helpers/in-process.js';
 import { READ_OPERATION, READ_RESULTS } from '../../helpers/read-operation.js';
+import { runOperation } from '../../helpers/run-operation.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const TOKEN = 'read-token-5c1e9b7a';
@@ -57,33 +50,12 @@ async function read(
   env: Record<string, string> = {},
   signal?: AbortSignal,
 ): Promise<Read> {
-  const io = createTestIO();
-  const ctx = createContext({
-    io,
-    env: { PLANTSTORE_CONFIG_DIR: dir, PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN: TOKEN, ...env },
-    stdin: [] as unknown as Stdin,
-    version: '0.0.0',
-    signal: signal ?? new AbortController().signal,
-  });
-  const flags = flagReader(parsed, ctx) as never;
   const before = server.requests.length;
-  let exit: number;
-  try {
-    exit = await runBatch(
-      READ_OPERATION,
-      batchOptions(flags, ids, () => serviceSettings(flags), READ_OPERATION.destructive),
-      ctx,
-    );
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    io.err(`plantstore: ${error.message}`);
-    exit = error.exit;
-  }
+  const run = await runOperation(READ_OPERATION, ids, { dir, url: server.url, token: TOKEN, parsed, env, ...(signal ? { signal } : {}) });
   const asked = server.requests.slice(before).map((request) => `${request.method} ${request.url}`);
-  return { exit, stdout: io.stdout(), stderr: io.stderr(), asked };
+  return { ...run, asked };
 }
 
-/** The summary line: the last line on stderr that counts. */
 const summaryOf = (stderr: string): string | undefined => stderr.split('\n').find((line) => / in \d+\.\ds/.test(line));
 
 describe('a read through the engine says its own words', () => {

@@ -6,19 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createContext } from '../../../src/context.js';
-import { batchOptions } from '../../../src/engine/batch-flags.js';
 import type { Operation } from '../../../src/engine/operation.js';
-import { runBatch } from '../../../src/engine/run-batch.js';
-import { CliError } from '../../../src/errors.js';
-import { flagReader } from '../../../src/flags/read.js';
-import type { Stdin } from '../../../src/platform/stdin.js';
-import { serviceSettings } from '../../../src/service/settings.js';
-import { createTestIO } from '../../../src/ui/io.js';
 import { renameOperation } from '../../helpers/patch-operation.js';
 import { READ_OPERATION } from '../../helpers/read-operation.js';
+import { runOperation } from '../../helpers/run-operation.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const TOKEN = 'rename-token-7d2f0c41';
@@ -62,30 +54,8 @@ afterEach(async () => {
 });
 
 /** Runs `op` on `args` (ids and values, as the command line gives them) with `parsed` flags, and `stdin`. */
-async function run(op: Operation<unknown & { id: string }>, args: string[], parsed: Record<string, unknown> = {}, stdin: string[] = []) {
-  const io = createTestIO();
-  const ctx = createContext({
-    io,
-    env: { PLANTSTORE_CONFIG_DIR: dir, PLANTSTORE_BASE_URL: server.url, PLANTSTORE_TOKEN: TOKEN, PLANTSTORE_MAX_RETRY_WAIT: '0.05' },
-    stdin: Readable.from(stdin) as unknown as Stdin,
-    version: '0.0.0',
-    signal: new AbortController().signal,
-  });
-  const flags = flagReader(parsed, ctx) as never;
-  let exit: number;
-  try {
-    exit = await runBatch(
-      op,
-      batchOptions(flags, args, () => serviceSettings(flags), op.destructive),
-      ctx,
-    );
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    io.err(`plantstore: ${error.message}`);
-    exit = error.exit;
-  }
-  return { exit, stdout: io.stdout(), stderr: io.stderr() };
-}
+const run = (op: Operation<unknown & { id: string }>, args: string[], parsed: Record<string, unknown> = {}, stdin: string[] = []) =>
+  runOperation(op, args, { dir, url: server.url, token: TOKEN, parsed, stdin, env: { PLANTSTORE_MAX_RETRY_WAIT: '0.05' } });
 
 describe('a request with a body, and a value per id', () => {
   it('ids with their values on the command line: each PATCH carries its own as JSON', async () => {
