@@ -1,4 +1,5 @@
 import { failureFields } from './failure-line.js';
+import { parseJsonObject } from './json-object.js';
 import { parseStateLine } from './records.js';
 
 export { parseCommonLine, vocabularyOf } from './common-line.js';
@@ -113,7 +114,7 @@ export function headerLine(run: JournalRun, started: Date, credentials?: Credent
 
 /** The header in `text`, or why it is not one (a sentence part: "it is not a plantstore journal: <why>"). */
 export function parseHeader(text: string): JournalHeader | { notHeader: string } {
-  const value = parseObject(text);
+  const value = parseJsonObject(text);
   if (value === undefined) return { notHeader: 'its first line is not a JSON object' };
   if (value['plantstore'] !== JOURNAL_FORMAT) return { notHeader: `its first line does not say "plantstore":"${JOURNAL_FORMAT}"` };
   if (!READABLE_VERSIONS.includes(value['version'])) {
@@ -221,7 +222,7 @@ export function parseResultLine(line: string, vocabulary: '2' | '3' = '2', value
     return read === undefined ? undefined : { id, ...read };
   }
   // A failure line of the writer's shape gives the same fields without JSON.parse (failure-line.ts).
-  const value = failureFields(text) ?? parseObject(text);
+  const value = failureFields(text) ?? parseJsonObject(text);
   if (value === undefined) return undefined;
   const kind = kindOf(value);
   if (kind === undefined) return undefined;
@@ -252,27 +253,8 @@ function kindOf(value: Record<string, unknown>): RecordedCode | undefined {
 }
 
 /** Whether `text` is a JSON object: a whole line someone wrote on purpose, never what a kill or a power cut leaves. */
-export function isJsonObject(text: string): boolean {
-  return parseObject(text) !== undefined;
-}
-
-/** `text` as a JSON object, or undefined when it is not one. */
-export function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  return parseObject(text);
-}
-
 /** A sent line written with spaces (`{"id": 42, "sent": true}`): the same line, as the docs promise. */
 export const isSpacedSentLine = (value: Record<string, unknown>): boolean => value['sent'] === true && Object.keys(value).length === 2;
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 /** The line `record` accepts for `id`: one line of the writer's shape, for that id. */
 export function isResultLineFor(id: string, line: string): boolean {

@@ -1,15 +1,8 @@
 import fs from 'node:fs';
 import { InterruptedError } from '../../errors.js';
 import { JournalRefusedError, journalFileProblem, shownPath } from './errors.js';
-import {
-  isJsonObject,
-  type JournalHeader,
-  parseCommonLine,
-  parseHeader,
-  parseJsonObject,
-  parseResultLine,
-  vocabularyOf,
-} from './format.js';
+import { type JournalHeader, parseCommonLine, parseHeader, parseResultLine, vocabularyOf } from './format.js';
+import { isJsonObject, parseJsonObject } from './json-object.js';
 import { RecordedIds } from './recorded-ids.js';
 import { type LastRun, parseRunLine, RunLines } from './run-record.js';
 

@@ -1,4 +1,5 @@
 import { stateFailureFields } from './failure-line.js';
+import { parseJsonObject } from './json-object.js';
 import { printField } from './value-print.js';
 
 /** format.ts Recorded's codes, written out: format.ts reads this module, which reads nothing of it. */
@@ -73,7 +74,7 @@ const CODES: Record<RecordState, RecordedCode> = { done: 1, absent: 2, failed: 3
  * of the writer's shape is read without JSON.parse (failure-line.ts); any other line is parsed whole.
  */
 export function parseStateLine(text: string): { kind: RecordedCode; uncertain?: true; fields?: Record<string, unknown> } | undefined {
-  const value = stateFailureFields(text) ?? parseObject(text);
+  const value = stateFailureFields(text) ?? parseJsonObject(text);
   if (value === undefined) return undefined;
   // A sent line written with spaces (`{"id": 42, "sent": true}`): the same line, as the docs promise.
   if (value['sent'] === true && Object.keys(value).length === 2) return { kind: 5 };
@@ -83,14 +84,4 @@ export function parseStateLine(text: string): { kind: RecordedCode; uncertain?: 
   if (state === 'failed') return { kind, fields: value };
   if (state === 'in-flight') return { kind, uncertain: true, fields: value };
   return { kind };
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
