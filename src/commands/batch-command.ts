@@ -61,10 +61,11 @@ export interface BatchVerb<F extends AnyFlag, O, R extends { id: string }> {
   fatalFields?: FatalFields;
   /**
    * The words `journal status`, `failed`, `left` and `--watch` say its journals' counts in, found by
-   * the journal header's operation, its name (engine/journal-words.ts: journalWordsFrom its results'
-   * states). Without them, the engine's names for the states (`done 142`).
+   * the journal header's operation, its name: `journalWordsFrom(its results' states)`
+   * (engine/journal-words.ts), with its own where a journal's differ. Required: a verb that left
+   * them out would have its journals read in the engine's names (`done 142`), not its own.
    */
-  journalWords?: JournalWords;
+  journalWords: JournalWords;
 }
 
 /** Registers a command on the program; `seams` replace run functions in tests. */
@@ -103,7 +104,7 @@ export function batchCommand<F extends AnyFlag, O, R extends { id: string }>(ver
     for (const flag of [...batch.slice(0, pace), ...verb.flags, ...batch.slice(pace)]) command.addOption(flag.option());
     command.action(action(ctx, finish, (flags: FlagReader<AnyFlag>, ids: string[]) => run(verbOptions(verb, flags, ids), ctx)));
     if (verb.fatalFields !== undefined) declareFatalFields(command, verb.fatalFields);
-    if (verb.journalWords !== undefined) registerJournalWords(verb.name, verb.journalWords);
+    registerJournalWords(verb.name, verb.journalWords);
     return documented(command, {
       // A batch reads every one of the program's flags.
       globals: GLOBAL_FLAGS,

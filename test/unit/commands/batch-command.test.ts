@@ -9,11 +9,12 @@ import { buildProgram, type Reached, runCli } from '../../../src/cli.js';
 import { type BatchVerb, batchCommand, type VerbOptions } from '../../../src/commands/batch-command.js';
 import { fatalFieldsOf } from '../../../src/commands/fatal-fields.js';
 import { createContext } from '../../../src/context.js';
+import { journalWordsFrom, journalWordsOf } from '../../../src/engine/journal-words.js';
 import { Exit } from '../../../src/errors.js';
 import { Flag } from '../../../src/flags/flag.js';
 import type { Stdin } from '../../../src/platform/stdin.js';
 import { createTestIO } from '../../../src/ui/io.js';
-import { READ_OPERATION, type ReadResult } from '../../helpers/read-operation.js';
+import { READ_OPERATION, READ_RESULTS, type ReadResult } from '../../helpers/read-operation.js';
 
 const FIELDS = Flag.valued({ key: 'fields', flags: '--fields <names>', help: 'the fields to print' }, (raw) => raw.split(','));
 
@@ -26,6 +27,7 @@ const GET: BatchVerb<typeof FIELDS, { fields: string[] | undefined }, ReadResult
   operation: () => READ_OPERATION,
   ok: 'every plant read',
   fatalFields: { read: false },
+  journalWords: journalWordsFrom(READ_RESULTS.states),
 };
 
 /** The real program with `get` registered after the product's commands, and `argv` parsed by it. */
@@ -82,5 +84,11 @@ describe('a batch command from one declaration', () => {
     const other: Reached = {};
     await expect(runCli(['config', 'get', 'nothing'], ctx, other)).rejects.toThrow();
     expect(other).toEqual({ command: 'config', fatalFields: {} });
+  });
+
+  it('its journals are read in its words: registering it registers them under its name', async () => {
+    await withGet(['get', '--help']);
+    const words = journalWordsOf('get');
+    expect([words.done.word, words.absent.word, words.notSent.word]).toEqual(['read', 'not found', 'not asked']);
   });
 });
