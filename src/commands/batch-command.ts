@@ -2,8 +2,8 @@
 // says what is its own: its name and description, its flags and how they read, its operation,
 // what success means and its own examples. Everything else, the same for every batch (the
 // ids argument, the batch and global flags, the help's environment, exit codes and examples,
-// the seam tests run it through), is built here, so adding a verb is its folder plus the one
-// line in cli.ts that registers it.
+// the seam tests run it through), is built here, so adding a verb is its folder plus the two
+// lines in cli.ts that import and register it.
 
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
