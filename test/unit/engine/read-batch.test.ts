@@ -238,11 +238,12 @@ describe("a read's journal, read by the journal commands and by delete", () => {
   });
 
   it("a journal of an operation this plantstore does not know is said in the engine's words, never delete's", async () => {
-    const journal = path.join(dir, 'rename.journal');
+    // A name no test registers: files share their worker's modules, and so the registry of words.
+    const journal = path.join(dir, 'transplant.journal');
     const header = {
       plantstore: 'delete-journal',
       version: 3,
-      operation: 'rename',
+      operation: 'transplant-unregistered',
       baseUrl: server.url,
       profile: 'default',
       started: '2026-03-01T12:00:00.000Z',
