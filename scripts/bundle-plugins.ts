@@ -24,6 +24,12 @@ export const STAND_INS = [
   },
   // The journal's salts and scrypt, part of every delete and used only with a journal.
   { builtin: 'node:crypto', importer: /\/src\/batch\/journal\/[^/]+\.ts$/, standIn: 'src/platform/lazy-crypto.ts' },
+  // A question at the terminal (/dev/tty), which most runs never ask.
+  { builtin: 'node:tty', importer: /\/src\/ui\/ask-terminal\.ts$/, standIn: 'src/platform/lazy-tty.ts' },
+  // lookup() for a base URL naming localhost; an address needs none.
+  { builtin: 'node:dns', importer: /\/src\/http\/loopback-lookup\.ts$/, standIn: 'src/http/lazy-dns.ts' },
+  // undici's checks of its own state, which hold.
+  { builtin: 'node:assert', importer: /\/node_modules\/undici\/lib\/.+\.js$/, standIn: 'src/http/lazy-assert.cts' },
 ] as const;
 
 export function lazyBuiltins(root: string): Plugin {
