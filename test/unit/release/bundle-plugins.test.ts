@@ -47,3 +47,9 @@ it.each(STAND_INS.map((entry) => [entry.builtin, entry]))('the stand-in for %s m
   expect(matched.filter((file) => quoted.test(readFileSync(file, 'utf8'))).length).toBeGreaterThan(0);
   expect(readFileSync(path.join(ROOT, entry.standIn), 'utf8')).toContain(`node:${entry.builtin.slice('node:'.length)}`);
 });
+
+it('undici still leaves out its Milo parser where esbuildDetection is defined, as scripts/bundle.ts defines it', () => {
+  const clientH1 = readFileSync(path.join(ROOT, 'node_modules/undici/lib/dispatcher/client-h1.js'), 'utf8');
+  expect(clientH1).toContain("typeof esbuildDetection === 'undefined'\n  ? require('./parser-h1.js')");
+  expect(readFileSync(path.join(ROOT, 'scripts/bundle.ts'), 'utf8')).toContain("define: { esbuildDetection: 'true' }");
+});
