@@ -32,13 +32,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const mayColor = !noColor && (process.stdout.isTTY === true || process.stderr.isTTY === true || process.env['FORCE_COLOR'] !== undefined);
   const [
     { runCli, fatalFieldsOf, createContext, Exit, exitForSignal, argvWantsJson, reportFatal, createIO, READER_GRACE_MS, learnTokensAtRest },
-    v8,
     chalk,
-  ] = await Promise.all([import('./run-parts.js'), import('node:v8'), mayColor ? import('chalk') : undefined]);
+  ] = await Promise.all([import('./run-parts.js'), mayColor ? import('chalk') : undefined]);
   // Keep V8's young generation at its starting size. A batch run keeps thousands of
   // short-lived request objects in flight, and V8 otherwise grows new space to 128 MB
   // for them; with this, a million deletions peak well under 200 MB at the same speed.
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  // (getBuiltinModule, not import(): an import has Node build node:v8's ES module facade, which loads more.)
+  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 
   // Results that cannot be written (stdout on a full disk) must not pass for success. Messages
   // on stderr are for people: losing them changes nothing, as when its reader leaves.
