@@ -239,7 +239,9 @@ describe('a journal in use', () => {
     } finally {
       parent.kill('SIGKILL');
     }
-  });
+    // A hang guard above the poll's 10 s, not a speed limit: on a loaded machine the shell, its
+    // child and the kernel's Z state took longer than the unit tests' default 5 s (CI, 2 cores).
+  }, 30_000);
 
   it('left by a run on another machine: refused while fresh, taken over once not renewed for 30 s', async () => {
     plant(`${HEADER}\n`);
