@@ -11,7 +11,7 @@ import { finished, runPlantstore, startPlantstore, tempConfigDir } from '../help
 import { type PlantCountingServer, startPlantCountingServer } from './plant-counting-server.js';
 
 const TOKEN = 'left-Token-3c9e1f7a';
-const LIST = idRange(1, 3000);
+const LIST = idRange(1, 1500);
 const INPUT = `${LIST.join('\n')}\n`;
 
 let config: ReturnType<typeof tempConfigDir>;
@@ -22,7 +22,7 @@ beforeEach(() => {
 });
 afterEach(() => config.cleanup());
 
-async function serve(plants = 3000): Promise<PlantCountingServer> {
+async function serve(plants = 1500): Promise<PlantCountingServer> {
   const server = await startPlantCountingServer({ plants, token: TOKEN });
   onTestFinished(() => server.close());
   return server;
@@ -78,7 +78,7 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
     expect((await ended).code).toBe(130);
     await expectWholeTruth(server, 'SIGINT');
     const human = await reader(['journal', 'status', journal]);
-    expect(human.stdout).toMatch(/^last run +stopped by SIGINT \(Ctrl-C\): \d+ of its 3000 ids not sent$/m);
+    expect(human.stdout).toMatch(/^last run +stopped by SIGINT \(Ctrl-C\): \d+ of its 1500 ids not sent$/m);
   });
 
   it('--max-duration: ended max-duration, exit 10, the rest counted and listed', async () => {
@@ -92,8 +92,8 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
   });
 
   it('--max-failures: ended max-failures, the ids never sent counted apart from the failures', async () => {
-    // Plants 1..1000 exist: from 1001 on, each id is "no such plant" (a certain failure).
-    const server = await serve(1000);
+    // Plants 1..500 exist: from 501 on, each id is "no such plant" (a certain failure).
+    const server = await serve(500);
     const run = await runPlantstore(['delete', '--journal', journal, '--max-failures', '10', '-q', '--stdin'], {
       env: env(server),
       input: INPUT,
@@ -101,7 +101,7 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
     expect(run.code, run.stderr).toBe(1);
     const status = await expectWholeTruth(server, 'max-failures');
     expect(status['failed']).toBeGreaterThanOrEqual(10);
-    expect(server.deleted.size).toBe(1000);
+    expect(server.deleted.size).toBe(500);
   });
 
   it('then the same command finishes it: finished, nothing left, and journal failed says nothing more', async () => {
@@ -113,21 +113,21 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
     expect(stopped.code).toBe(10);
     const again = await runPlantstore(['delete', '--journal', journal, '-q', '--stdin'], { env: env(server), input: INPUT });
     expect(again.code, again.stderr).toBe(0);
-    expect(await statusJson(journal)).toMatchObject({ finished: true, ended: 'finished', deleted: 3000, notSent: 0 });
+    expect(await statusJson(journal)).toMatchObject({ finished: true, ended: 'finished', deleted: 1500, notSent: 0 });
     expect(await left([journal])).toEqual([]);
     expect((await reader(['journal', 'failed', journal])).stderr).toBe('');
     expect((await reader(['journal', 'status', journal])).stdout).toMatch(/^job +finished: the last run went through every id$/m);
   });
 
   it('a retry of journal failed into the same journal does not make the job look finished; journal left into it does', async () => {
-    const server = await serve(1000);
+    const server = await serve(500);
     const stopped = await runPlantstore(['delete', '--journal', journal, '--max-failures', '10', '-q', '--stdin'], {
       env: env(server),
       input: INPUT,
     });
     expect(stopped.code).toBe(1);
     const neverSent = (await statusJson(journal))['unrecorded'] as number;
-    expect(neverSent).toBeGreaterThan(1000);
+    expect(neverSent).toBeGreaterThan(500);
     // The failed ids only (the API's "no such plant" now counts as done): the ids never sent are not in that list.
     const failedIds = (await reader(['journal', 'failed', journal])).stdout;
     const retry = await runPlantstore(['delete', '--journal', journal, '--ignore-missing', '--missing-error', '1', '-q', '--stdin'], {
@@ -163,9 +163,9 @@ describe('a 3,000-id --journal job stopped each way, read back', () => {
     await ended;
     const status = await statusJson(journal);
     expect(status).toMatchObject({ finished: false, ended: null, notSent: null, unrecorded: null });
-    expect((status['files'] as Array<Record<string, unknown>>)[0]).toMatchObject({ lastRun: { ended: null, ids: 3000, notSent: null } });
+    expect((status['files'] as Array<Record<string, unknown>>)[0]).toMatchObject({ lastRun: { ended: null, ids: 1500, notSent: null } });
     const human = await reader(['journal', 'status', journal]);
-    expect(human.stdout).toMatch(/^last run +ended without a record \(killed\?\): how many of its 3000 ids it did not send is unknown$/m);
+    expect(human.stdout).toMatch(/^last run +ended without a record \(killed\?\): how many of its 1500 ids it did not send is unknown$/m);
     expect(human.stdout).toMatch(/^not sent +unknown {2}\(the last run of .* ended without a record\)$/m);
     const listed = await left([journal]);
     const notDeleted = LIST.filter((id) => !server.deleted.has(id));
