@@ -19,6 +19,7 @@
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
 import { CONCURRENCY_DECREASE } from '../throttle/concurrency-limit.js';
+import { BaseMeasure } from './base-measure.js';
 import { CLIENT_BUSY, EVENT_LOOP, IDLE_LOOP, type LoopMark, type LoopUse, serverShare } from './client-busy.js';
 import { doublingStaysShort, LatencyGrowth, queueingCut } from './latency-growth.js';
 import type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
@@ -42,6 +43,7 @@ import {
   ROUND_MIN_SAMPLES,
   SLOW_START_ROUND_SHARE,
 } from './latency-tuning.js';
+import { FIRST_MEASURE_MS, RESYNC_MEASURE_LATENCIES, ShardSync, WALL_CLOCK } from './shard-sync.js';
 import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
 
 export type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
@@ -67,8 +69,12 @@ export class LatencyLimit implements ConcurrencyLimit {
   #baseRound = { load: 0, loopBusy: 0 };
   /** Doubling until the first round that is not flat, or the first 503 (TCP's slow start). */
   #slowStart = true;
-  /** While the base latency is being measured: the limit to go back to after it. */
-  #measuring: { restoreTo: number | undefined } | undefined = { restoreTo: undefined };
+  /** While the base latency is being measured (base-measure.ts). */
+  #measuring: BaseMeasure | undefined;
+  /** With `--shard` i/n, n > 1: when the shards measure it together (shard-sync.ts). */
+  readonly #sync: ShardSync | undefined;
+  /** The last round's median latency, out of a measure: how long the shards' measure together lasts. */
+  #lastRtt: number | undefined;
   #floorRounds = 0;
   /** Rounds in a row at this limit that read as queueing, and when the first of them opened. */
   #queueingRounds = 0;
@@ -100,6 +106,9 @@ export class LatencyLimit implements ConcurrencyLimit {
     this.#now = options.now ?? (() => performance.now());
     this.#onChange = options.onChange;
     this.#loop = options.loop ?? (options.now ? IDLE_LOOP : EVENT_LOOP);
+    // An injected clock stands for the wall clock too: shards in a test share it.
+    this.#sync = (options.shards ?? 1) > 1 ? new ShardSync(options.now ? (now) => now : WALL_CLOCK) : undefined;
+    this.#measuring = new BaseMeasure(undefined, this.#sync ? FIRST_MEASURE_MS : 0);
     this.#roundOpened = { at: Number.NEGATIVE_INFINITY, loop: this.#loop.mark() };
   }
 
@@ -127,6 +136,7 @@ export class LatencyLimit implements ConcurrencyLimit {
    */
   onStarted(inFlight: number): void {
     if (inFlight > this.#mostStarted) this.#mostStarted = inFlight;
+    if (this.#sync) this.#measuring?.begin(this.#now());
   }
 
   onAdmitted(rttMs: number, inFlightAtStart: number): void {
@@ -134,6 +144,8 @@ export class LatencyLimit implements ConcurrencyLimit {
   }
 
   onSample({ rttMs, inFlightAtStart, now }: LatencySample): void {
+    const latency = this.#lastRtt ?? rttMs;
+    if (this.#sync?.due(now, latency) && this.#inUse()) this.#remeasure(now, RESYNC_MEASURE_LATENCIES * latency);
     if (now - rttMs < this.#roundStart) return;
     // Only answers to requests sent at low concurrency show the base latency.
     const first = this.#measuring?.restoreTo === undefined;
@@ -190,16 +202,19 @@ export class LatencyLimit implements ConcurrencyLimit {
     this.#carried.record(meanInFlight, meanRtt, this.#limit);
 
     if (this.#measuring !== undefined) {
+      const measured = this.#measuring.add({ rtt, load: meanInFlight, loopBusy }, now);
+      if (measured === undefined) return;
       const { restoreTo } = this.#measuring;
       this.#measuring = undefined;
-      this.#baseRtt = rtt;
-      this.#baseRound = { load: meanInFlight, loopBusy };
+      this.#baseRtt = measured.rtt;
+      this.#baseRound = { load: measured.load, loopBusy: measured.loopBusy };
       this.#baseMeasuredAt = now;
       if (restoreTo === undefined) this.#grow(now);
       else this.#set(restoreTo, 'base latency measured', now);
       return;
     }
 
+    this.#lastRtt = rtt;
     const base = this.#baseRtt as number;
     if (rtt < base) {
       // A round this fast shows the base latency at least as well as a measurement would.
@@ -260,13 +275,23 @@ export class LatencyLimit implements ConcurrencyLimit {
     }
 
     const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;
-    if (this.#measuring === undefined && (stale || due)) {
-      this.#floorRounds = 0;
-      this.#lastCut = undefined;
-      this.#measuring = { restoreTo: this.#limit };
-      this.#set(Math.min(this.#limit, BASE_PROBE_LIMIT), 'measuring base latency', now);
-      this.#roundStart = now;
-    }
+    // Shards measure only together (shard-sync.ts): alone, one would read the others' queue.
+    if (this.#sync === undefined && this.#measuring === undefined && (stale || due)) this.#remeasure(now);
+  }
+
+  /** A shard's limit is in use: not measuring, past slow start, and not at its ceiling with latency flat (a server with room). */
+  #inUse(): boolean {
+    return this.#measuring === undefined && !this.#slowStart && !(this.#limit >= this.#ceiling && this.#aboveFlatSince === undefined);
+  }
+
+  /** The base latency is measured again, at BASE_PROBE_LIMIT in flight, for at least `lastsMs` (else one round). */
+  #remeasure(now: number, lastsMs = 0): void {
+    this.#floorRounds = 0;
+    this.#lastCut = undefined;
+    this.#measuring = new BaseMeasure(this.#limit, lastsMs, now);
+    this.#set(Math.min(this.#limit, BASE_PROBE_LIMIT), 'measuring base latency', now);
+    this.#roundStart = now;
+    this.#round.clear();
   }
 
   /**

@@ -29,6 +29,8 @@ export interface ControllerOptions {
   now?: (() => number) | undefined;
   stallMs?: number | undefined;
   maxPauseMs?: number | undefined;
+  /** `--shard i/n`'s n: shards measure the base latency together (../adaptive/shard-sync.ts). */
+  shards?: number | undefined;
   onChange?: ((change: ThrottleChange) => void) | undefined;
 }
 
@@ -65,6 +67,7 @@ export class LoadController {
         ? undefined
         : new AutoConcurrency({
             now: options.now,
+            shards: options.shards,
             // The user's `auto:N` starts below N as startingLimit says; bare 'auto' (the limiter's own scale) from BASE_PROBE_LIMIT.
             ...(ceiling === 'auto' ? { ceiling: MAX_AUTO_CONCURRENCY } : { ceiling: ceiling.auto, start: startingLimit(ceiling.auto) }),
             onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })),
