@@ -69,13 +69,16 @@ async function shardsTogether(count: number, ids: number, staggerMs: number): Pr
 
 describe('4 shards, each at the default concurrency, against a server of capacity 16 (50 ms)', () => {
   // Before: 81, 89 and 78 ms of queueing, up to 87 at the server, as the last shard read the
-  // others' queue as the base latency (10-80 ms apart, they all measured before any grew).
-  it.each([150, 250, 400])('started %i ms apart: mean queueing at most the server’s latency, at most 64 at it after 1 s', async (staggerMs) => {
-    const four = await shardsTogether(4, 3200, staggerMs);
-    expect(four.deleted).toBe(3200);
-    expect(four.meanQueueingMs).toBeLessThanOrEqual(LATENCY_MS);
-    expect(four.mostAfterFirstSecond).toBeLessThanOrEqual(64);
-  });
+  // others' queue as the base latency (started 10-80 ms apart, all four measured before any grew).
+  it.each([150, 250, 400])(
+    'started %i ms apart: mean queueing at most the server’s latency, at most 64 at it after 1 s',
+    async (staggerMs) => {
+      const four = await shardsTogether(4, 3200, staggerMs);
+      expect(four.deleted).toBe(3200);
+      expect(four.meanQueueingMs).toBeLessThanOrEqual(LATENCY_MS);
+      expect(four.mostAfterFirstSecond).toBeLessThanOrEqual(64);
+    },
+  );
 
   it('one process alone keeps the queue short too (the reference the shards are held to)', async () => {
     const one = await shardsTogether(1, 3200, 0);
