@@ -16,6 +16,7 @@ export interface BaseReading {
 export class BaseMeasure {
   #lowest: BaseReading | undefined;
   #from: number | undefined;
+  #lastEnd: number | undefined;
 
   /**
    * `restoreTo`: the limit to go back to after it (undefined for the run's first measure, which
@@ -34,10 +35,16 @@ export class BaseMeasure {
     this.#from ??= now;
   }
 
-  /** A round at the measuring limit ended at `now`: the base once the measure is over, else undefined. */
+  /**
+   * A round at the measuring limit ended at `now`: the base once the measure is over, else
+   * undefined. It is over once another round would end further past its span than short of it:
+   * against a server of 200 ms a round takes 400 ms, and a second one would only delay the run.
+   */
   add(round: BaseReading, now: number): BaseReading | undefined {
     if (this.#lowest === undefined || round.rtt < this.#lowest.rtt) this.#lowest = round;
-    this.#from ??= now;
-    return now >= this.#from + this.lastsMs ? this.#lowest : undefined;
+    const from = this.#from ?? now;
+    const roundMs = now - (this.#lastEnd ?? from);
+    this.#lastEnd = now;
+    return now + roundMs / 2 >= from + this.lastsMs ? this.#lowest : undefined;
   }
 }

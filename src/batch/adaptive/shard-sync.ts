@@ -20,16 +20,20 @@
 //   for most of it, before any of them grows;
 // - and at every multiple of the wall clock's period (resyncPeriod: a power of two, about
 //   RESYNC_LATENCIES latencies), each shard whose limit is in use measures again, so that all of
-//   them drain the server together and see it empty. A shard that joins late, or restarts, is put
-//   right at the next such instant. One alone at the server (no --shard) is unchanged: it measures
-//   as before, every REMEASURE_MS.
+//   them drain the server together and see it empty. In its first EARLY_MS, every MIN_RESYNC_MS:
+//   shards spawned together but further apart than the first measure lasts (a loaded machine
+//   starting four Nodes) are put right within a second. A shard that joins late, or restarts, is
+//   put right at the next common instant. One alone at the server (no --shard) is unchanged: it
+//   measures as before, every REMEASURE_MS.
 
 /** A shard's first measure of the base latency lasts at least this long (ms of the limiter's clock). */
 export const FIRST_MEASURE_MS = 500;
 /** Shards measure again together about every this many latencies (BBR: 10 s against ~100 ms RTTs)... */
 export const RESYNC_LATENCIES = 40;
-/** ...but not more often than this (ms). */
+/** ...but not more often than this (ms)... */
 export const MIN_RESYNC_MS = 1024;
+/** ...which is how often in a shard's first this many ms (from its first answer). */
+export const EARLY_MS = 4000;
 /** A measure together lasts this many latencies (as they were before it): the queue drains, then a round at the measuring limit. */
 export const RESYNC_MEASURE_LATENCIES = 2;
 
@@ -46,6 +50,7 @@ export const WALL_CLOCK = (now: number): number => performance.timeOrigin + now;
 
 export class ShardSync {
   #last: number | undefined;
+  #first: number | undefined;
 
   /** `wall`: the wall-clock time (ms since the epoch) of a time on the limiter's clock. */
   constructor(readonly wall: (now: number) => number) {}
@@ -55,8 +60,10 @@ export class ShardSync {
     const at = this.wall(now);
     const last = this.#last;
     this.#last = at;
+    this.#first ??= at;
     if (last === undefined) return false;
-    const period = resyncPeriod(rttMs);
+    // MIN_RESYNC_MS divides every longer period: shards early and late still meet at the longer one's instants.
+    const period = at - this.#first < EARLY_MS ? MIN_RESYNC_MS : resyncPeriod(rttMs);
     return Math.floor(at / period) !== Math.floor(last / period);
   }
 }
