@@ -19,7 +19,8 @@
 // one of them alone.
 // Environment: BENCH_SOAK_IDS (200000), BENCH_SOAK_SEED (1), BENCH_SOAK_INTERRUPTIONS (5),
 // BENCH_SOAK_SUSPEND_MS (35000; 0: no suspend), BENCH_SOAK_MISSING (404, or code1 for a 400
-// with code 1 and PLANTSTORE_MISSING_ERROR=1), BENCH_SOAK_KEEP=<folder> (keep the ids, journal and
+// with code 1 and PLANTSTORE_MISSING_ERROR=1), BENCH_SOAK_CONCURRENCY (unset: the default; a
+// fixed setting, to compare), BENCH_SOAK_KEEP=<folder> (keep the ids, journal and
 // each run's stdout and stderr there, to read after).
 // Standalone: `npx tsx test/bench/soak.ts` (the built package, or BENCH_PACKAGE).
 import { randomBytes } from 'node:crypto';
@@ -210,6 +211,8 @@ export async function runSoak(
     PLANTSTORE_BASE_URL: server.url,
     PLANTSTORE_TOKEN_COMMAND: `'${NODE}' '${tokenScript}' ${plan.tokenSecret} ${TOKEN_LIFE_MS} '${tokenLog}'`,
     ...(config.missing === 'code1' ? { PLANTSTORE_MISSING_ERROR: '1' } : {}),
+    // For comparison only (the soak's figures are of the default): BENCH_SOAK_CONCURRENCY=64 runs a fixed 64.
+    ...(process.env['BENCH_SOAK_CONCURRENCY'] ? { PLANTSTORE_CONCURRENCY: process.env['BENCH_SOAK_CONCURRENCY'] } : {}),
   });
   const journal = path.join(dir, 'dead-plants.journal');
   const args = [binOf(options.pkg), 'delete', '--journal', journal, '--stdin'];
