@@ -9,12 +9,12 @@
 // RTT at different times; Netflix's concurrency-limits (Vegas, Gradient2) have it as soon as
 // several clients share one bottleneck. Measured (4 shards, default concurrency, a server serving
 // 16 at once in 50 ms): one shard grew to 26-37 in flight while the others sat at 2-6, 45 in flight
-// in all, mean queueing 62-82 ms against 18 ms for one process.
+// in all; mean queueing 25-82 ms over six runs, against 17-23 ms for one process.
 //
 // A polluted base only comes down once the queue empties, and the queue only empties if every
 // shard holds back at the same moment: BBR's PROBE_RTT, where all flows' drains line up. Shards
 // cannot talk to each other, but they share a clock, the wall clock (NTP keeps machines within
-// milliseconds, far below a latency): so
+// milliseconds, far below the period below): so
 // - a shard's first measure lasts FIRST_MEASURE_MS of rounds, keeping the lowest (base-measure.ts):
 //   shards started together (xargs -P, GNU parallel, a Job's pods) overlap at the measuring limit
 //   for most of it, before any of them grows;
