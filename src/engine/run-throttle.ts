@@ -31,7 +31,7 @@ export function waitsOf(opts: Pick<BatchOptions, 'maxOutage'>, maxRetryWaitMs: n
  */
 export function throttleFor(
   size: number,
-  opts: Pick<BatchOptions, 'concurrency' | 'rate' | 'verbose'>,
+  opts: Pick<BatchOptions, 'concurrency' | 'rate' | 'verbose' | 'shard'>,
   waits: Waits,
   ctx: Pick<Context, 'io'>,
   onGaveUp: (reason: string) => void,
@@ -40,6 +40,7 @@ export function throttleFor(
   return new Throttle({
     ceiling: typeof concurrency === 'object' && size <= HANDFUL ? Math.min(HANDFUL, concurrency.auto) : concurrency,
     ...(rate ? { rate } : {}),
+    ...(opts.shard ? { shards: opts.shard.count } : {}),
     maxPauseMs: waits.maxRetryWaitMs,
     stallMs: waits.outageMs,
     onChange: (change: ThrottleChange) => {

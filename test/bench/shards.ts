@@ -22,14 +22,23 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address()
 `;
 
 // A small server: 16 served at once, 50 ms each, the rest waiting in arrival order. It says, on
-// SIGUSR2, the requests served and the mean time they waited for a slot (the queueing the
-// clients caused), as one JSON line on stdout.
+// SIGUSR2, the requests served, the mean time they waited for a slot (the queueing the clients
+// caused, from the first request on), the most it held (served and waiting) from 1 s after its
+// first request, and the most it held in each 500 ms, as one JSON line on stdout.
 const SMALL_CAPACITY = 16;
 const SMALL_LATENCY_MS = 50;
 const SMALL_SERVER = `
 const http = require('node:http');
-let busy = 0, served = 0, waited = 0;
-const queue = [];
+let busy = 0, served = 0, waited = 0, firstAt = 0, peakAfterFirstSecond = 0;
+const queue = [], steps = [];
+const held = () => {
+  const now = Date.now(), count = busy + queue.length;
+  if (!firstAt) firstAt = now;
+  const step = Math.floor((now - firstAt) / 500);
+  while (steps.length <= step) steps.push(0);
+  steps[step] = Math.max(steps[step], count);
+  if (now - firstAt >= 1000) peakAfterFirstSecond = Math.max(peakAfterFirstSecond, count);
+};
 const serve = (res, arrived) => {
   busy++; waited += Date.now() - arrived;
   setTimeout(() => { busy--; served++; res.writeHead(204).end(); const next = queue.shift(); if (next) serve(next.res, next.arrived); }, ${SMALL_LATENCY_MS});
@@ -38,9 +47,10 @@ const server = http.createServer((req, res) => {
   req.resume();
   const arrived = Date.now();
   if (busy < ${SMALL_CAPACITY}) serve(res, arrived); else queue.push({ res, arrived });
+  held();
 });
 server.keepAliveTimeout = 60000;
-process.on('SIGUSR2', () => process.stdout.write(JSON.stringify({ served, meanWaitMs: served ? waited / served : 0 }) + '\\n'));
+process.on('SIGUSR2', () => process.stdout.write(JSON.stringify({ served, meanWaitMs: served ? waited / served : 0, peakAfterFirstSecond, steps }) + '\\n'));
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 `;
 
@@ -53,8 +63,16 @@ async function startServer(code = SERVER): Promise<{ url: string; child: ChildPr
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-/** The small server's count of requests served and their mean wait for a slot, so far. */
-function waitStats(child: ChildProcess): Promise<{ served: number; meanWaitMs: number }> {
+interface SmallServerStats {
+  served: number;
+  meanWaitMs: number;
+  peakAfterFirstSecond: number;
+  /** The most it held in each 500 ms from its first request. */
+  steps: number[];
+}
+
+/** The small server's count of requests served, their mean wait for a slot, and what it held, so far. */
+function waitStats(child: ChildProcess): Promise<SmallServerStats> {
   return new Promise((resolve) => {
     child.stdout?.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString().trim())));
     child.kill('SIGUSR2');
@@ -65,15 +83,23 @@ export async function benchShards(options: Options): Promise<Row[]> {
   return [...(await shardsAddUp(options)), ...(await shardsStayGentle(options))];
 }
 
+/** BENCH_SHARDS_RUNS: how many times the 4 shards run against the small server (default 3); every run must meet the target. */
+const gentleRuns = (): number => {
+  const value = Number(process.env['BENCH_SHARDS_RUNS']);
+  return Number.isInteger(value) && value >= 1 ? value : 3;
+};
+
 /**
- * Shards share a small server fairly: 4 shards, each at the default concurrency, against a server
- * of capacity 16 (50 ms each) must keep the mean queueing at the server no more than its base
- * latency, as one process does: each finds its share from the latency the others cause too.
+ * Shards share a small server fairly (issue 41 item 2): 4 shards, each at the default concurrency,
+ * against a server of capacity 16 (50 ms each) must keep the mean queueing at the server, over the
+ * whole run from its first request, no more than its base latency, and at most 64 requests at the
+ * server after the first second, in every run, as one process does. The four are spawned at once.
  */
 async function shardsStayGentle(options: Options): Promise<Row[]> {
   const ids = 3200;
-  const figure = `4 shards against a server of capacity ${SMALL_CAPACITY} (${SMALL_LATENCY_MS} ms), ${ids} ids: mean queueing at the server`;
-  const measure = async (shards: string[]): Promise<{ meanWaitMs: number; served: number }> => {
+  const runs = gentleRuns();
+  const figure = `4 shards against a server of capacity ${SMALL_CAPACITY} (${SMALL_LATENCY_MS} ms), ${ids} ids: mean queueing at the server, the whole run (worst of ${runs})`;
+  const measure = async (shards: string[]): Promise<SmallServerStats> => {
     const { url, child } = await startServer(SMALL_SERVER);
     try {
       const input = Array.from({ length: ids }, (_, i) => String(i + 1)).join('\n');
@@ -82,12 +108,12 @@ async function shardsStayGentle(options: Options): Promise<Row[]> {
         PLANTSTORE_TOKEN: TOKEN,
         PLANTSTORE_BASE_URL: url,
       });
-      const runs = await Promise.all(
+      const ran = await Promise.all(
         (shards.length === 0 ? [undefined] : shards).map((shard) =>
           runOnce({ file: NODE, args: [binOf(options.pkg), '-q', 'delete', '--stdin', ...(shard ? ['--shard', shard] : [])], env, input }),
         ),
       );
-      const failed = runs.find((ran) => ran.code !== 0);
+      const failed = ran.find((run) => run.code !== 0);
       if (failed) throw new Error(`a run exited ${failed.code}: ${failed.stderr.trim().split('\n')[0] ?? ''}`);
       return await waitStats(child);
     } finally {
@@ -95,18 +121,24 @@ async function shardsStayGentle(options: Options): Promise<Row[]> {
     }
   };
   const one = await measure([]);
-  const four = await measure(['0/4', '1/4', '2/4', '3/4']);
-  const ratio = four.meanWaitMs / SMALL_LATENCY_MS;
+  const fours: SmallServerStats[] = [];
+  for (let run = 0; run < runs; run++) fours.push(await measure(['0/4', '1/4', '2/4', '3/4']));
+  const worst = fours.reduce((a, b) => (b.meanWaitMs > a.meanWaitMs ? b : a));
+  const ratio = worst.meanWaitMs / SMALL_LATENCY_MS;
+  const MOST_HELD = 64;
+  const ms = (x: number): string => `${x.toFixed(1)} ms`;
   return [
     {
       figure,
-      value: `${four.meanWaitMs.toFixed(1)} ms`,
+      value: ms(worst.meanWaitMs),
       floor: `${SMALL_LATENCY_MS} ms (its base latency)`,
       ratio,
-      target: '≤ 1.00×',
-      met: ratio <= 1 && four.served === ids,
+      target: `≤ 1.00×, ≤ ${MOST_HELD} held after 1 s, every run`,
+      met: fours.every((four) => four.meanWaitMs <= SMALL_LATENCY_MS && four.peakAfterFirstSecond <= MOST_HELD && four.served === ids),
       notes: [
-        `4 shards: mean wait for a slot ${four.meanWaitMs.toFixed(1)} ms over ${four.served} requests; one process at the same settings: ${one.meanWaitMs.toFixed(1)} ms`,
+        `4 shards, each run: mean wait for a slot ${fours.map((four) => ms(four.meanWaitMs)).join(', ')}; most held at the server after the first second ` +
+          `${fours.map((four) => four.peakAfterFirstSecond).join(', ')}; one process at the same settings: ${ms(one.meanWaitMs)}, ${one.peakAfterFirstSecond} held at most after 1 s`,
+        `held at the server, the most in each 500 ms, the worst run: ${worst.steps.join(', ')}; one process: ${one.steps.join(', ')}`,
       ],
     },
   ];

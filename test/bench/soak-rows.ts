@@ -45,7 +45,7 @@ function describeRun(run: SoakRunRecord): string {
 
 export function soakRows(result: SoakResult): Row[] {
   const { config, runs, stats, plan } = result;
-  const label = `soak: ${n(config.ids)} ids, ${config.interruptions} interruptions + ${result.schedule.suspendAtDeleted === undefined ? 'no' : 'a'} suspend`;
+  const label = `soak: ${n(config.ids)} ids at ${config.baseLatencyMs} ms, ${config.interruptions} interruptions + ${result.schedule.suspendAtDeleted === undefined ? 'no' : 'a'} suspend`;
   const last = runs.at(-1);
   const finished = last?.code === 0;
   const target = config.interruptions + 1;
@@ -110,17 +110,21 @@ export function soakRows(result: SoakResult): Row[] {
       notes: [`each run: ${runs.map((run) => `${formatMiB(run.peakKiB)} (${howEnded(run)})`).join(', ')}`],
     },
     {
-      figure: `${label}: pace while a run was alive`,
+      // Judged against what a run at the default ceiling could have been served (issue 41): the
+      // server's 128 slots are twice what the default may hold, so against capacity itself the
+      // best a default run can read is ceilingShare (0.70 for 64 → 16 → 128).
+      figure: `${label}: pace while a run was alive, of min(capacity, ${DEFAULT_CEILING}) / latency`,
       value: `${pace.perSecond.toFixed(0)} /s`,
-      floor: `${pace.servablePerSecond.toFixed(0)} /s`,
-      ratio: pace.ratio,
+      floor: `${(pace.servablePerSecond * pace.ceilingShare).toFixed(0)} /s`,
+      ratio: pace.ceilingRatio,
       target: `≥ ${PACE_BOUND.toFixed(2)}×`,
-      met: round2(pace.ratio) >= PACE_BOUND,
+      met: round2(pace.ceilingRatio) >= PACE_BOUND,
       notes: [
         `plants deleted per second of the runs' running time (${seconds(pace.runningMs)}: spawn to exit, stopped time out), against what the server ` +
-          `could have served then (capacity / base latency over the cycle); against min(capacity, ${DEFAULT_CEILING}), the most a run at ` +
-          `the default ceiling can hold: ${formatRatio(pace.ceilingRatio)} (so at the default ceiling the best this row can read is ${formatRatio(pace.ceilingShare)}); with the stopped time counted as alive: ${formatRatio(withStops.ratio)}; ` +
-          `${untilDone && lastDeleting < runs.length - 1 ? `over runs 1-${lastDeleting + 1} alone (until the last plant was deleted): ${formatRatio(untilDone.ratio)}, ${formatRatio(untilDone.ceilingRatio)} of min(capacity, ${DEFAULT_CEILING}); ` : ''}` +
+          `could have served a run at the default ceiling then (min(capacity, ${DEFAULT_CEILING}) / base latency over the cycle); against capacity / ` +
+          `base latency itself (${pace.servablePerSecond.toFixed(0)} /s): ${formatRatio(pace.ratio)}, of at most ${formatRatio(pace.ceilingShare)} at the default ceiling; ` +
+          `with the stopped time counted as alive: ${formatRatio(withStops.ceilingRatio)}; ` +
+          `${untilDone && lastDeleting < runs.length - 1 ? `over runs 1-${lastDeleting + 1} alone (until the last plant was deleted): ${formatRatio(untilDone.ceilingRatio)}; ` : ''}` +
           `mean queueing at the server ${stats.meanQueueingMs.toFixed(1)} ms; the server used ${seconds(stats.cpuMs)} of CPU`,
       ],
     },

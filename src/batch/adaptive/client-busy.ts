@@ -43,3 +43,24 @@ export const IDLE_LOOP: LoopUse = { mark: () => undefined, busySince: () => 0 };
 export function serverShare(ratio: number, busy: number): number {
   return ratio * (1 - busy / 2);
 }
+
+/** When a span of rounds opened: on the limiter's clock, and in the event loop's use. */
+export interface Opened {
+  at: number;
+  loop: LoopMark;
+}
+
+/**
+ * Latency `ratio` times the base since `opened`, as of `now`: 0 until it has lasted `lasting` ms,
+ * or with the client busy through it (it says nothing of the server), else with the client's own
+ * share taken off both it and the base (read with the loop `baseLoopBusy` busy).
+ */
+export function lastedRatio(
+  loop: LoopUse,
+  opened: Opened,
+  { now, lasting, ratio, baseLoopBusy }: { now: number; lasting: number; ratio: number; baseLoopBusy: number },
+): number {
+  const busy = loop.busySince(opened.loop);
+  if (now - opened.at < lasting || busy >= CLIENT_BUSY) return 0;
+  return serverShare(ratio, busy) / serverShare(1, baseLoopBusy);
+}

@@ -43,6 +43,8 @@ export interface LatencyLimitOptions {
   ceiling?: number;
   /** Where the limit starts and the base latency is first measured; default BASE_PROBE_LIMIT (see startingLimit). */
   start?: number;
+  /** `--shard i/n`'s n: above 1, the shards measure the base latency together (shard-sync.ts). */
+  shards?: number;
   /** How busy the client's event loop is (client-busy.ts); default this process's, or never busy with an injected clock. */
   loop?: LoopUse;
 }

@@ -19,14 +19,14 @@
 // Pure: it keeps no timers, and its time comes from the samples (or the injected clock).
 
 import { CONCURRENCY_DECREASE } from '../throttle/concurrency-limit.js';
-import { CLIENT_BUSY, EVENT_LOOP, IDLE_LOOP, type LoopMark, type LoopUse, serverShare } from './client-busy.js';
+import type { BaseMeasure } from './base-measure.js';
+import { CLIENT_BUSY, EVENT_LOOP, IDLE_LOOP, type LoopUse, lastedRatio, type Opened, serverShare } from './client-busy.js';
 import { doublingStaysShort, LatencyGrowth, queueingCut } from './latency-growth.js';
 import type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
 import { LatencyRound } from './latency-round.js';
 import {
   BASE_PROBE_LIMIT,
   FLAT_BELOW,
-  FLOOR_ROUNDS_BEFORE_REMEASURE,
   GROW_RISING_BELOW,
   MAX_AUTO_CONCURRENCY,
   MIN_QUEUE_MS,
@@ -37,20 +37,15 @@ import {
   QUEUE_PERSISTS_MS,
   QUEUEING_ABOVE,
   QUEUEING_ROUNDS,
-  REMEASURE_MS,
   RISE_MIN_ANSWERS,
   ROUND_MIN_SAMPLES,
   SLOW_START_ROUND_SHARE,
 } from './latency-tuning.js';
+import { MeasureSchedule } from './measure-schedule.js';
+import { WALL_CLOCK } from './shard-sync.js';
 import { AFTER_DOUBLING, AFTER_STEPS, ThroughputByLoad } from './throughput-by-load.js';
 
 export type { ConcurrencyLimit, LatencyLimitOptions, LatencySample, LimitChange, LimitChangeReason } from './latency-limit-types.js';
-
-/** When a span of rounds opened: on the limiter's clock, and in the event loop's use. */
-interface Opened {
-  at: number;
-  loop: LoopMark;
-}
 
 export class LatencyLimit implements ConcurrencyLimit {
   readonly #ceiling: number;
@@ -62,14 +57,13 @@ export class LatencyLimit implements ConcurrencyLimit {
 
   #limit: number;
   #baseRtt: number | undefined;
-  #baseMeasuredAt = Number.NEGATIVE_INFINITY;
   /** The round the base latency was read from: its mean in flight, and how busy the client's loop was. */
   #baseRound = { load: 0, loopBusy: 0 };
   /** Doubling until the first round that is not flat, or the first 503 (TCP's slow start). */
   #slowStart = true;
-  /** While the base latency is being measured: the limit to go back to after it. */
-  #measuring: { restoreTo: number | undefined } | undefined = { restoreTo: undefined };
-  #floorRounds = 0;
+  /** While the base latency is being measured (base-measure.ts), and when it is (measure-schedule.ts). */
+  #measuring: BaseMeasure | undefined;
+  readonly #schedule: MeasureSchedule;
   /** Rounds in a row at this limit that read as queueing, and when the first of them opened. */
   #queueingRounds = 0;
   #queueingSince: Opened = { at: 0, loop: undefined };
@@ -100,6 +94,9 @@ export class LatencyLimit implements ConcurrencyLimit {
     this.#now = options.now ?? (() => performance.now());
     this.#onChange = options.onChange;
     this.#loop = options.loop ?? (options.now ? IDLE_LOOP : EVENT_LOOP);
+    // An injected clock stands for the wall clock too: shards in a test share it.
+    this.#schedule = new MeasureSchedule(options.shards ?? 1, options.now ? (now) => now : WALL_CLOCK);
+    this.#measuring = this.#schedule.first();
     this.#roundOpened = { at: Number.NEGATIVE_INFINITY, loop: this.#loop.mark() };
   }
 
@@ -127,6 +124,7 @@ export class LatencyLimit implements ConcurrencyLimit {
    */
   onStarted(inFlight: number): void {
     if (inFlight > this.#mostStarted) this.#mostStarted = inFlight;
+    if (this.#schedule.shared) this.#measuring?.begin(this.#now());
   }
 
   onAdmitted(rttMs: number, inFlightAtStart: number): void {
@@ -134,6 +132,8 @@ export class LatencyLimit implements ConcurrencyLimit {
   }
 
   onSample({ rttMs, inFlightAtStart, now }: LatencySample): void {
+    const together = this.#schedule.together(now, rttMs, this.#limit, () => this.#inUse());
+    if (together) this.#remeasure(together, now);
     if (now - rttMs < this.#roundStart) return;
     // Only answers to requests sent at low concurrency show the base latency.
     const first = this.#measuring?.restoreTo === undefined;
@@ -166,12 +166,10 @@ export class LatencyLimit implements ConcurrencyLimit {
     const next = Math.max(1, Math.floor(CONCURRENCY_DECREASE * inFlightAtStart));
     this.#growth.onOverloaded(inFlightAtStart);
     this.#slowStart = false;
-    if (this.#measuring?.restoreTo !== undefined) {
-      this.#measuring.restoreTo = Math.min(this.#measuring.restoreTo, next);
-      if (next < this.#limit) this.#set(next, 'overloaded (503)', now);
-      return;
-    }
-    this.#set(next, 'overloaded (503)', now);
+    // While measuring again, the limit to go back to is cut; the measuring limit only if above it.
+    const again = this.#measuring?.restoreTo !== undefined;
+    if (this.#measuring?.restoreTo !== undefined) this.#measuring.restoreTo = Math.min(this.#measuring.restoreTo, next);
+    if (!again || next < this.#limit) this.#set(next, 'overloaded (503)', now);
   }
 
   #endRound(now: number): void {
@@ -190,22 +188,23 @@ export class LatencyLimit implements ConcurrencyLimit {
     this.#carried.record(meanInFlight, meanRtt, this.#limit);
 
     if (this.#measuring !== undefined) {
+      const measured = this.#measuring.add({ rtt, load: meanInFlight, loopBusy }, now);
+      if (measured === undefined) return;
       const { restoreTo } = this.#measuring;
       this.#measuring = undefined;
-      this.#baseRtt = rtt;
-      this.#baseRound = { load: meanInFlight, loopBusy };
-      this.#baseMeasuredAt = now;
+      this.#baseRtt = measured.rtt;
+      this.#baseRound = { load: measured.load, loopBusy: measured.loopBusy };
+      this.#schedule.measured(now);
       if (restoreTo === undefined) this.#grow(now);
       else this.#set(restoreTo, 'base latency measured', now);
       return;
     }
 
-    const base = this.#baseRtt as number;
-    if (rtt < base) {
+    if (rtt < (this.#baseRtt as number)) {
       // A round this fast shows the base latency at least as well as a measurement would.
       this.#baseRtt = rtt;
       this.#baseRound = { load: meanInFlight, loopBusy };
-      this.#baseMeasuredAt = now;
+      this.#schedule.measured(now);
     }
     const ratio = rtt / (this.#baseRtt as number);
     const measurable = rtt - (this.#baseRtt as number) >= MIN_QUEUE_MS;
@@ -221,11 +220,11 @@ export class LatencyLimit implements ConcurrencyLimit {
     if (this.#queueingRounds === 1) this.#queueingSince = opened;
     const lasting = Math.min(QUEUE_PERSISTS_MS, QUEUE_PERSISTS_BASES * (this.#baseRtt as number));
     const persists = this.#queueingRounds >= QUEUEING_ROUNDS && this.#lasted(this.#queueingSince, now, lasting, ratio) >= QUEUEING_ABOVE;
-    if (queueing && !persists && !busy) {
-      // A slow round or two is as likely a pause of our own (a collection, a burst of TLS work) as a queue.
-    } else if (queueing && persists) {
+    // A slow round or two is as likely a pause of our own (a collection, a burst of TLS work) as a queue: nothing yet.
+    const waitAndSee = queueing && !persists && !busy;
+    this.#schedule.round(rtt, waitAndSee ? undefined : queueing && persists && this.#limit === 1);
+    if (queueing && persists) {
       this.#slowStart = false;
-      this.#floorRounds = this.#limit === 1 ? this.#floorRounds + 1 : 0;
       const cut = this.#lastCut;
       stale =
         cut !== undefined && meanInFlight <= (1 - NOT_OURS_IN_FLIGHT_DROP) * cut.meanInFlight && rtt >= (1 - NOT_OURS_RTT_DROP) * cut.rtt;
@@ -233,8 +232,7 @@ export class LatencyLimit implements ConcurrencyLimit {
         this.#lastCut = { meanInFlight, rtt };
         this.#set(queueingCut(this.#limit, { meanInFlight, rtt, baseRtt: this.#baseRtt as number }), 'queueing', now);
       }
-    } else {
-      this.#floorRounds = 0;
+    } else if (!waitAndSee) {
       this.#lastCut = undefined;
       // Flat latency with the limit filled: more in flight, same time each, so more per second;
       // or latency that grew but not as a queue does, since more in flight still carried more.
@@ -259,25 +257,26 @@ export class LatencyLimit implements ConcurrencyLimit {
       }
     }
 
-    const due = now - this.#baseMeasuredAt >= REMEASURE_MS || this.#floorRounds >= FLOOR_ROUNDS_BEFORE_REMEASURE;
-    if (this.#measuring === undefined && (stale || due)) {
-      this.#floorRounds = 0;
-      this.#lastCut = undefined;
-      this.#measuring = { restoreTo: this.#limit };
-      this.#set(Math.min(this.#limit, BASE_PROBE_LIMIT), 'measuring base latency', now);
-      this.#roundStart = now;
-    }
+    const alone = this.#measuring === undefined ? this.#schedule.alone(now, stale, this.#limit) : undefined;
+    if (alone) this.#remeasure(alone, now);
   }
 
-  /**
-   * Latency `ratio` times the base since `opened`: 0 until it has lasted, or with the client busy
-   * through it (it says nothing of the server), else with the client's own share taken off both
-   * it and the base (client-busy.ts).
-   */
+  /** A shard's limit is in use: not measuring, past slow start, and not at its ceiling with latency flat (a server with room). */
+  #inUse(): boolean {
+    return this.#measuring === undefined && !this.#slowStart && !(this.#limit >= this.#ceiling && this.#aboveFlatSince === undefined);
+  }
+
+  /** The base latency is measured again, at BASE_PROBE_LIMIT in flight. */
+  #remeasure(measure: BaseMeasure, now: number): void {
+    this.#lastCut = undefined;
+    this.#measuring = measure;
+    this.#set(Math.min(this.#limit, BASE_PROBE_LIMIT), 'measuring base latency', now);
+    this.#roundStart = now;
+    this.#round.clear();
+  }
+
   #lasted(opened: Opened, now: number, lasting: number, ratio: number): number {
-    const busy = this.#loop.busySince(opened.loop);
-    if (now - opened.at < lasting || busy >= CLIENT_BUSY) return 0;
-    return serverShare(ratio, busy) / serverShare(1, this.#baseRound.loopBusy);
+    return lastedRatio(this.#loop, opened, { now, lasting, ratio, baseLoopBusy: this.#baseRound.loopBusy });
   }
 
   #grow(now: number, mayDouble = true): void {

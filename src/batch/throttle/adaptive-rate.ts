@@ -5,8 +5,16 @@
 
 import { RecentCount } from '../rate-limit.js';
 
-/** A cut multiplies the rate by this (TCP CUBIC's and the AWS SDKs' factor). */
+/** A cut multiplies the rate by this (TCP CUBIC's and the AWS SDKs' factor)... */
 export const RATE_DECREASE = 0.7;
+/**
+ * ...but by this after the first: the first cut is made on the least evidence (see
+ * PROBE_DOUBLING_MS) and a slow start finds the server's rate from there; each later one comes
+ * where the rate had climbed back to what the server admitted, so only the overshoot past it is
+ * taken back. Against a token bucket of 150/s (burst 10, 30 ms answers) each cut took 0.3 of the
+ * rate and the 2 s climb back averaged 0.93 of it: runs of 1,200 ids read 0.77-0.93×.
+ */
+export const LATER_RATE_DECREASE = 0.85;
 /** Seconds of good answers for the rate to climb back to where the server pushed back. */
 export const RATE_RECOVERY_S = 2;
 /**
@@ -35,13 +43,14 @@ const MIN_MEASURE_MS = 10;
 /**
  * The rate after a cut, as a multiple of the rate where the server pushed back, after `seconds`
  * of good answers: CUBIC's curve (TCP, and the AWS SDKs' adaptive mode) scaled to that rate.
- * It climbs from RATE_DECREASE, levels off at 1 after RATE_RECOVERY_S, then climbs ever faster:
+ * It climbs from `decrease` (the cut's), levels off at 1 after RATE_RECOVERY_S, then climbs ever faster:
  * a cut made on thin evidence, like the first one after the opening burst, can be far too deep,
  * and a straight line would take minutes to find that out.
  */
-export function cubicGrowth(seconds: number): number {
+export function cubicGrowth(seconds: number, decrease = RATE_DECREASE): number {
   const t = seconds - RATE_RECOVERY_S;
-  return 1 + ((1 - RATE_DECREASE) / RATE_RECOVERY_S ** 3) * t * t * t;
+  // Past the level the climb is the same whatever the cut took off: a milder cut probes no slower.
+  return 1 + ((t < 0 ? 1 - decrease : 1 - RATE_DECREASE) / RATE_RECOVERY_S ** 3) * t * t * t;
 }
 
 export class AdaptiveRate {
@@ -49,6 +58,8 @@ export class AdaptiveRate {
   #rate = Number.POSITIVE_INFINITY;
   /** Where the server pushed back at the last cut. */
   #rateAtCut = 0;
+  /** The last cut's factor: RATE_DECREASE for the first, LATER_RATE_DECREASE after. */
+  #decrease = RATE_DECREASE;
   /** Seconds of good answers since the last cut, counted in answers at the current rate. */
   #sinceCut = 0;
   readonly #oks = new RecentCount(MEASURE_MS);
@@ -89,7 +100,7 @@ export class AdaptiveRate {
     this.#recentOks.add(now);
     if (this.#rate !== Number.POSITIVE_INFINITY && this.#probe === undefined) {
       this.#sinceCut += 1 / this.#rate;
-      this.#rate = Math.max(MIN_RATE, this.#rateAtCut * cubicGrowth(this.#sinceCut));
+      this.#rate = Math.max(MIN_RATE, this.#rateAtCut * cubicGrowth(this.#sinceCut, this.#decrease));
     }
   }
 
@@ -98,11 +109,15 @@ export class AdaptiveRate {
     return this.#oks.total(now) > 0;
   }
 
-  /** A refusal to cut from: to RATE_DECREASE × what the server admitted lately. The first cut starts a slow start. */
+  /**
+   * A refusal to cut from: to RATE_DECREASE × what the server admitted lately, LATER_RATE_DECREASE
+   * × after the first. The first cut starts a slow start.
+   */
   cut(now: number): void {
     const first = this.#cuts === 0;
+    this.#decrease = first ? RATE_DECREASE : LATER_RATE_DECREASE;
     this.#rateAtCut = Math.max(MIN_RATE, Math.min(this.#rate, this.#admittedRate(now)));
-    this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
+    this.#rate = Math.max(MIN_RATE, this.#decrease * this.#rateAtCut);
     this.#probe = first ? { from: this.#rate, since: now } : undefined;
     this.#sinceCut = 0;
     this.#cuts += 1;
@@ -141,6 +156,7 @@ export class AdaptiveRate {
   /** Paced at RATE_DECREASE × `admitted` (never below MIN_RATE), doubling from there until the next cut. */
   #slowStart(admitted: number, now: number): void {
     this.#rateAtCut = Math.max(MIN_RATE, admitted);
+    this.#decrease = RATE_DECREASE;
     this.#rate = Math.max(MIN_RATE, RATE_DECREASE * this.#rateAtCut);
     this.#probe = { from: this.#rate, since: now };
   }

@@ -23,6 +23,8 @@ export class AutoConcurrency implements InFlightLimit {
       now?: (() => number) | undefined;
       ceiling?: number;
       start?: number;
+      /** `--shard i/n`'s n (shard-sync.ts). */
+      shards?: number | undefined;
       onChange?: ((change: LimitChange) => void) | undefined;
     } = {},
   ) {
@@ -32,6 +34,7 @@ export class AutoConcurrency implements InFlightLimit {
     this.#latency = new LatencyLimit({
       ceiling: this.ceiling,
       ...(options.start ? { start: options.start } : {}),
+      ...(options.shards ? { shards: options.shards } : {}),
       ...(options.now ? { now: options.now } : {}),
       onChange: (change) => {
         // A dip to measure the base latency again is no cut: nothing the server said.

@@ -14,6 +14,7 @@ import { AutoConcurrency } from './auto-concurrency.js';
 import { ConcurrencyLimit, type InFlightLimit } from './concurrency-limit.js';
 import { OutageWatch, PROBE_EVERY_MS } from './outage.js';
 import { OverdueWatch } from './overdue.js';
+import { Pacing } from './pacing.js';
 import { DEFAULT_PAUSE_MS, LONG_RETRY_AFTER_MS, type PauseReason, PauseRule } from './pause.js';
 import { RefusalShare } from './refusal-share.js';
 import { RetryQuota } from './retry-quota.js';
@@ -29,11 +30,14 @@ export interface ControllerOptions {
   now?: (() => number) | undefined;
   stallMs?: number | undefined;
   maxPauseMs?: number | undefined;
+  /** `--shard i/n`'s n: shards measure the base latency together (../adaptive/shard-sync.ts). */
+  shards?: number | undefined;
   onChange?: ((change: ThrottleChange) => void) | undefined;
 }
 
 export class LoadController {
   readonly #rate = new AdaptiveRate();
+  readonly #pacing = new Pacing();
   readonly #limit: InFlightLimit;
   readonly #auto: AutoConcurrency | undefined;
   /** With auto: requests that have not answered long after they should have (overdue.ts). */
@@ -65,6 +69,7 @@ export class LoadController {
         ? undefined
         : new AutoConcurrency({
             now: options.now,
+            shards: options.shards,
             // The user's `auto:N` starts below N as startingLimit says; bare 'auto' (the limiter's own scale) from BASE_PROBE_LIMIT.
             ...(ceiling === 'auto' ? { ceiling: MAX_AUTO_CONCURRENCY } : { ceiling: ceiling.auto, start: startingLimit(ceiling.auto) }),
             onChange: onChange && ((change) => onChange({ kind: 'limit', ...change })),
@@ -81,20 +86,16 @@ export class LoadController {
     return this.#limit.ceiling;
   }
 
-  /**
-   * The earliest time the next start may go, `inFlight` being in flight and the last start at
-   * `lastStartAt`; Infinity while the in-flight limit is reached.
-   */
-  openAt(now: number, inFlight: number, lastStartAt: number): number {
+  /** The earliest time the next start may go, `inFlight` being in flight; Infinity while the in-flight limit is reached. */
+  openAt(now: number, inFlight: number): number {
     // In an outage one probe at a time, the next once it has answered and the pause after it is over.
     if (this.#outage.probing) return Number.POSITIVE_INFINITY;
     if (this.counted(inFlight, now) >= this.#limit.limit || inFlight >= this.#limit.ceiling) return Number.POSITIVE_INFINITY;
     const at = Math.max(now, this.#pauses.until);
     if (at <= now && this.#rate.startDeferredCut(now)) this.#slowedDown(this.#deferredCutStatus);
     if (this.#rate.advance(now)) this.#noteIfRecovered();
-    // Spaced from the last start at the current rate, so a cut applies to the very next start.
-    // No catching up after a late timer: a server that paces strictly refuses starts too close together.
-    return Math.max(at, lastStartAt + 1000 / this.#rate.perSecond);
+    // An interval at the current rate after the last start was due: a cut applies to the next start (pacing.ts).
+    return Math.max(at, this.#pacing.openAt(1000 / this.#rate.perSecond));
   }
 
   /**
@@ -122,6 +123,7 @@ export class LoadController {
   /** A start; its number. */
   onStart(now: number): number {
     this.#rate.onStart(now);
+    this.#pacing.started(now, 1000 / this.#rate.perSecond);
     this.#started += 1;
     this.#outage.onStart(this.#started);
     return this.#started;

@@ -99,6 +99,8 @@ export interface ThrottleOptions {
   stallMs?: number;
   /** The longest pause of the whole run, whatever Retry-After says (default DEFAULT_MAX_PAUSE_MS). */
   maxPauseMs?: number;
+  /** `--shard i/n`'s n: the run is one of n on the same server (../adaptive/shard-sync.ts). */
+  shards?: number;
   /** Milliseconds; default performance.now. */
   now?: () => number;
   /** Calls back after `delayMs` unless cancelled; default a setTimeout. */

@@ -73,7 +73,6 @@ export class Throttle implements AttemptGate {
   readonly #stopping = new AbortController();
 
   #inFlight = 0;
-  #lastStartAt = Number.NEGATIVE_INFINITY;
   /** The most requests it ever lets be in flight: what the connection pool must allow. */
   readonly maxInFlight: number;
 
@@ -190,14 +189,13 @@ export class Throttle implements AttemptGate {
 
   /** The earliest time a start is allowed; Infinity while the in-flight limit is reached. */
   #openAt(now: number): number {
-    const at = this.#load.openAt(now, this.#inFlight, this.#lastStartAt);
+    const at = this.#load.openAt(now, this.#inFlight);
     return this.#userLimit === undefined || at === Number.POSITIVE_INFINITY ? at : this.#userLimit.nextAllowedAt(at);
   }
 
   #grant(now: number, retry: boolean): ThrottlePermit {
     this.#inFlight += 1;
     const sequence = this.#load.onStart(now);
-    this.#lastStartAt = now;
     const rateStart = this.#userLimit?.record(now);
     const permit = new ThrottlePermit(this, now, sequence, this.#load.counted(this.#inFlight, now), rateStart, retry);
     this.#load.track(permit);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AdaptiveRate,
   cubicGrowth,
+  LATER_RATE_DECREASE,
   MIN_RATE,
   PROBE_DOUBLING_MS,
   PROBE_DOUBLINGS,
@@ -51,7 +52,8 @@ describe('AdaptiveRate', () => {
     const rate = admitted(50, 500);
     rate.cut(500);
     rate.cut(501);
-    const cutFrom = rate.perSecond / RATE_DECREASE;
+    // A later cut takes off less than the first (LATER_RATE_DECREASE), and the cubic climbs from there.
+    const cutFrom = rate.perSecond / LATER_RATE_DECREASE;
     expect(rate.advance(5000)).toBe(false);
     // Time moves with the answers: each admitted one is 1 / rate seconds of good answers.
     let seconds = 0;
@@ -60,7 +62,7 @@ describe('AdaptiveRate', () => {
       seconds += 1 / rate.perSecond;
       now += 1;
       rate.onAdmitted(now);
-      expect(rate.perSecond).toBeCloseTo(Math.max(MIN_RATE, cutFrom * cubicGrowth(seconds)));
+      expect(rate.perSecond).toBeCloseTo(Math.max(MIN_RATE, cutFrom * cubicGrowth(seconds, LATER_RATE_DECREASE)));
     }
     expect(rate.perSecond).toBeGreaterThanOrEqual(RECOVERED_ABOVE * cutFrom);
   });

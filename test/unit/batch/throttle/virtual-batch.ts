@@ -134,13 +134,21 @@ export async function simulateBatch(options: {
   ceiling: ThrottleOptions['ceiling'];
   server: Server;
   stallMs?: number;
+  /**
+   * The throttle's timers as Node's setTimeout runs them, this late: the delay rounded up to a
+   * whole millisecond, and then this many ms more. Undefined: on time to the fraction.
+   */
+  timersLateMs?: number;
 }): Promise<BatchRun> {
   const clock = new VirtualClock();
   const changes: ThrottleChange[] = [];
   const throttle = new Throttle({
     ceiling: options.ceiling,
     now: clock.read,
-    setTimer: clock.setTimer,
+    setTimer:
+      options.timersLateMs === undefined
+        ? clock.setTimer
+        : (run, delayMs) => clock.setTimer(run, Math.ceil(delayMs) + (options.timersLateMs as number)),
     onChange: (change) => changes.push(change),
     ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
   });
@@ -240,5 +248,19 @@ export function sheddingServer(slots: number, serviceMs: number): Server {
     await clock.sleep(serviceMs);
     busy -= 1;
     return { status: 204 };
+  };
+}
+
+/** A token bucket: `perSecond` refill, `capacity` burst; 429 + Retry-After 1 s when empty. */
+export function tokenBucketServer(perSecond: number, capacity: number, latencyMs: number): Server {
+  let tokens = capacity;
+  let refilledAt = 0;
+  return async (clock) => {
+    tokens = Math.min(capacity, tokens + ((clock.now - refilledAt) * perSecond) / 1000);
+    refilledAt = clock.now;
+    const admitted = tokens >= 1;
+    if (admitted) tokens -= 1;
+    await clock.sleep(latencyMs);
+    return admitted ? { status: 204 } : { status: 429, retryAfterMs: 1000 };
   };
 }
