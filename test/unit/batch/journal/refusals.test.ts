@@ -217,31 +217,35 @@ describe('a journal in use', () => {
     expect(readdirSync(at.dir)).toEqual(['delete.journal']);
   });
 
-  it.skipIf(process.platform !== 'linux')('left by a zombie (killed, not yet reaped by its parent): taken over at once', async () => {
-    plant(`${HEADER}\n${deleted('1')}\n`);
-    // sh starts a child that ends at once, then becomes a process that never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    try {
-      const pid = await new Promise<number>((resolve) =>
-        parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
-      );
-      // The child's state, as the kernel reports it: Z once it has ended, unreaped.
-      const state = () => {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      };
-      await expect.poll(state, { timeout: 10_000 }).toBe('Z');
-      expect(() => process.kill(pid, 0)).not.toThrow();
-      writeFileSync(`${at.file}.lock`, `${pid} ${hostname()}`);
-      const journal = await openJournal(at.file, RUN);
-      expect(journal.isDone('1')).toBe(true);
-      journal.close();
-    } finally {
-      parent.kill('SIGKILL');
-    }
-    // A hang guard above the poll's 10 s, not a speed limit: on a loaded machine the shell, its
-    // child and the kernel's Z state took longer than the unit tests' default 5 s (CI, 2 cores).
-  }, 30_000);
+  it.skipIf(process.platform !== 'linux')(
+    'left by a zombie (killed, not yet reaped by its parent): taken over at once',
+    async () => {
+      plant(`${HEADER}\n${deleted('1')}\n`);
+      // sh starts a child that ends at once, then becomes a process that never reaps it.
+      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      try {
+        const pid = await new Promise<number>((resolve) =>
+          parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+        );
+        // The child's state, as the kernel reports it: Z once it has ended, unreaped.
+        const state = () => {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+        };
+        await expect.poll(state, { timeout: 10_000 }).toBe('Z');
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        writeFileSync(`${at.file}.lock`, `${pid} ${hostname()}`);
+        const journal = await openJournal(at.file, RUN);
+        expect(journal.isDone('1')).toBe(true);
+        journal.close();
+      } finally {
+        parent.kill('SIGKILL');
+      }
+      // A hang guard above the poll's 10 s, not a speed limit: on a loaded machine the shell, its
+      // child and the kernel's Z state took longer than the unit tests' default 5 s (CI, 2 cores).
+    },
+    30_000,
+  );
 
   it('left by a run on another machine: refused while fresh, taken over once not renewed for 30 s', async () => {
     plant(`${HEADER}\n`);
