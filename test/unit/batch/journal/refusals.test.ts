@@ -221,12 +221,16 @@ describe('a journal in use', () => {
     'left by a zombie (killed, not yet reaped by its parent): taken over at once',
     async () => {
       plant(`${HEADER}\n${deleted('1')}\n`);
-      // sh starts a child that ends at once, then becomes a process that never reaps it.
-      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      // sh starts a child, then becomes a process that never reaps it (exec sleep); the child is
+      // killed only once the exec is done (the parent's name is sleep): a child that ended while its
+      // parent was still sh would be reaped by sh, and no zombie left.
+      const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
       try {
         const pid = await new Promise<number>((resolve) =>
           parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
         );
+        await expect.poll(() => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim(), { timeout: 10_000 }).toBe('sleep');
+        process.kill(pid, 'SIGKILL');
         // The child's state, as the kernel reports it: Z once it has ended, unreaped.
         const state = () => {
           const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -241,8 +245,7 @@ describe('a journal in use', () => {
       } finally {
         parent.kill('SIGKILL');
       }
-      // A hang guard above the poll's 10 s, not a speed limit: on a loaded machine the shell, its
-      // child and the kernel's Z state took longer than the unit tests' default 5 s (CI, 2 cores).
+      // A hang guard above the polls' 10 s each, not a speed limit.
     },
     30_000,
   );
