@@ -79,6 +79,9 @@ export function startPlantstore(args: readonly string[], options: RunOptions = {
     env: cleanEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A command that never reads its stdin (`--version`) may exit before this write lands: the pipe's
+  // EPIPE is then the child's business, not an error of the test (Node 26 reports it unhandled).
+  child.stdin?.on('error', () => {});
   child.stdin?.end(options.input ?? '');
   return child;
 }

@@ -31,6 +31,8 @@ export async function runWithPeakRss(args: readonly string[], options: RunOption
       env: cleanEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // As startPlantstore: a command that never reads its stdin may exit before this write lands.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(options.input ?? '');
     const result = await finished(child);
     const ms = performance.now() - started;
