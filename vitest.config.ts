@@ -12,11 +12,14 @@ const ISOLATED = ['test/**/*.isolated.test.ts'];
 
 export default defineConfig({
   test: {
-    // Every core, and at least four: end-to-end files spend much of their time waiting (on a
+    // Every core, and at least three: end-to-end files spend part of their time waiting (on a
     // latency, an outage, a suspend, a kill), so on a 2-core machine two files at a time leave the
-    // cores half idle; four keep them busy. vitest's default (one less than the cores) would be a
-    // single worker there.
-    maxWorkers: Math.max(4, availableParallelism()),
+    // cores idle at times; three keep them busy. Four did too, but once the waits were cut (the
+    // tests of journal-watch and progress-terminal run at once) the suite became bound by CPU, and
+    // the fourth worker only added contention: 172 core-seconds and 90.7 s of wall-clock against
+    // three's 147-152 and 86.1-88.5 s on this 2-core machine. vitest's default (one less than the
+    // cores) would be a single worker there.
+    maxWorkers: Math.max(3, availableParallelism()),
     // The longest files first (test/helpers/longest-first.ts): a fresh clone has no durations cached.
     sequence: { sequencer: LongestFirst },
     // After the run, the 10 slowest files, the 10 that take the most CPU, the sum of all and each
