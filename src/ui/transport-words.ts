@@ -131,6 +131,26 @@ export function describeNotSent(reason: NotSentReason): string {
   }
 }
 
+/**
+ * One attempt's failure in the words any operation may say: the API's own message, a page that
+ * proves nothing, an interrupt, or the transport's sentence. An operation with more to say of a
+ * case (delete: what a page means for a deletion) words that case itself and hands the rest here.
+ */
+export function describeAttempt(attempt: FailedAttempt): string {
+  switch (attempt.kind) {
+    case 'api-error':
+      return attempt.message;
+    case 'web-page':
+    case 'not-api':
+    case 'success-again':
+      return describeNotProof(attempt);
+    case 'interrupted':
+      return 'interrupted while waiting for the answer';
+    default:
+      return describeTransportFailure(attempt);
+  }
+}
+
 /** Every other failure, in one sentence each. */
 export function describeTransportFailure(attempt: Exclude<FailedAttempt, CommandWorded>): string {
   switch (attempt.kind) {

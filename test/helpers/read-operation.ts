@@ -7,8 +7,8 @@ import { whyNotSent } from '../../src/engine/not-sent.js';
 import type { EarlierState, Operation, Results } from '../../src/engine/operation.js';
 import { Exit, type ExitCode } from '../../src/errors.js';
 import { verdictOf } from '../../src/http/classify.js';
-import { ERROR_BODY_BYTES, type FailedAttempt } from '../../src/http/outcome.js';
-import { describeFailed, describeNotProof, describeTransportFailure } from '../../src/ui/transport-words.js';
+import { ERROR_BODY_BYTES } from '../../src/http/outcome.js';
+import { describeAttempt, describeFailed } from '../../src/ui/transport-words.js';
 
 export type ReadResult =
   | { id: string; kind: 'read'; status: number }
@@ -86,19 +86,3 @@ export const READ_OPERATION: Operation<ReadResult> = {
   words: { verb: 'read', command: 'get', doing: 'reading', finishWithoutJournal: () => 'run it again to read the rest' },
   describeAttempt,
 };
-
-/** One attempt's failure in a read's words: the API's own message, or the transport's words. */
-function describeAttempt(attempt: FailedAttempt): string {
-  switch (attempt.kind) {
-    case 'api-error':
-      return attempt.message;
-    case 'web-page':
-    case 'not-api':
-    case 'success-again':
-      return describeNotProof(attempt);
-    case 'interrupted':
-      return 'interrupted while waiting for the answer';
-    default:
-      return describeTransportFailure(attempt);
-  }
-}

@@ -5,7 +5,12 @@
 import { whyNotSent } from '../../engine/not-sent.js';
 import { classifyStatus, verdictOf } from '../../http/classify.js';
 import type { FailedAttempt } from '../../http/outcome.js';
-import { describeFailed, describeNotProof, describeTransportFailure } from '../../ui/transport-words.js';
+import {
+  describeAttempt as describeAnyAttempt,
+  describeFailed,
+  describeNotProof,
+  describeTransportFailure,
+} from '../../ui/transport-words.js';
 import { plantFailure } from '../plants/shared/failure.js';
 import { saidMissing } from '../plants/shared/missing.js';
 import { isFinalNotApi, type MissingRule, type PlantOutcome } from './request.js';
@@ -19,8 +24,6 @@ const CHECK_BASE_URL = 'nothing says the plant was deleted: the base URL may lea
 /** One attempt's failure in a sentence: the line printed for an id, and the --verbose trace of each attempt. */
 export function describeAttempt(attempt: FailedAttempt): string {
   switch (attempt.kind) {
-    case 'api-error':
-      return attempt.message;
     case 'web-page':
     case 'not-api':
     case 'success-again':
@@ -35,7 +38,7 @@ export function describeAttempt(attempt: FailedAttempt): string {
         ? 'interrupted while waiting for the answer; the server may or may not have deleted it'
         : `interrupted while the server was sending a ${attempt.status} answer`;
     default:
-      return describeTransportFailure(attempt);
+      return describeAnyAttempt(attempt);
   }
 }
 
