@@ -8,8 +8,9 @@
 import path from 'node:path';
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node';
 
-/** How many files the list names. */
+/** How many files the list names, unless PLANTSTORE_SUITE_SHOWN=300 asks for every file (to find where a slow suite's CPU went). */
 const SHOWN = 10;
+const shownByDefault = (): number => Number(process.env['PLANTSTORE_SUITE_SHOWN'] ?? '') || SHOWN;
 
 interface FileTime {
   file: string;
@@ -64,8 +65,8 @@ export default class SlowestFiles implements Reporter {
 }
 
 /** The report's lines: exported so that a test can read them without a run. */
-export function report(files: readonly FileTime[], wallMs: number): string[] {
-  const slowest = [...files].sort((a, b) => b.ms - a.ms).slice(0, SHOWN);
+export function report(files: readonly FileTime[], wallMs: number, shown = shownByDefault()): string[] {
+  const slowest = [...files].sort((a, b) => b.ms - a.ms).slice(0, shown);
   const total = files.reduce((sum, file) => sum + file.ms, 0);
   const workers = new Map<number, { busy: number; lastEnd: number; files: number }>();
   for (const file of files) {
@@ -87,7 +88,7 @@ export function report(files: readonly FileTime[], wallMs: number): string[] {
   if (measured.length > 0) {
     // Counted only where the file's worker could say (Linux), so a sum over some files is not the suite's.
     const sum = measured.reduce((all, file) => all + file.cpu, 0);
-    const most = [...measured].sort((a, b) => b.cpu - a.cpu).slice(0, SHOWN);
+    const most = [...measured].sort((a, b) => b.cpu - a.cpu).slice(0, shown);
     const mostWidth = Math.max(...most.map((file) => cpuSeconds(file.cpu).length));
     lines.push(
       `Most CPU, ${most.length} files (${measured.length} of ${files.length} measured; each: its worker and the processes its tests started; ${cpuSeconds(sum)} in all):`,

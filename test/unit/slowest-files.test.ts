@@ -16,7 +16,7 @@ describe('the slowest-files report', () => {
       ...Array.from({ length: 12 }, (_, i) => file(`f${i}`, (i + 1) * 1000, (i % 2) + 1, (i + 1) * 2000)),
       file('longest', 34_500, 2, 40_000),
     ];
-    const lines = report(files, 41_200);
+    const lines = report(files, 41_200, 10);
     expect(lines).toEqual([
       '',
       'Slowest 10 of 13 files (each: set-up, import, tests; 112.5 s in all, wall-clock 41.2 s):',
@@ -41,7 +41,7 @@ describe('the slowest-files report', () => {
       { ...file('works', 20_000, 2, 20_000), cpu: 14.5 },
       { ...file('elsewhere', 1_000, 2, 21_000), cpu: undefined },
     ];
-    expect(report(files, 40_500)).toEqual([
+    expect(report(files, 40_500, 10)).toEqual([
       '',
       'Slowest 3 of 3 files (each: set-up, import, tests; 61.0 s in all, wall-clock 40.5 s):',
       '  40.0 s    4.2 s CPU  test/e2e/waits.e2e.test.ts',
