@@ -16,10 +16,11 @@ export const STAND_INS = [
   { builtin: 'node:http2', importer: /\/node_modules\/undici\/lib\/dispatcher\/client-h2\.js$/, standIn: 'src/http/lazy-http2.ts' },
   // IncomingMessage and maxHeaderSize, for a client that never makes an IncomingMessage.
   { builtin: 'node:http', importer: /\/node_modules\/undici\/lib\/(core\/util|dispatcher\/client)\.js$/, standIn: 'src/http/lazy-http.ts' },
-  // commander's executable subcommands, which plantstore never declares.
+  // commander's executable subcommands, which plantstore never declares, and a token command's
+  // process, which only a run with PLANTSTORE_TOKEN_COMMAND (or a profile's) starts.
   {
     builtin: 'node:child_process',
-    importer: /\/node_modules\/commander\/lib\/command\.js$/,
+    importer: /\/(node_modules\/commander\/lib\/command\.js|src\/config\/token-command\.ts)$/,
     standIn: 'src/platform/lazy-child-process.ts',
   },
   // The journal's salts and scrypt, part of every delete and used only with a journal.

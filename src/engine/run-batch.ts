@@ -27,7 +27,7 @@ import { isFailure, type Operation } from './operation.js';
 import { idsOfRun } from './read-ids.js';
 import { createReporter } from './report.js';
 import { RunStop } from './run-end.js';
-import type { RunJournal } from './run-journal.js';
+import { openRunJournal, planFromJournal, type RunJournal } from './run-journal.js';
 import { progressState, throttleFor, waitsOf } from './run-throttle.js';
 import { describeShard } from './shard.js';
 import { Tally } from './tally.js';
@@ -46,11 +46,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
   const { ids } = given;
   const { target, network } = await resolveService(opts, ctx);
   if (opts.dryRun) {
-    // The journal's code is loaded only when one is asked for: other runs skip it at start-up.
-    const plan =
-      opts.journal === undefined
-        ? undefined
-        : await (await import('./run-journal.js')).planFromJournal(opts.journal, target, opts, op, given.values, ctx.signal);
+    const plan = opts.journal === undefined ? undefined : await planFromJournal(opts.journal, target, opts, op, given.values, ctx.signal);
     await printDryRun({ ids, request: op.request, values: given.values, target, rate, output, ...(plan ? { journal: plan } : {}) }, ctx);
     const refused = op.destructive ? overLimit(idsToSend(ids, plan && ((id) => plan.isDone(id))), opts, target, op.words) : undefined;
     if (refused === undefined) return Exit.ok;
@@ -58,10 +54,7 @@ export async function runBatch<R extends { id: string }>(op: Operation<R>, opts:
     return Exit.refused;
   }
   // Refused here, before anything is sent, when it is another run's, not a journal, or in use.
-  const journal =
-    opts.journal === undefined
-      ? undefined
-      : await (await import('./run-journal.js')).openRunJournal(opts.journal, target, opts, ctx, op, given.values);
+  const journal = opts.journal === undefined ? undefined : await openRunJournal(opts.journal, target, opts, ctx, op, given.values);
   let exit: ExitCode;
   try {
     // Asked, and refused, before the token: a list refused needs no credentials. Only what destroys is guarded.

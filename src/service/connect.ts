@@ -8,6 +8,7 @@ import type { ConfigFile } from '../config/file.js';
 import { checkProfileExists, commandFor } from '../config/profiles.js';
 import { isTokenCommand, type MissingSetting, resolveTarget, type Target } from '../config/resolve.js';
 import type { TokenEvent, TokenLeases } from '../config/token-lease.js';
+import { tokenLeases } from '../config/token-leases.js';
 import type { Context } from '../context.js';
 import { AuthError, ConfigError } from '../errors.js';
 import type { NetworkOptions } from '../http/transport.js';
@@ -58,8 +59,6 @@ export async function networkOptions(settings: NetworkSettings, signal: AbortSig
  */
 export async function firstToken(target: Target, network: NetworkOptions, verbose: boolean, ctx: Context): Promise<string | TokenLeases> {
   if (!isTokenCommand(target.token)) return target.token.value;
-  // Loaded only for a token command: it brings child_process, which a run with a token never needs.
-  const { tokenLeases } = await import('../config/token-leases.js');
   const leases = tokenLeases(target.token, {
     onToken: ctx.io.redactLeased,
     timeoutMs: network.timeoutMs,

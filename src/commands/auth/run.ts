@@ -3,6 +3,7 @@ import { MAX_TOKEN_INPUT_BYTES } from '../../config/bounded-read.js';
 import { checkProfileExists, commandFor, DEFAULT_PROFILE } from '../../config/profiles.js';
 import { isTokenCommand, resolveToken, type Sourced, type TokenSource } from '../../config/resolve.js';
 import { maskToken, normalizeToken } from '../../config/token.js';
+import { tokenLeases } from '../../config/token-leases.js';
 import type { Context } from '../../context.js';
 import { ASK_ABOVE } from '../../engine/guard.js';
 import { AuthError, Exit, type ExitCode, InterruptedError, UsageError } from '../../errors.js';
@@ -140,7 +141,6 @@ async function tokenOf(token: TokenSource | undefined, timeoutMs: number, ctx: C
     ctx.io.redact(token.value);
     return token;
   }
-  const { tokenLeases } = await import('../../config/token-leases.js');
   const leases = tokenLeases(token, {
     onToken: ctx.io.redactLeased,
     timeoutMs,

@@ -5,11 +5,7 @@ import { Exit, type ExitCode } from '../../errors.js';
 import { action, type Finish } from '../finish.js';
 import { documented, globalOptionsFor } from '../help/documented.js';
 import { COMPLETION_GLOBALS, type CompletionFlags, type CompletionOptions, completionOptions, LIST_PROFILES } from './flags.js';
-
-/** The scripts are long strings that no other command needs at start-up. */
-async function runCompletion(opts: CompletionOptions, ctx: Context): Promise<ExitCode> {
-  return (await import('./run.js')).runCompletion(opts, ctx);
-}
+import { runCompletion } from './run.js';
 
 /**
  * The scripts are written from `program`, the whole command line, so every option is completable.

@@ -13,15 +13,8 @@ import {
   journalStatusOptions,
   WATCH,
 } from './flags.js';
-
-// Loaded only when a journal command runs: every other run (a delete above all) starts without
-// the journal reader, as delete loads its journal's code only for --journal.
-const runJournalStatus = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
-  (await import('./run.js')).runJournalStatus(opts, ctx);
-const runJournalFailed = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
-  (await import('./run.js')).runJournalFailed(opts, ctx);
-const runJournalLeft = async (opts: JournalOptions, ctx: Context): Promise<ExitCode> =>
-  (await import('./left.js')).runJournalLeft(opts, ctx);
+import { runJournalLeft } from './left.js';
+import { runJournalFailed, runJournalStatus } from './run.js';
 
 /** Stand-ins for the run functions of the journal commands: a test of argv captures the options and runs nothing. */
 export interface JournalSeams {

@@ -5,6 +5,7 @@ import { Exit, type ExitCode } from '../../errors.js';
 import { shown } from '../../text/shown.js';
 import type { JournalOptions } from './flags.js';
 import { statusLines, statusObject } from './status.js';
+import { runJournalWatch } from './watch.js';
 
 /** What `journal failed` lists: every id a re-run must send again (see docs/journal.md, Reading a journal). */
 export const TO_REDO: readonly IdState[] = ['failed', 'inFlight', 'notSent'];
@@ -14,7 +15,7 @@ const LINES_PER_WRITE = 4096;
 
 /** `plantstore journal status FILE…`: what the journals record, summed. */
 export async function runJournalStatus(opts: JournalOptions, ctx: Context): Promise<ExitCode> {
-  if (opts.watch) return (await import('./watch.js')).runJournalWatch(opts, ctx);
+  if (opts.watch) return runJournalWatch(opts, ctx);
   // A journal written before base URLs were stored masked may hold a token in its header's URL:
   // the tokens this machine keeps are masked in what is printed, as an error's words are.
   learnTokensAtRest(ctx.env, [], ctx.io.redact);

@@ -14,6 +14,13 @@ it('commander takes only spawn() from node:child_process, through its default im
   expect(new Set([...command.matchAll(/\bchildProcess\.(\w+)/g)].map((match) => match[1]))).toEqual(new Set(['spawn']));
 });
 
+it('the token command takes only spawn() from node:child_process, by name', () => {
+  const tokenCommand = readFileSync(path.resolve(import.meta.dirname, '../../../src/config/token-command.ts'), 'utf8');
+  expect([...tokenCommand.matchAll(/^import\b.*from 'node:child_process';$/gm)].map((match) => match[0])).toEqual([
+    "import { spawn } from 'node:child_process';",
+  ]);
+});
+
 it('spawn() runs a real process (node:child_process is loaded when first called)', async () => {
   const child = lazyChildProcess.spawn(process.execPath, ['-e', 'process.exit(7)'], { stdio: 'ignore' });
   const code = await new Promise((resolve) => child.on('exit', resolve));
