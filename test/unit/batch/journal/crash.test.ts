@@ -63,7 +63,13 @@ describe('kill -9 while writing', () => {
         // ...lost nothing it had flushed, and knows every id it said it had sent: each done, or in flight.
         expect(n).toBeGreaterThanOrEqual(durable);
         expect(n).toBeGreaterThanOrEqual(sent - 1);
-        for (let id = before + 1; id <= sent; id++) expect(plan.recorded(String(id))).toMatch(/^(done|sent)$/);
+        // Each id checked, in one expect: an expect an id took ~3 µs, over a 100,000-id journal most of the file's CPU.
+        const unknown: string[] = [];
+        for (let id = before + 1; id <= sent; id++) {
+          const kind = plan.recorded(String(id));
+          if (kind !== 'done' && kind !== 'sent') unknown.push(`${id}: ${kind}`);
+        }
+        expect(unknown.slice(0, 10), `${unknown.length} sent ids neither done nor in flight`).toEqual([]);
         // At most one id in flight: a sent line writes the results recorded before it.
         const inFlight = plan.counts().sent;
         expect(inFlight).toBeLessThanOrEqual(1);
