@@ -23,7 +23,7 @@ const TOKEN = 'crash-Token-5d2f8b4e';
  * server that counts is the one answering, in this process, so the run cannot go past the kill's
  * point before it. Four hundred is six times the most requests in flight (64, where a run's
  * concurrency settles long before most kills), so a kill finds ids done, in flight and not yet sent;
- * more only adds CPU (800 took a third more a case).
+ * more only adds CPU.
  */
 const IDS = 400;
 /** A hang guard, not a speed limit: up to four runs of the CLI, on two busy cores. */

@@ -26,7 +26,7 @@ const TOKEN = 'interrupt-Token-3f9a1c7e';
  * Each seeded stop lands mid-run whatever the count: a signal comes while the server, which counts,
  * holds answers from a seeded point on, and a fault kind's victims are seeded among the plants.
  * Four hundred is six times the most requests in flight (64), with the phantoms and the victims
- * among them; more only adds CPU (800 took a third more a case).
+ * among them; more only adds CPU.
  */
 const PLANTS = 400;
 /** Ids that never existed, whose first answer is lost (held, reset or a 502): the client cannot tell them from a deleted plant. */

@@ -14,8 +14,8 @@ const TOKEN = 'left-Token-3c9e1f7a';
 /**
  * The job. Each stop is placed by the server that counts (a signal at a fifth of it), by a rate
  * (--max-duration) or by the plants that exist (--max-failures), at the same fractions as 1,500
- * ids were, which took twice the CPU for the same claims: 750 is still ten times the most requests
- * in flight (64), so a stop leaves ids done, in flight and never sent.
+ * ids were, which only added CPU to the same claims: 750 is still ten times the most requests in
+ * flight (64), so a stop leaves ids done, in flight and never sent.
  */
 const LIST = idRange(1, 750);
 /** Plants 1..PLANTS exist for --max-failures: from PLANTS + 1 on, each id is "no such plant" (a certain failure). */
