@@ -15,14 +15,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'vitest';
-import { assertNoTokenLeak, finished, type RunResult, runPlantstore, startPlantstore } from '../helpers/cli.js';
+import { assertNoTokenLeak, finished, type RunResult, startPlantstore } from '../helpers/cli.js';
 import { ownConfigDir } from '../helpers/per-test.js';
+import { quickStart } from '../helpers/quick-start.js';
 import { seeded } from '../helpers/seeded.js';
 import { type AnswerFault, startPlantCountingServer } from './plant-counting-server.js';
 
 const TOKEN = 'interrupt-Token-3f9a1c7e';
-/** Enough that each seeded stop lands mid-run (placed by the server's count), few enough to keep the file's CPU down. */
-const PLANTS = 800;
+/**
+ * Each seeded stop lands mid-run whatever the count: a signal comes while the server, which counts,
+ * holds answers from a seeded point on, and a fault kind's victims are seeded among the plants.
+ * Four hundred is six times the most requests in flight (64), with the phantoms and the victims
+ * among them; more only adds CPU.
+ */
+const PLANTS = 400;
 /** Ids that never existed, whose first answer is lost (held, reset or a 502): the client cannot tell them from a deleted plant. */
 const PHANTOMS = Array.from({ length: 12 }, (_, i) => String(900_001 + i));
 /** A mistyped id the server answers at once: a certain "no such plant", a failure on every run. */
@@ -63,6 +69,9 @@ function idList(random: () => number, mistyped: boolean): string[] {
 const DONE_LINE =
   /^(Deleted plant \d+|Plant \d+ (already (deleted|absent) \(journal\)|absent \((in flight when the earlier run stopped|an earlier attempt's answer was lost): it may have deleted it\)))$/;
 
+/** The quick start's profile: its two lines run once for the file, the config file they write given to each case with its server's URL. */
+const profile = quickStart(TOKEN);
+
 // Each case has its own server and config folder, from its context; they run one after the other:
 // run at once, a signal case (seed 5) sometimes waited about 30 s, a --timeout, for the 3 held
 // requests it signals at, where alone it takes under a second.
@@ -94,8 +103,7 @@ describe('every interruption, then the README one-line command again: "deleted" 
     onTestFinished(() => server.close());
     const env = { PLANTSTORE_CONFIG_DIR: config.dir };
     // The quick start's setup: the token, the base URL and the sandbox's "no such plant" code.
-    expect((await runPlantstore(['auth', 'login', '--with-token', '--base-url', server.url], { env, input: `${TOKEN}\n` })).code).toBe(0);
-    expect((await runPlantstore(['config', 'set', 'missing-error', '1'], { env })).code).toBe(0);
+    await profile(config.dir, server.url);
 
     const journal = path.join(config.dir, 'dead-plants.journal');
     // plantstore delete --journal dead-plants.journal --stdin < dead-plants.txt (with a --timeout for the held answers)

@@ -1,10 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
 import { finished, type RunResult, startPlantstore } from './cli.js';
 
+/** A line of the sandbox's request log: the method, the path and the status. */
+const REQUEST_LINE = /^[A-Z]+ \/\S* \d{3} /;
+const logLines = (text: string): string[] => text.split('\n').filter((line) => REQUEST_LINE.test(line));
+
 export interface SandboxProcess {
   url: string;
   /** Request log lines the sandbox wrote so far (one per request). */
   requestLog(): string[];
+  /** Resolves once the request log has `count` lines (as the sandbox writes them: no polling), or the sandbox has ended. */
+  logged(count: number): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<RunResult>;
 }
 
@@ -21,7 +27,25 @@ export async function startSandboxProcess(
   const child: ChildProcess = startPlantstore(['sandbox', '--port', '0', ...(log ? ['--log'] : []), ...args], { env });
   const done = finished(child);
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  // For logged(): the log's lines counted up to the end of the last complete line, as they come.
+  const counted = { upTo: 0, lines: 0 };
+  const recount = (): number => {
+    const upTo = stderr.lastIndexOf('\n') + 1;
+    counted.lines += logLines(stderr.slice(counted.upTo, upTo)).length;
+    counted.upTo = upTo;
+    return counted.lines;
+  };
+  let waiters: Array<{ count: number; resolve(): void }> = [];
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    if (waiters.length === 0) return;
+    const lines = recount();
+    for (const waiter of waiters.filter((w) => lines >= w.count)) waiter.resolve();
+    waiters = waiters.filter((w) => lines < w.count);
+  });
+  void done.then(() => {
+    for (const waiter of waiters.splice(0)) waiter.resolve();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let stdout = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -33,7 +57,11 @@ export async function startSandboxProcess(
   });
   return {
     url,
-    requestLog: () => stderr.split('\n').filter((line) => /^[A-Z]+ \/\S* \d{3} /.test(line)),
+    requestLog: () => logLines(stderr),
+    logged(count) {
+      if (recount() >= count || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ count, resolve }));
+    },
     stop(signal = 'SIGINT') {
       child.kill(signal);
       return done;
