@@ -32,19 +32,19 @@ function downBound(proxy: GatewayProxy, window: { from: number; to: number }) {
 
 // Each test has its own servers and config folder: the outages they wait out overlap.
 describe.concurrent('an upstream down for a while behind a reverse proxy', () => {
-  // Down after 1,000 requests (downAfter counts requests, not time: the default's limit reaches its
-  // ceiling of 64 within its first hundred), for 5 s, then 1,500 more ids after it is back: the
+  // Down after 500 requests (downAfter counts requests, not time: the default's limit reaches its
+  // ceiling of 64 within its first hundred), for 5 s, then 1,000 more ids after it is back: the
   // restart is seen, and a run that did not pause would send far more than the bound below while
   // it is down. The bench's outage row runs the 20,000.
-  it('2,500 ids: no id fails, and while it is down only a probe a second reaches the proxy', async (context) => {
+  it('1,500 ids: no id fails, and while it is down only a probe a second reaches the proxy', async (context) => {
     const { expect } = context;
-    const sandbox = closedAfter(context, await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 2_500 }));
+    const sandbox = closedAfter(context, await startSandbox({ host: '127.0.0.1', port: 0, token: TOKEN, plants: 1_500 }));
     const proxy = closedAfter(context, await startGatewayProxy(sandbox.url));
-    const outage = proxy.downAfter(1_000, 5_000);
-    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(context, proxy.url), input: ids(2_500) });
+    const outage = proxy.downAfter(500, 5_000);
+    const result = await runPlantstore(['delete', '--stdin'], { env: envFor(context, proxy.url), input: ids(1_500) });
     const window = await outage;
 
-    expect(result.stderr).toMatch(/^2500 deleted, 0 already absent, 0 failed, 0 not sent in /m);
+    expect(result.stderr).toMatch(/^1500 deleted, 0 already absent, 0 failed, 0 not sent in /m);
     expect(result.code).toBe(0);
     expect(sandbox.plantCount).toBe(0);
     // Before the run saw the outage: the requests it had started, at most its ceiling and the failing answers in a row that tell.
