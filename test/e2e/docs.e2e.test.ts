@@ -8,17 +8,21 @@
 //
 // The pages say http://127.0.0.1:8080, the default of a plain `plantstore sandbox`, which the
 // README starts in the foreground (so it is not run): this file starts that sandbox per page,
-// on a free port, and puts its URL in place of the shown one, in commands and output alike.
+// on a free port, and puts its URL in place of the shown one, in commands and output alike. It
+// serves in this process (the server `plantstore sandbox` runs, with the command's defaults): the
+// pages are about the commands they show, and a sandbox a page starts itself (the README's `&`)
+// still runs as the process it writes; the sandbox command is tested in sandbox-*.e2e.test.ts.
 // Whatever a page starts in the background ends with its shell's process group.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
+import { DEFAULT_SANDBOX_TOKEN, PLANTS } from '../../src/commands/sandbox/flags.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { endsWithin, plantstoreOnPath, ROOT } from '../helpers/cli.js';
 import { playPage } from '../helpers/page-player.js';
 import { pageSteps } from '../helpers/page-steps.js';
-import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { groupMembers, type ShellSession, startShellSession } from '../helpers/shell-session.js';
 
 const SHOWN_URL = 'http://127.0.0.1:8080';
@@ -51,8 +55,10 @@ describe.concurrent.each(PAGES)('%s, read and run in order in one shell', (page)
   it('prints what the page shows, and each command ends as it says', async ({ expect, onTestFinished }) => {
     if (page === 'README.md') expect(steps.filter((step) => step.kind === 'sh').length).toBeGreaterThan(5);
     if (steps.length === 0) return;
-    const sandbox = await startSandboxProcess();
-    onTestFinished(() => void sandbox.stop());
+    // What a plain `plantstore sandbox` serves (its token and plants by default, no pressure), on a free port.
+    const plants = PLANTS.spec.default?.value as number;
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: DEFAULT_SANDBOX_TOKEN, plants });
+    onTestFinished(() => sandbox.close());
     const here = (text: string) => text.split(SHOWN_URL).join(sandbox.url);
     const shell = readerShell(onTestFinished);
     expect(await playPage(steps, shell, here)).toEqual([]);

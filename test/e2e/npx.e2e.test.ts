@@ -7,16 +7,17 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SANDBOX_TOKEN, PLANTS } from '../../src/commands/sandbox/flags.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { assertNoTokenLeak, finished, ROOT, type RunResult } from '../helpers/cli.js';
 import { npmClientFlags, type Registry, startRegistry } from '../helpers/registry.js';
-import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox-process.js';
 
 /** What a spawned npm, npx or bin printed, and how it ended. */
 type Ran = Omit<RunResult, 'signal'>;
 
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const NPM_TIMEOUT_MS = 60_000;
-const SANDBOX_TOKEN = 'sandbox-token';
+const SANDBOX_TOKEN = DEFAULT_SANDBOX_TOKEN;
 
 let tmp: string;
 let registry: Registry;
@@ -25,6 +26,12 @@ let caches = 0;
 
 /** A cache folder npm has never used: the first `npx plantstore` of a new user. */
 const emptyCache = (): string => path.join(tmp, `cache-${++caches}`);
+/**
+ * The cache of a user's later one-off runs, which the first of them fills: what these runs print
+ * is the claim, and downloading and unpacking the same tarball again adds nothing to it (the
+ * first describe holds the empty cache's download and the warm cache's reuse).
+ */
+const oneOffCache = (): string => path.join(tmp, 'cache-one-off');
 
 /**
  * The project's Node first on PATH, so npm's and the installed bin's `#!/usr/bin/env node`
@@ -100,17 +107,18 @@ describe('npx plantstore, fetched from a registry', { timeout: NPM_TIMEOUT_MS },
 });
 
 describe('the one-off a user runs with npx', { timeout: NPM_TIMEOUT_MS }, () => {
-  let sandbox: SandboxProcess;
+  // The server `plantstore sandbox` runs, in this process: these runs are about what npx runs, not the sandbox command.
+  let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess();
+    sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: SANDBOX_TOKEN, plants: PLANTS.spec.default?.value as number });
   });
   afterAll(async () => {
-    await sandbox?.stop();
+    await sandbox?.close();
   });
 
   it('deletes a plant; deleted already, the plant is an error, with no bare plantstore in what it says', async () => {
     const env = { PLANTSTORE_BASE_URL: sandbox.url, PLANTSTORE_TOKEN: SANDBOX_TOKEN };
-    const cache = emptyCache();
+    const cache = oneOffCache();
     const deleted = await npxPlantstore(['delete', '42'], cache, env);
     expect(deleted).toEqual({ code: 0, stdout: 'Deleted plant 42\n', stderr: '' });
 
@@ -122,7 +130,7 @@ describe('the one-off a user runs with npx', { timeout: NPM_TIMEOUT_MS }, () => 
   });
 
   it('without a token: exit 4, and the way to log in is a command npx can run', async () => {
-    const ran = await npxPlantstore(['delete', '42'], emptyCache(), { PLANTSTORE_BASE_URL: sandbox.url });
+    const ran = await npxPlantstore(['delete', '42'], oneOffCache(), { PLANTSTORE_BASE_URL: sandbox.url });
     expect(ran).toEqual({
       code: 4,
       stdout: '',
@@ -131,7 +139,7 @@ describe('the one-off a user runs with npx', { timeout: NPM_TIMEOUT_MS }, () => 
   });
 
   it('without a base URL: exit 3, and the way to set it is a command npx can run', async () => {
-    const ran = await npxPlantstore(['delete', '42'], emptyCache(), { PLANTSTORE_TOKEN: SANDBOX_TOKEN });
+    const ran = await npxPlantstore(['delete', '42'], oneOffCache(), { PLANTSTORE_TOKEN: SANDBOX_TOKEN });
     expect(ran.code).toBe(3);
     expect(ran.stderr).toContain('npx plantstore config set base-url <url>');
     expect(bareCommands(ran.stderr)).toEqual([]);
@@ -142,7 +150,7 @@ describe('npx plantstore --help', { timeout: NPM_TIMEOUT_MS }, () => {
   // npx links no man page (only a global install does): the help may name `man plantstore`
   // only as what a global install brings (src/commands/help/documented.ts).
   it('names the manual only as what npm install -g brings', async () => {
-    const ran = await npxPlantstore(['--help'], emptyCache());
+    const ran = await npxPlantstore(['--help'], oneOffCache());
     expect(ran.code).toBe(0);
     const manLines = ran.stdout.split('\n').filter((line) => /\bman plantstore\b/.test(line));
     expect(manLines).toEqual(['  and, after npm install -g plantstore, the manual: man plantstore']);
