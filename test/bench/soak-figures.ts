@@ -53,6 +53,37 @@ export function paceOf(plan: CapacityPlan, startedAt: number, spans: readonly Al
   };
 }
 
+/**
+ * A run's pace against a reference run's (issue 41): the fixed `--concurrency 64` client through
+ * the same soak plan in the same bench run, "a run at the default ceiling" as this machine serves it.
+ * The two runs meet the capacity cycle at different moments (a run that spent more of its time in
+ * the 16 phase deletes fewer per second for no fault of its own), so each is first taken as its
+ * share of what min(capacity, ceiling) / base latency allowed over its own running time
+ * (Pace.ceilingRatio), and the shares are compared. `floorPerSecond` is the reference's share
+ * applied to this run's own servable: what the reference client would have deleted per second here.
+ */
+export interface AgainstReference {
+  ratio: number;
+  floorPerSecond: number;
+}
+
+export function againstReference(pace: Pace, reference: Pace): AgainstReference {
+  const servableAtCeiling = pace.servablePerSecond * pace.ceilingShare;
+  return {
+    ratio: reference.ceilingRatio === 0 ? 0 : pace.ceilingRatio / reference.ceilingRatio,
+    floorPerSecond: servableAtCeiling * reference.ceilingRatio,
+  };
+}
+
+/**
+ * What the server could have served at its measured service time rather than its nominal one:
+ * a pace's share of the ceiling's servable scaled by the time a request really took
+ * (`meanServiceMs`, its timer's lateness included) over the base latency.
+ */
+export function measuredServiceRatio(pace: Pace, baseLatencyMs: number, meanServiceMs: number): number {
+  return meanServiceMs <= 0 ? 0 : (pace.ceilingRatio * meanServiceMs) / baseLatencyMs;
+}
+
 /** Plants deleted in [from, to), from the server's per-step counts (whole steps whose start lies in it). */
 export function deletedIn(deletesByStep: readonly number[], startedAt: number, from: number, to: number): number {
   let sum = 0;

@@ -57,6 +57,11 @@ export interface SoakStats {
   answersByStep: number[];
   inFlightByStep: number[];
   meanQueueingMs: number;
+  /**
+   * Mean time from a request's service start to its answer being written (its timer's delay,
+   * lateness included): what the server really took for a `baseLatencyMs` request.
+   */
+  meanServiceMs: number;
   connections: number;
   /** CPU time the server process used (user + system), ms; set by the process wrapper. */
   cpuMs: number;
@@ -123,6 +128,7 @@ export async function startSoakServer(plan: SoakPlan): Promise<SoakServer> {
   let inFlight = 0;
   let serving = 0;
   let queueingMsTotal = 0;
+  let serviceMsTotal = 0;
   let served = 0;
   const waiting: { arrivedAt: number; serve: () => void }[] = [];
   let waitingHead = 0;
@@ -226,12 +232,15 @@ export async function startSoakServer(plan: SoakPlan): Promise<SoakServer> {
     inFlightByStep[step] = Math.max(inFlightByStep[step] ?? 0, inFlight);
     const serve = (): void => {
       serving++;
+      const servedFrom = epochNow();
       const timer = setTimeout(() => {
         timers.delete(timer);
         serving--;
         inFlight--;
         served++;
-        bump(answersByStep, stepOf(epochNow()));
+        const answeredAt = epochNow();
+        serviceMsTotal += answeredAt - servedFrom;
+        bump(answersByStep, stepOf(answeredAt));
         send(res, status, body);
         serveNext();
       }, plan.baseLatencyMs);
@@ -288,6 +297,7 @@ export async function startSoakServer(plan: SoakPlan): Promise<SoakServer> {
         answersByStep: [...answersByStep],
         inFlightByStep: [...inFlightByStep],
         meanQueueingMs: served === 0 ? 0 : queueingMsTotal / served,
+        meanServiceMs: served === 0 ? 0 : serviceMsTotal / served,
         cpuMs: 0,
       };
     },
