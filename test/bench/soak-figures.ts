@@ -1,6 +1,6 @@
 // The soak's figures (soak.ts), from what the server recorded and when each run was alive:
 // pure functions of the records, so that they can be checked apart from a three-minute run.
-import { type SoakPlan, STEP_MS, servable } from './soak-server.js';
+import { capacityAt, type SoakPlan, STEP_MS, servable } from './soak-server.js';
 
 export type CapacityPlan = Pick<SoakPlan, 'capacities' | 'phaseMs' | 'baseLatencyMs'>;
 
@@ -82,6 +82,39 @@ export function againstReference(pace: Pace, reference: Pace): AgainstReference 
  */
 export function measuredServiceRatio(pace: Pace, baseLatencyMs: number, meanServiceMs: number): number {
   return meanServiceMs <= 0 ? 0 : (pace.ceilingRatio * meanServiceMs) / baseLatencyMs;
+}
+
+export interface InService {
+  /** Mean requests in service at the server over the running steps where capacity ≥ ceiling, of the ceiling. */
+  atCeiling: number;
+  /** The same where capacity < ceiling, of the capacity. */
+  belowCeiling: number;
+}
+
+/**
+ * How full a client kept the server's slots while it ran (from the server's time-weighted
+ * `servingByStep`, over the 100 ms steps wholly inside a running part): by Little's law a pace is
+ * this share times base latency / measured service time, so the two say where the nominal went,
+ * to slots left empty between an answer and the next request, or to the server's slower timer.
+ */
+export function inServiceOf(
+  plan: CapacityPlan,
+  startedAt: number,
+  servingByStep: readonly number[],
+  spans: readonly AliveSpan[],
+  ceiling: number,
+): InService {
+  const sums = { at: [0, 0], below: [0, 0] };
+  for (const part of spans.flatMap(running)) {
+    for (let step = Math.ceil((part.from - startedAt) / STEP_MS); startedAt + (step + 1) * STEP_MS <= part.to; step++) {
+      const capacity = capacityAt(plan, startedAt, startedAt + step * STEP_MS);
+      const sum = capacity >= ceiling ? sums.at : sums.below;
+      sum[0] = (sum[0] ?? 0) + (servingByStep[step] ?? 0);
+      sum[1] = (sum[1] ?? 0) + Math.min(capacity, ceiling);
+    }
+  }
+  const share = ([serving, could]: number[]): number => (could ? (serving ?? 0) / could : 0);
+  return { atCeiling: share(sums.at), belowCeiling: share(sums.below) };
 }
 
 /** Plants deleted in [from, to), from the server's per-step counts (whole steps whose start lies in it). */

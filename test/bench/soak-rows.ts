@@ -3,7 +3,7 @@
 // OVER, as every other row is, and never changes the exit code.
 
 import type { SoakResult, SoakRunRecord } from './soak.js';
-import { againstReference, climbOf, measuredServiceRatio, type Pace, paceOf, running } from './soak-figures.js';
+import { againstReference, climbOf, inServiceOf, measuredServiceRatio, type Pace, paceOf, running } from './soak-figures.js';
 import { formatMiB, formatRatio, type Row } from './table.js';
 
 /** docs/reference.md: with no --concurrency, auto up to 64 in flight. */
@@ -47,6 +47,18 @@ function describeRun(run: SoakRunRecord): string {
 export const soakPace = (result: SoakResult): Pace =>
   paceOf(result.plan, result.stats.startedAt, result.runs, result.stats.deleted, DEFAULT_CEILING);
 
+/** How full the run kept the server's slots, and how long the server took a request: where the nominal pace went. */
+function slots(result: SoakResult): string {
+  const { plan, stats, runs } = result;
+  const inService = inServiceOf(plan, stats.startedAt, stats.servingByStep, runs, DEFAULT_CEILING);
+  const low = Math.min(...plan.capacities);
+  return (
+    `in service at the server ${formatPercent(inService.atCeiling)} of ${DEFAULT_CEILING} where capacity ≥ ${DEFAULT_CEILING}, ` +
+    `${formatPercent(inService.belowCeiling)} of ${low} where below (time-weighted, start-ups included), ` +
+    `a ${plan.baseLatencyMs} ms request served in ${stats.meanServiceMs.toFixed(1)} ms (its timer's lateness included)`
+  );
+}
+
 /**
  * The pace row. Judged against the reference run when there is one (the same plan with a fixed
  * --concurrency 64 in the same bench run: what a client at the default ceiling got here), else
@@ -70,8 +82,7 @@ function paceRow(label: string, result: SoakResult, reference: SoakResult | unde
     lastDeleting < 0 ? undefined : paceOf(plan, stats.startedAt, runs.slice(0, lastDeleting + 1), stats.deleted, DEFAULT_CEILING);
   const nominal =
     `against min(capacity, ${DEFAULT_CEILING}) / base latency over the cycle (${(pace.servablePerSecond * pace.ceilingShare).toFixed(0)} /s): ${formatRatio(pace.ceilingRatio)}; ` +
-    `at the server's measured service time (${stats.meanServiceMs.toFixed(1)} ms a ${plan.baseLatencyMs} ms request, its timer's lateness included): ` +
-    `${formatRatio(measuredServiceRatio(pace, plan.baseLatencyMs, stats.meanServiceMs))}; ` +
+    `at the server's measured service time: ${formatRatio(measuredServiceRatio(pace, plan.baseLatencyMs, stats.meanServiceMs))}; ${slots(result)}; ` +
     `against capacity / base latency itself (${pace.servablePerSecond.toFixed(0)} /s): ${formatRatio(pace.ratio)}, of at most ${formatRatio(pace.ceilingShare)} at the default ceiling; ` +
     `with the stopped time counted as alive: ${formatRatio(withStops.ceilingRatio)}; ` +
     `${untilDone && lastDeleting < runs.length - 1 ? `over runs 1-${lastDeleting + 1} alone (until the last plant was deleted): ${formatRatio(untilDone.ceilingRatio)}; ` : ''}` +
@@ -106,7 +117,7 @@ function paceRow(label: string, result: SoakResult, reference: SoakResult | unde
       `the reference, just before it (the same seed, interruptions and suspend at the same numbers deleted, ${clientOf(reference)}): ` +
         `${reference.runs.length} runs, ${n(reference.stats.deleted)} deleted, ${reference.runs.at(-1) ? howEnded(reference.runs.at(-1) as SoakRunRecord) : 'no run'}, ` +
         `${refPace.perSecond.toFixed(0)} /s over ${seconds(refPace.runningMs)}, ${formatRatio(refPace.ceilingRatio)} of min(capacity, ${DEFAULT_CEILING}) / latency; ` +
-        `the server served a request in ${reference.stats.meanServiceMs.toFixed(1)} ms, mean queueing ${reference.stats.meanQueueingMs.toFixed(1)} ms` +
+        `${slots(reference)}, mean queueing ${reference.stats.meanQueueingMs.toFixed(1)} ms` +
         `${refDone ? '' : '; it did not finish, so it judges nothing'}`,
       `this run: ${nominal}`,
     ],

@@ -2,7 +2,7 @@
 // it runs against and the arithmetic it does, so both are checked here, quickly and on loopback.
 import { afterEach, describe, expect, it } from 'vitest';
 import { kindsOf, type SoakResult, soakConfig, soakSchedule, wantsReference } from './soak.js';
-import { againstReference, climbOf, measuredServiceRatio, paceOf, running } from './soak-figures.js';
+import { againstReference, climbOf, inServiceOf, measuredServiceRatio, paceOf, running } from './soak-figures.js';
 import { soakRows } from './soak-rows.js';
 import { capacityAt, type SoakPlan, type SoakServer, servable, signToken, startSoakServer } from './soak-server.js';
 
@@ -81,6 +81,19 @@ describe('the pace against a reference run (issue 41: a --concurrency 64 run thr
     expect(measuredServiceRatio(pace, 20, 0)).toBe(0);
   });
 
+  it('reads how full a run kept the server’s slots, at the ceiling and below it, over its running steps only', () => {
+    // 48 in service through phase 0 (64), 16 through phase 1 (16), 64 through phase 2 (128): a run
+    // from 0 to 9 s stopped from 1 to 2 s, whose first and last half steps are not whole steps.
+    const servingByStep = [...Array(30).fill(48), ...Array(30).fill(16), ...Array(30).fill(64)];
+    servingByStep[5] = 0; // stopped: not counted
+    const span = { from: 50, to: 8950, stopped: [{ from: 500, to: 600 }] };
+    const inService = inServiceOf(CYCLE, 0, servingByStep, [span], 64);
+    // At the ceiling: 28 steps of 48 (0-50 and 8900-9000 are part steps; 500-600 stopped) and 29 of 64.
+    expect(inService.atCeiling).toBeCloseTo((28 * 48 + 29 * 64) / (57 * 64));
+    expect(inService.belowCeiling).toBeCloseTo(1);
+    expect(inServiceOf(CYCLE, 0, [], [], 64)).toEqual({ atCeiling: 0, belowCeiling: 0 });
+  });
+
   /** A finished soak of `ids` over one run in phase 0 (0-3 s) that deleted `share` of min(capacity, 64) / 20 ms. */
   const result = (share: number, concurrency?: number, code = 0): SoakResult => {
     const config = { ...soakConfig({}), ids: Math.round(share * 3.2 * 3000), concurrency, interruptions: 0, baseLatencyMs: 20 };
@@ -119,6 +132,7 @@ describe('the pace against a reference run (issue 41: a --concurrency 64 run thr
         deletesByStep: [],
         answersByStep: [],
         inFlightByStep: [],
+        servingByStep: [],
         requests: 0,
         authorized: 0,
         expired: 0,
@@ -253,6 +267,10 @@ describe('the soak server', () => {
     // Each was served for its 200 ms (a timer fires no earlier), queueing apart.
     expect(stats.meanServiceMs).toBeGreaterThanOrEqual(199);
     expect(stats.meanServiceMs).toBeLessThan(stats.meanQueueingMs + 200);
+    // One in service at a time: the time-weighted requests in service add up to the three services.
+    const requestMs = stats.servingByStep.reduce((a, b) => a + b, 0) * 100;
+    expect(Math.abs(requestMs - 3 * stats.meanServiceMs)).toBeLessThan(1);
+    expect(Math.max(...stats.servingByStep)).toBeLessThanOrEqual(1 + 1e-9);
   });
 
   it('tells when it has deleted so many plants', async () => {
