@@ -24,7 +24,8 @@
 // shards.ts is 2 shards against one process, about 20 s;
 // stop.ts is a signal in a 1,000,000-id journal run; mask.ts is the mask after 1,000 tokens, in process, a few seconds;
 // soak.ts is 200,000 ids through the README's journal command with five interruptions and a
-// suspend, about three minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
+// suspend, at 20 ms and at 10 ms a request (the 10 ms one after its --concurrency 64 reference),
+// about six minutes (BENCH_SOAK_IDS and the other BENCH_SOAK_* settings in soak.ts);
 // BENCH_PACKAGE=<folder> measures another build (a folder laid out like the
 // published package: package.json, bin/, dist/, README.md, LICENSE) instead.
 import { execFileSync } from 'node:child_process';

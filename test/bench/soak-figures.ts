@@ -1,6 +1,6 @@
 // The soak's figures (soak.ts), from what the server recorded and when each run was alive:
 // pure functions of the records, so that they can be checked apart from a three-minute run.
-import { type SoakPlan, STEP_MS, servable } from './soak-server.js';
+import { capacityAt, type SoakPlan, STEP_MS, servable } from './soak-server.js';
 
 export type CapacityPlan = Pick<SoakPlan, 'capacities' | 'phaseMs' | 'baseLatencyMs'>;
 
@@ -51,6 +51,70 @@ export function paceOf(plan: CapacityPlan, startedAt: number, spans: readonly Al
     ceilingShare: could === 0 ? 0 : couldCapped / could,
     runningMs,
   };
+}
+
+/**
+ * A run's pace against a reference run's (issue 41): the fixed `--concurrency 64` client through
+ * the same soak plan in the same bench run, "a run at the default ceiling" as this machine serves it.
+ * The two runs meet the capacity cycle at different moments (a run that spent more of its time in
+ * the 16 phase deletes fewer per second for no fault of its own), so each is first taken as its
+ * share of what min(capacity, ceiling) / base latency allowed over its own running time
+ * (Pace.ceilingRatio), and the shares are compared. `floorPerSecond` is the reference's share
+ * applied to this run's own servable: what the reference client would have deleted per second here.
+ */
+export interface AgainstReference {
+  ratio: number;
+  floorPerSecond: number;
+}
+
+export function againstReference(pace: Pace, reference: Pace): AgainstReference {
+  const servableAtCeiling = pace.servablePerSecond * pace.ceilingShare;
+  return {
+    ratio: reference.ceilingRatio === 0 ? 0 : pace.ceilingRatio / reference.ceilingRatio,
+    floorPerSecond: servableAtCeiling * reference.ceilingRatio,
+  };
+}
+
+/**
+ * What the server could have served at its measured service time rather than its nominal one:
+ * a pace's share of the ceiling's servable scaled by the time a request really took
+ * (`meanServiceMs`, its timer's lateness included) over the base latency.
+ */
+export function measuredServiceRatio(pace: Pace, baseLatencyMs: number, meanServiceMs: number): number {
+  return meanServiceMs <= 0 ? 0 : (pace.ceilingRatio * meanServiceMs) / baseLatencyMs;
+}
+
+export interface InService {
+  /** Mean requests in service at the server over the running steps where capacity ≥ ceiling, of the ceiling. */
+  atCeiling: number;
+  /** The same where capacity < ceiling, of the capacity. */
+  belowCeiling: number;
+}
+
+/**
+ * How full a client kept the server's slots while it ran (from the server's time-weighted
+ * `servingByStep`, over the 100 ms steps wholly inside a running part): by Little's law a pace is
+ * this share times base latency / measured service time, so the two say where the nominal went,
+ * to slots left empty between an answer and the next request, or to the server's slower timer.
+ */
+export function inServiceOf(
+  plan: CapacityPlan,
+  startedAt: number,
+  servingByStep: readonly number[],
+  spans: readonly AliveSpan[],
+  ceiling: number,
+): InService {
+  const sums = { at: [0, 0], below: [0, 0] };
+  for (const part of spans.flatMap(running)) {
+    for (let step = Math.ceil((part.from - startedAt) / STEP_MS); startedAt + (step + 1) * STEP_MS <= part.to; step++) {
+      const capacity = capacityAt(plan, startedAt, startedAt + step * STEP_MS);
+      const sum = capacity >= ceiling ? sums.at : sums.below;
+      sum[0] = (sum[0] ?? 0) + (servingByStep[step] ?? 0);
+      sum[1] = (sum[1] ?? 0) + Math.min(capacity, ceiling);
+    }
+  }
+  const share = ([serving, could]: number[]): number => (could ? (serving ?? 0) / could : 0);
+  return { atCeiling: share(sums.at), belowCeiling: share(sums.below) };
 }
 
 /** Plants deleted in [from, to), from the server's per-step counts (whole steps whose start lies in it). */

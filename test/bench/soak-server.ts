@@ -56,7 +56,18 @@ export interface SoakStats {
   deletesByStep: number[];
   answersByStep: number[];
   inFlightByStep: number[];
+  /**
+   * Per step, the mean number of requests in service (time-weighted): by Little's law the answers
+   * a step could give are that over the service time, so a slot left empty between an answer and
+   * the client's next request shows here and not in the most in flight.
+   */
+  servingByStep: number[];
   meanQueueingMs: number;
+  /**
+   * Mean time from a request's service start to its answer being written (its timer's delay,
+   * lateness included): what the server really took for a `baseLatencyMs` request.
+   */
+  meanServiceMs: number;
   connections: number;
   /** CPU time the server process used (user + system), ms; set by the process wrapper. */
   cpuMs: number;
@@ -122,7 +133,23 @@ export async function startSoakServer(plan: SoakPlan): Promise<SoakServer> {
   const inFlightByStep: number[] = [];
   let inFlight = 0;
   let serving = 0;
+  /** Request-milliseconds in service per step, added up at each change of `serving`. */
+  const servingMsByStep: number[] = [];
+  let servingSince = startedAt;
+  const setServing = (by: number): void => {
+    const now = epochNow();
+    // Split the span since the last change across the steps it covers.
+    for (let t = servingSince; t < now; ) {
+      const step = stepOf(t);
+      const end = Math.min(now, startedAt + (step + 1) * STEP_MS);
+      bump(servingMsByStep, step, serving * (end - t));
+      t = end;
+    }
+    servingSince = now;
+    serving += by;
+  };
   let queueingMsTotal = 0;
+  let serviceMsTotal = 0;
   let served = 0;
   const waiting: { arrivedAt: number; serve: () => void }[] = [];
   let waitingHead = 0;
@@ -225,13 +252,16 @@ export async function startSoakServer(plan: SoakPlan): Promise<SoakServer> {
     for (let i = inFlightByStep.length; i <= step; i++) inFlightByStep.push(0);
     inFlightByStep[step] = Math.max(inFlightByStep[step] ?? 0, inFlight);
     const serve = (): void => {
-      serving++;
+      setServing(1);
+      const servedFrom = epochNow();
       const timer = setTimeout(() => {
         timers.delete(timer);
-        serving--;
+        setServing(-1);
         inFlight--;
         served++;
-        bump(answersByStep, stepOf(epochNow()));
+        const answeredAt = epochNow();
+        serviceMsTotal += answeredAt - servedFrom;
+        bump(answersByStep, stepOf(answeredAt));
         send(res, status, body);
         serveNext();
       }, plan.baseLatencyMs);
@@ -287,7 +317,9 @@ export async function startSoakServer(plan: SoakPlan): Promise<SoakServer> {
         deletesByStep: [...deletesByStep],
         answersByStep: [...answersByStep],
         inFlightByStep: [...inFlightByStep],
+        servingByStep: servingMsByStep.map((ms) => ms / STEP_MS),
         meanQueueingMs: served === 0 ? 0 : queueingMsTotal / served,
+        meanServiceMs: served === 0 ? 0 : serviceMsTotal / served,
         cpuMs: 0,
       };
     },

@@ -1,8 +1,9 @@
 // The soak's own parts (soak.ts, a bench): the figures it reports are only as true as the server
 // it runs against and the arithmetic it does, so both are checked here, quickly and on loopback.
 import { afterEach, describe, expect, it } from 'vitest';
-import { kindsOf, soakSchedule } from './soak.js';
-import { climbOf, paceOf, running } from './soak-figures.js';
+import { kindsOf, type SoakResult, soakConfig, soakSchedule, wantsReference } from './soak.js';
+import { againstReference, climbOf, inServiceOf, measuredServiceRatio, paceOf, running } from './soak-figures.js';
+import { soakRows } from './soak-rows.js';
 import { capacityAt, type SoakPlan, type SoakServer, servable, signToken, startSoakServer } from './soak-server.js';
 
 const CYCLE = { capacities: [64, 16, 128], phaseMs: 3000, baseLatencyMs: 20 };
@@ -51,6 +52,121 @@ describe('pace and climb', () => {
     expect(climb.after5).toBeUndefined();
     const idle = climbOf(CYCLE, 0, { deletesByStep: [0, 0], inFlightByStep: [] }, { from: 0, to: 3000, stopped: [] }, 64);
     expect(idle.msToFirstDelete).toBeUndefined();
+  });
+});
+
+describe('the pace against a reference run (issue 41: a --concurrency 64 run through the same soak)', () => {
+  // Phase 0 is 64 in flight, phase 1 16: at 20 ms, 3.2 and 0.8 a millisecond at the ceiling.
+  const inPhase0 = { from: 0, to: 3000, stopped: [] };
+  const inPhase1 = { from: 3000, to: 6000, stopped: [] };
+
+  it('compares each run’s share of its own servable, not plants a second: the capacity each met differs', () => {
+    // The default ran in the 64 phase and deleted 0.6 of what it allowed; the reference ran in the
+    // 16 phase and deleted 0.75 of it. A second, the default deleted more (1920 against 600).
+    const pace = paceOf(CYCLE, 0, [inPhase0], 0.6 * 3.2 * 3000, 64);
+    const reference = paceOf(CYCLE, 0, [inPhase1], 0.75 * 0.8 * 3000, 64);
+    expect(pace.perSecond).toBeGreaterThan(reference.perSecond);
+    const against = againstReference(pace, reference);
+    expect(against.ratio).toBeCloseTo(0.6 / 0.75);
+    // The reference's share of the default's servable (3,200 /s): 2,400 /s; the value over it is the ratio.
+    expect(against.floorPerSecond).toBeCloseTo(2400);
+    expect(pace.perSecond / against.floorPerSecond).toBeCloseTo(against.ratio);
+    expect(againstReference(pace, paceOf(CYCLE, 0, [inPhase1], 0, 64)).ratio).toBe(0);
+  });
+
+  it('scales the nominal share by the server’s measured service time', () => {
+    const pace = paceOf(CYCLE, 0, [inPhase0], 0.6 * 3.2 * 3000, 64);
+    // A 20 ms request that took 25 ms: the server could serve 0.8 of the nominal, of which 0.6 is 0.75.
+    expect(measuredServiceRatio(pace, 20, 25)).toBeCloseTo(0.75);
+    expect(measuredServiceRatio(pace, 20, 0)).toBe(0);
+  });
+
+  it('reads how full a run kept the server’s slots, at the ceiling and below it, over its running steps only', () => {
+    // 48 in service through phase 0 (64), 16 through phase 1 (16), 64 through phase 2 (128): a run
+    // from 0 to 9 s stopped from 1 to 2 s, whose first and last half steps are not whole steps.
+    const servingByStep = [...Array(30).fill(48), ...Array(30).fill(16), ...Array(30).fill(64)];
+    servingByStep[5] = 0; // stopped: not counted
+    const span = { from: 50, to: 8950, stopped: [{ from: 500, to: 600 }] };
+    const inService = inServiceOf(CYCLE, 0, servingByStep, [span], 64);
+    // At the ceiling: 28 steps of 48 (0-50 and 8900-9000 are part steps; 500-600 stopped) and 29 of 64.
+    expect(inService.atCeiling).toBeCloseTo((28 * 48 + 29 * 64) / (57 * 64));
+    expect(inService.belowCeiling).toBeCloseTo(1);
+    expect(inServiceOf(CYCLE, 0, [], [], 64)).toEqual({ atCeiling: 0, belowCeiling: 0 });
+  });
+
+  /** A finished soak of `ids` over one run in phase 0 (0-3 s) that deleted `share` of min(capacity, 64) / 20 ms. */
+  const result = (share: number, concurrency?: number, code = 0): SoakResult => {
+    const config = { ...soakConfig({}), ids: Math.round(share * 3.2 * 3000), concurrency, interruptions: 0, baseLatencyMs: 20 };
+    const stats = {
+      startedAt: 0,
+      deleted: config.ids,
+      notDeletedCount: 0,
+      maxRequestsPerId: 1,
+      requestsPerId: [0, config.ids, 0, 0] as [number, number, number, number],
+    };
+    const run = { index: 0, from: 0, to: 3000, stopped: [], code, signal: null, peakKiB: 1, rssExact: true, cpuMs: 1, hung: false };
+    return {
+      config,
+      schedule: { interruptions: [], suspendAtDeleted: undefined },
+      plan: { ids: config.ids, baseLatencyMs: 20, capacities: [64, 16, 128], phaseMs: 3000, tokenSecret: 's', missing: '404' },
+      runs: [
+        {
+          ...run,
+          deletedBefore: 0,
+          deletedAfter: config.ids,
+          summary: undefined,
+          stderrSample: [],
+          stderrLines: 0,
+          journalBytes: 0,
+          failureKinds: [],
+        },
+      ],
+      stats: {
+        ...stats,
+        meanQueueingMs: 0,
+        meanServiceMs: 21,
+        cpuMs: 0,
+        byStatus: {},
+        overTwice: [],
+        notDeleted: [],
+        deletesByStep: [],
+        answersByStep: [],
+        inFlightByStep: [],
+        servingByStep: [],
+        requests: 0,
+        authorized: 0,
+        expired: 0,
+        forged: 0,
+        connections: 0,
+      },
+      tokensIssued: 1,
+      journal: { lines: 0, notSent: 0 },
+    } as SoakResult;
+  };
+  const paceRowOf = (rows: ReturnType<typeof soakRows>) => rows.find((row) => row.figure.includes('pace'));
+
+  it('judges the row against the reference when there is one, and keeps the nominal share in the notes', () => {
+    const alone = paceRowOf(soakRows(result(0.7)));
+    expect(alone?.ratio).toBeCloseTo(0.7);
+    expect(alone?.met).toBe(false);
+    const judged = paceRowOf(soakRows(result(0.7), result(0.8, 64)));
+    expect(judged?.ratio).toBeCloseTo(0.875);
+    expect(judged?.met).toBe(true);
+    expect(judged?.notes?.join(' ')).toContain('0.70×');
+    expect(judged?.notes?.join(' ')).toContain('--concurrency 64');
+    expect(paceRowOf(soakRows(result(0.6), result(0.8, 64)))?.met).toBe(false);
+    // A reference that did not finish judges nothing.
+    expect(paceRowOf(soakRows(result(0.7), result(0.8, 64, 1)))?.met).toBe(false);
+  });
+
+  it('runs the reference at 10 ms a request, where the nominal is out of reach, unless told', () => {
+    const config = soakConfig({});
+    expect(wantsReference({ ...config, baseLatencyMs: 10 }, {})).toBe(true);
+    expect(wantsReference({ ...config, baseLatencyMs: 20 }, {})).toBe(false);
+    expect(wantsReference({ ...config, baseLatencyMs: 20 }, { BENCH_SOAK_REFERENCE: '1' })).toBe(true);
+    expect(wantsReference({ ...config, baseLatencyMs: 10 }, { BENCH_SOAK_REFERENCE: '0' })).toBe(false);
+    expect(soakConfig({ BENCH_SOAK_CONCURRENCY: '64' }).concurrency).toBe(64);
+    expect(soakConfig({}).concurrency).toBeUndefined();
   });
 });
 
@@ -148,6 +264,13 @@ describe('the soak server', () => {
     expect(Math.max(...stats.inFlightByStep)).toBe(3);
     expect(stats.answersByStep.reduce((a, b) => a + b, 0)).toBe(3);
     expect(order).toHaveLength(3);
+    // Each was served for its 200 ms (a timer fires no earlier), queueing apart.
+    expect(stats.meanServiceMs).toBeGreaterThanOrEqual(199);
+    expect(stats.meanServiceMs).toBeLessThan(stats.meanQueueingMs + 200);
+    // One in service at a time: the time-weighted requests in service add up to the three services.
+    const requestMs = stats.servingByStep.reduce((a, b) => a + b, 0) * 100;
+    expect(Math.abs(requestMs - 3 * stats.meanServiceMs)).toBeLessThan(1);
+    expect(Math.max(...stats.servingByStep)).toBeLessThanOrEqual(1 + 1e-9);
   });
 
   it('tells when it has deleted so many plants', async () => {

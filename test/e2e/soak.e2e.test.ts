@@ -4,7 +4,8 @@
 // the harness, not the client: each scheduled signal ended its run as that signal does, the
 // server saw every plant deleted, and each figure was measured. Whether the client keeps the
 // soak's promises (interruptions + 1 runs, every id sent at most twice, exit 0) is for the bench
-// rows and the journal crash test (journal-crash.e2e.test.ts).
+// rows and the journal crash test (journal-crash.e2e.test.ts). It runs the 10 ms rows' reference
+// too (the same plan at a fixed --concurrency 64) and checks it ran as one, through the same plan.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,8 @@ const ENDS: Record<string, { code: number | null; signal: string | null }> = {
 describe('the soak harness, 5,000 ids and two interruptions', () => {
   let tmp: string;
   let result: SoakResult;
+  /** The bench's 10 ms reference: the same plan through a fixed --concurrency 64. */
+  let reference: SoakResult;
 
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(tmpdir(), 'plantstore-soak-e2e-'));
@@ -33,7 +36,8 @@ describe('the soak harness, 5,000 ids and two interruptions', () => {
       ...soakConfig({ BENCH_SOAK_IDS: '5000', BENCH_SOAK_INTERRUPTIONS: '2', BENCH_SOAK_SUSPEND_MS: '0', BENCH_SOAK_SEED: '3' }),
     };
     result = await runSoak({ runs: 1, warmups: 0, tmp, pkg: ROOT }, config, 'this process');
-  }, SOAK_TIMEOUT_MS);
+    reference = await runSoak({ runs: 1, warmups: 0, tmp, pkg: ROOT }, { ...config, concurrency: 64 }, 'this process');
+  }, 2 * SOAK_TIMEOUT_MS);
 
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -64,5 +68,20 @@ describe('the soak harness, 5,000 ids and two interruptions', () => {
     const pace = rows.find((row) => row.figure.includes('pace'));
     expect(pace?.ratio).toBeGreaterThan(0);
     expect(rows.filter((row) => row.met !== undefined)).toHaveLength(5);
+  });
+
+  it('runs the reference through the same plan at a fixed 64, and judges the pace against it', () => {
+    // The same interruptions, at the same numbers deleted; the CLI told --concurrency 64 (only
+    // auto's summary names where its concurrency settled).
+    expect(reference.schedule).toEqual(result.schedule);
+    expect(reference.runs.map((run) => run.interruption?.atDeleted)).toEqual(result.runs.map((run) => run.interruption?.atDeleted));
+    expect(reference.stats.deleted).toBe(5000);
+    const summaries = (of: SoakResult) => of.runs.flatMap((run) => (run.summary ? [run.summary] : []));
+    expect(summaries(reference).length).toBeGreaterThan(0);
+    for (const summary of summaries(reference)) expect(summary).not.toContain('concurrency settled');
+    expect(summaries(result).some((summary) => summary.includes('concurrency settled'))).toBe(true);
+    const pace = soakRows(result, reference).find((row) => row.figure.includes('pace'));
+    expect(pace?.figure).toContain('--concurrency 64');
+    expect(pace?.ratio).toBeGreaterThan(0);
   });
 });
