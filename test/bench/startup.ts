@@ -24,6 +24,8 @@ import { failedRow, formatMiB, formatMs, type Row } from './table.js';
 const TOKEN = 'bench-token-0123456789';
 const PLANT = '1';
 const RSS_RUNS = 5;
+/** A small batch, against one id: what a handful of ids adds to a run. */
+const TEN = 10;
 const RSS_TARGET_KIB = 80 * 1024;
 
 const ratioRow = (figure: string, pair: { figure: number; floor: number }, max: number, notes: string[]): Row => {
@@ -113,6 +115,24 @@ export async function benchStartup(options: Options): Promise<Row[]> {
       rows.push(ratioRow('delete, PLANTSTORE_TOKEN+_BASE_URL / undici script', pair, 1.25, []));
     } catch (error) {
       rows.push(failedRow('plantstore delete, PLANTSTORE_TOKEN', '≤ 1.25×', error));
+    }
+
+    // A few ids cost little more than one: V8 once recompiled undici's HTTP parser after a few
+    // answers and the process waited for it at exit (109 ms for 10 ids against 72 for one).
+    const tenIds = Array.from({ length: TEN }, (_, i) => String(i + 1));
+    const fromEnvTen = { ...fromEnv, args: [binOf(pkg), 'delete', ...tenIds] };
+    try {
+      const sent = (ran: Ran, which: string): void => {
+        const now = server.authorized();
+        const expected = which === 'figure' ? TEN : 1;
+        if (now !== seen + expected)
+          throw new Error(`${which} run sent ${now - seen} authorized DELETEs, not ${expected} (exit ${ran.code}): ${ran.stderr.trim()}`);
+        seen = now;
+      };
+      const pair = await timePair(fromEnvTen, fromEnv, options, 'delete of 10 ids / of 1', sent);
+      rows.push(ratioRow(`delete of ${TEN} ids / delete of 1 (PLANTSTORE_TOKEN)`, pair, 1.2, ['floor: the row above\'s delete of one id']));
+    } catch (error) {
+      rows.push(failedRow(`plantstore delete of ${TEN} ids`, '≤ 1.20×', error));
     }
 
     try {
