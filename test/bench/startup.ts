@@ -130,7 +130,7 @@ export async function benchStartup(options: Options): Promise<Row[]> {
         seen = now;
       };
       const pair = await timePair(fromEnvTen, fromEnv, options, 'delete of 10 ids / of 1', sent);
-      rows.push(ratioRow(`delete of ${TEN} ids / delete of 1 (PLANTSTORE_TOKEN)`, pair, 1.2, ['floor: the row above\'s delete of one id']));
+      rows.push(ratioRow(`delete of ${TEN} ids / delete of 1 (PLANTSTORE_TOKEN)`, pair, 1.2, ["floor: the row above's delete of one id"]));
     } catch (error) {
       rows.push(failedRow(`plantstore delete of ${TEN} ids`, '≤ 1.20×', error));
     }
