@@ -40,14 +40,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   // (getBuiltinModule, not import(): an import has Node build node:v8's ES module facade, which loads more.)
   const v8 = process.getBuiltinModule('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
-  // Keep undici's HTTP parser (llhttp, WebAssembly) on V8's baseline code for longer. By
-  // default V8 recompiles it with its optimizing compiler after a few answers, on a background
-  // thread: about 40 ms of CPU, which the process then waits for at exit (a delete of 10 ids
-  // took 109 ms where one took 72; with this, 79). The budget is V8's rough count of bytes run
-  // before a function is optimized, read when the parser is instantiated, at the first
-  // connection. Parsing an answer's few hundred bytes is no part
-  // of a batch's pace: 1,000 and 20,000 ids ran at the same speed either way.
-  v8.setFlagsFromString('--wasm-tiering-budget=2000000000');
+  // Keep undici's HTTP parser (llhttp, WebAssembly) on V8's baseline code for a few more
+  // answers. By default V8 recompiles it with its optimizing compiler after a handful, on a
+  // background thread: about 40 ms of CPU, which the process then waits for at exit (a delete
+  // of 10 ids took 98 ms where one took 64; with this, 74). The budget is V8's rough count of
+  // bytes run before a function is optimized (default 13,000,000), read when the parser is
+  // instantiated, at the first connection. At 50,000,000 a run of 30 ids or more still pays
+  // the recompilation, and a long batch runs as fast in as little memory as before; 150 times
+  // the default spared runs of 100 ids too, but a long batch then peaked 12-14 MB higher (the
+  // 1,000,000-id resume went over 200 MB).
+  v8.setFlagsFromString('--wasm-tiering-budget=50000000');
 
   // Results that cannot be written (stdout on a full disk) must not pass for success. Messages
   // on stderr are for people: losing them changes nothing, as when its reader leaves.
