@@ -18,11 +18,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
-import { DEFAULT_SANDBOX_TOKEN, PLANTS } from '../../src/commands/sandbox/flags.js';
-import { startSandbox } from '../../src/sandbox/server.js';
 import { endsWithin, plantstoreOnPath, ROOT } from '../helpers/cli.js';
 import { playPage } from '../helpers/page-player.js';
 import { pageSteps } from '../helpers/page-steps.js';
+import { startDefaultSandbox } from '../helpers/sandbox-process.js';
 import { groupMembers, type ShellSession, startShellSession } from '../helpers/shell-session.js';
 
 const SHOWN_URL = 'http://127.0.0.1:8080';
@@ -55,9 +54,7 @@ describe.concurrent.each(PAGES)('%s, read and run in order in one shell', (page)
   it('prints what the page shows, and each command ends as it says', async ({ expect, onTestFinished }) => {
     if (page === 'README.md') expect(steps.filter((step) => step.kind === 'sh').length).toBeGreaterThan(5);
     if (steps.length === 0) return;
-    // What a plain `plantstore sandbox` serves (its token and plants by default, no pressure), on a free port.
-    const plants = PLANTS.spec.default?.value as number;
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: DEFAULT_SANDBOX_TOKEN, plants });
+    const sandbox = await startDefaultSandbox();
     onTestFinished(() => sandbox.close());
     const here = (text: string) => text.split(SHOWN_URL).join(sandbox.url);
     const shell = readerShell(onTestFinished);

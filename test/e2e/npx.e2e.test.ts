@@ -7,10 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_TOKEN, PLANTS } from '../../src/commands/sandbox/flags.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { DEFAULT_SANDBOX_TOKEN } from '../../src/commands/sandbox/flags.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
 import { assertNoTokenLeak, finished, ROOT, type RunResult } from '../helpers/cli.js';
 import { npmClientFlags, type Registry, startRegistry } from '../helpers/registry.js';
+import { startDefaultSandbox } from '../helpers/sandbox-process.js';
 
 /** What a spawned npm, npx or bin printed, and how it ended. */
 type Ran = Omit<RunResult, 'signal'>;
@@ -110,7 +111,7 @@ describe('the one-off a user runs with npx', { timeout: NPM_TIMEOUT_MS }, () => 
   // The server `plantstore sandbox` runs, in this process: these runs are about what npx runs, not the sandbox command.
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await startSandbox({ host: '127.0.0.1', port: 0, token: SANDBOX_TOKEN, plants: PLANTS.spec.default?.value as number });
+    sandbox = await startDefaultSandbox();
   });
   afterAll(async () => {
     await sandbox?.close();

@@ -1,5 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
+import { DEFAULT_SANDBOX_TOKEN, PLANTS } from '../../src/commands/sandbox/flags.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { finished, type RunResult, startPlantstore } from './cli.js';
+
+/**
+ * The server a plain `plantstore sandbox` runs (its default token and plants, no pressure), in
+ * this process on a free port: for tests about what the client does against it, not about the
+ * sandbox command (which startSandboxProcess runs).
+ */
+export function startDefaultSandbox(): Promise<Sandbox> {
+  return startSandbox({ host: '127.0.0.1', port: 0, token: DEFAULT_SANDBOX_TOKEN, plants: PLANTS.spec.default?.value as number });
+}
 
 /** A line of the sandbox's request log: the method, the path and the status. */
 const REQUEST_LINE = /^[A-Z]+ \/\S* \d{3} /;
